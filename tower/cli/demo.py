@@ -1,0 +1,38 @@
+"""``tower demo``: the main job on the embedded defaults, as run by ``make demo``.
+
+Each capability of the toolkit adds one step to :data:`STEPS`; a step is a ``tower``
+command line (relative output paths are placed under ``--out``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+#: (title, argv builder) pairs run in order; ``out`` is the demo's output directory.
+STEPS: list[tuple[str, Callable[[Path], list[str]]]] = []
+
+
+@click.command()
+@click.option(
+    "--out",
+    "out_dir",
+    default="out",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="Directory for pictures, GIFs and reports.",
+)
+def demo(out_dir: Path) -> None:
+    """Run every capability of the toolkit once on the reference tower."""
+    from tower.cli import cli
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for title, build in STEPS:
+        argv = build(out_dir)
+        click.secho(f"\n== {title}: tower {' '.join(argv)}", bold=True)
+        start = time.perf_counter()
+        cli.main(args=argv, standalone_mode=False)
+        click.echo(f"   ({time.perf_counter() - start:.1f} s)")
