@@ -16,6 +16,7 @@ from tower.errors import TowerError
 
 #: command name -> "module:attribute" of its click command or group.
 COMMANDS: dict[str, str] = {
+    "bench": "tower.cli.bench:bench",
     "demo": "tower.cli.demo:demo",
 }
 
