@@ -1,0 +1,133 @@
+"""Summary statistics of recordings and of simulations, computed from counts alone.
+
+A real recording only says, per throw, how many pieces of each colour went in and came
+out. Every statistic here is a function of exactly that, so a simulation (turned into the
+same recording-like :class:`~tower.calibration.recording.Session`) is summarised by the same
+code as the data: the fit compares like with like.
+
+Per throw (:class:`SessionSeries`):
+
+- ``inside``: pieces inside after the throw. Exact when the session starts empty
+  (in minus out so far); with an unknown start, the lower bound (in minus out so far,
+  shifted so that its minimum is zero).
+- ``fresh_lo``/``fresh_hi``: bounds on how many pieces out were thrown in this very throw,
+  colour by colour: of ``out_c`` pieces of colour c, at most ``min(out_c, in_c)`` are fresh
+  and at least ``out_c - old_c`` (``old_c``: pieces of colour c inside before the throw).
+  Throwing colours that are not inside makes both bounds meet.
+- ``mix``: colour mixing, the total-variation distance between the colour mix that came out
+  and the mix that went in (0: pieces come out as thrown; near 1: out is other colours).
+
+The fit's summary vector (:data:`STAT_NAMES`) pools them over all throws of all sessions.
+
+Examples
+--------
+>>> from tower.calibration.recording import Session, Throw
+>>> s = Session(
+...     "s",
+...     "marrakesh",
+...     "empty",
+...     throws=(Throw(1, {"red": 3}, {"red": 2}), Throw(2, {"green": 3}, {"green": 2, "red": 1})),
+... )
+>>> series = session_series(s)
+>>> series.inside.tolist(), series.fresh_lo.tolist(), series.fresh_hi.tolist()
+([1.0, 1.0], [2.0, 2.0], [2.0, 2.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tower.calibration.recording import Session, total
+
+#: Names of the summary statistics the fit uses, in vector order.
+STAT_NAMES: tuple[str, ...] = (
+    "inside_mean",  # mean pieces inside after a throw / mean pieces in per throw
+    "out_sd",  # sd of (out - in) per throw / mean pieces in
+    "out_lag1",  # lag-1 autocorrelation of pieces out
+    "fresh_share",  # share of pieces out thrown that very throw (midpoint of bounds)
+    "mix_tv",  # mean colour-mixing distance between out and in
+)
+
+
+@dataclass(frozen=True)
+class SessionSeries:
+    """Per-throw series of one session; every array has shape ``(n_throws,)``."""
+
+    n_in: np.ndarray
+    n_out: np.ndarray
+    inside: np.ndarray
+    fresh_lo: np.ndarray
+    fresh_hi: np.ndarray
+    mix: np.ndarray
+    exact_inside: bool
+
+
+def session_series(session: Session) -> SessionSeries:
+    """Per-throw series of one session, inferred from its counts (see module docstring)."""
+    n = len(session.throws)
+    n_in, n_out = np.zeros(n), np.zeros(n)
+    balance: dict[str, int] = {}
+    trail: list[dict[str, int]] = []  # balance per colour before each throw
+    for i, t in enumerate(session.throws):
+        trail.append(dict(balance))
+        for k, v in t.pieces_in.items():
+            balance[k] = balance.get(k, 0) + v
+        for k, v in t.pieces_out.items():
+            balance[k] = balance.get(k, 0) - v
+        n_in[i], n_out[i] = total(t.pieces_in), total(t.pieces_out)
+    shift: dict[str, int] = {}
+    if session.start != "empty":  # the smallest start consistent with the counts
+        for b in [*trail[1:], balance]:
+            for k, v in b.items():
+                shift[k] = max(shift.get(k, 0), -v)
+    fresh_lo, fresh_hi, mix = np.zeros(n), np.zeros(n), np.zeros(n)
+    for i, t in enumerate(session.throws):
+        old = {k: trail[i].get(k, 0) + shift.get(k, 0) for k in set(trail[i]) | set(shift)}
+        lo = hi = 0
+        for k, out_c in t.pieces_out.items():
+            in_c = t.pieces_in.get(k, 0)
+            hi += min(out_c, in_c)
+            lo += max(0, out_c - old.get(k, 0))
+        fresh_lo[i], fresh_hi[i] = lo, hi
+        if n_out[i] > 0:
+            keys = set(t.pieces_in) | set(t.pieces_out)
+            mix[i] = 0.5 * sum(
+                abs(t.pieces_out.get(k, 0) / n_out[i] - t.pieces_in.get(k, 0) / n_in[i])
+                for k in keys
+            )
+        else:
+            mix[i] = np.nan
+    inside = np.cumsum(n_in - n_out) + sum(shift.values())
+    return SessionSeries(n_in, n_out, inside, fresh_lo, fresh_hi, mix, session.start == "empty")
+
+
+def _lag1(x: np.ndarray) -> float:
+    if len(x) < 3 or np.std(x[:-1]) == 0 or np.std(x[1:]) == 0:
+        return 0.0
+    return float(np.corrcoef(x[:-1], x[1:])[0, 1])
+
+
+def summary_vector(sessions: Sequence[Session]) -> np.ndarray:
+    """The fit's summary statistics (:data:`STAT_NAMES`) of some sessions, shape ``(5,)``.
+
+    Sessions are pooled: means over all throws; the autocorrelation is averaged over
+    sessions weighted by their number of throws.
+    """
+    series = [session_series(s) for s in sessions if s.throws]
+    if not series:
+        raise ValueError("no throws to summarise")
+    n_in = np.concatenate([s.n_in for s in series])
+    n_out = np.concatenate([s.n_out for s in series])
+    scale = float(n_in.mean())
+    inside = np.concatenate([s.inside for s in series])
+    lag = sum(_lag1(s.n_out) * len(s.n_out) for s in series) / len(n_out)
+    out_total = max(float(n_out.sum()), 1.0)
+    fresh = sum(float((s.fresh_lo + s.fresh_hi).sum()) for s in series) / (2 * out_total)
+    mix = np.concatenate([s.mix for s in series])
+    mix_mean = float(np.nanmean(mix)) if np.isfinite(mix).any() else 0.0
+    return np.array(
+        [inside.mean() / scale, float(np.std(n_out - n_in)) / scale, lag, fresh, mix_mean]
+    )
