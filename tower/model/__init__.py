@@ -1,9 +1,22 @@
 """Tower models: fast statistical stand-ins for the physical tower.
 
 The rules engine and digital games call a :class:`TowerModel`; they never see physics.
+:class:`BaselineModel` and :class:`NoRetentionModel` are comparison points;
+:class:`DistilledModel` is fitted from simulator traces, and the shipped model of the
+``marrakesh`` preset loads with ``load_shipped("marrakesh")``.
 """
 
-from tower.model.baseline import BaselineModel
+from tower.model.baseline import BaselineModel, NoRetentionModel
+from tower.model.distilled import DistilledModel, load_model, load_shipped
 from tower.model.interface import Resident, TowerModel, TowerState
 
-__all__ = ["BaselineModel", "Resident", "TowerModel", "TowerState"]
+__all__ = [
+    "BaselineModel",
+    "DistilledModel",
+    "NoRetentionModel",
+    "Resident",
+    "TowerModel",
+    "TowerState",
+    "load_model",
+    "load_shipped",
+]

@@ -1,0 +1,126 @@
+"""Tests of the model file: exact round trip, and clear errors on bad files."""
+
+import json
+
+import pytest
+
+from tower.errors import InputFileError
+from tower.model import DistilledModel, load_model
+from tower.model.fileformat import checksum, dumps
+from tower.model.fit import FitSettings, fit_tables
+from tower.model.synthetic import SyntheticTower
+
+
+@pytest.fixture(scope="module")
+def model():
+    tables = fit_tables(SyntheticTower().traces(150, seed=2), FitSettings())
+    return DistilledModel.from_tables(
+        tables,
+        name="synthetic",
+        tower={"preset": "synthetic", "spec": "[tube]\nwidth = 70.0\n"},
+        params={"friction": 0.4},
+        provenance={"traces": [{"file": "x.jsonl", "sequences": 150}]},
+    )
+
+
+def test_round_trip_is_byte_exact(model, tmp_path):
+    path = tmp_path / "m.json"
+    model.save(path)
+    first = path.read_bytes()
+    again = load_model(path)
+    again.save(tmp_path / "n.json")
+    assert (tmp_path / "n.json").read_bytes() == first
+    assert again.doc == json.loads(first)
+    assert again.doc["tower"]["spec"] == "[tube]\nwidth = 70.0\n"
+
+
+def write_doc(tmp_path, doc, *, fix_checksum=True):
+    if fix_checksum:
+        doc = {**doc, "sha256": checksum(doc)}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
+    return path
+
+
+def test_truncated_file(model, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(model.dumps()[: len(model.dumps()) // 2])
+    with pytest.raises(InputFileError, match=r"t\.json: not valid JSON, .*truncated"):
+        load_model(path)
+
+
+def test_corrupt_file_fails_its_checksum(model, tmp_path):
+    text = model.dumps()
+    i = text.index('"tables":[{"') + 40
+    digit = next(j for j in range(i, len(text)) if text[j].isdigit() and text[j] != "9")
+    path = tmp_path / "c.json"
+    path.write_text(text[:digit] + str(int(text[digit]) + 1) + text[digit + 1 :])
+    with pytest.raises(InputFileError, match=r"c\.json: field sha256: checksum mismatch"):
+        load_model(path)
+
+
+def test_wrong_version(model, tmp_path):
+    doc = {**model.doc, "schema": "tower.model/2"}
+    with pytest.raises(InputFileError, match=r"field schema: unsupported model file version"):
+        load_model(write_doc(tmp_path, doc))
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"schema": "tower.trace/1", "seq": 0},
+        {"hello": "world"},
+        [1, 2, 3],
+    ],
+)
+def test_foreign_files(tmp_path, doc):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputFileError, match=r"f\.json: field schema: not a tower model file"):
+        load_model(path)
+
+
+def test_binary_and_missing_files(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(InputFileError, match=r"b\.json: not a text file"):
+        load_model(path)
+    with pytest.raises(InputFileError, match="no such model file"):
+        load_model(tmp_path / "nothing.json")
+
+
+def test_malformed_table_names_its_field(model, tmp_path):
+    section = json.loads(json.dumps(model.doc["model"]))
+    key = next(iter(section["tables"][0]))
+    section["tables"][0][key][1] += 1  # outcome no longer sums to m
+    doc = {k: v for k, v in model.doc.items() if k != "sha256"}
+    with pytest.raises(InputFileError, match=r"field model\.tables\[0\]\[.*must sum to m"):
+        load_model(write_doc(tmp_path, {**doc, "model": section}))
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda m: m.pop("alpha"), "model.alpha"),
+        (lambda m: m.__setitem__("levels", [["n"]]), r"model.levels\[0\]"),
+        (lambda m: m["base"].__setitem__("fresh.keshi", [1.0, 0.5, 0, 0, 0]), "model.base"),
+        (lambda m: m.__setitem__("age_cap", 12), "model.age_cap"),
+    ],
+)
+def test_malformed_model_sections(model, tmp_path, edit, field):
+    section = json.loads(json.dumps(model.doc["model"]))
+    edit(section)
+    doc = {k: v for k, v in model.doc.items() if k != "sha256"}
+    with pytest.raises(InputFileError, match=f"field {field}"):
+        load_model(write_doc(tmp_path, {**doc, "model": section}))
+
+
+def test_unknown_top_level_field(model, tmp_path):
+    doc = {k: v for k, v in model.doc.items() if k != "sha256"}
+    with pytest.raises(InputFileError, match="field comment: unknown field"):
+        load_model(write_doc(tmp_path, {**doc, "comment": "hi"}))
+
+
+def test_dumps_ends_with_one_newline(model):
+    text = dumps(model.doc)
+    assert text.endswith("}\n") and text.count("\n") == 1

@@ -1,0 +1,1 @@
+"""Retention and dislodge statistics of tower sequences (traces or models), and their plots."""

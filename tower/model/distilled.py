@@ -1,0 +1,143 @@
+"""The distilled tower: a state-based model fitted from simulator traces.
+
+The state is the :class:`~tower.model.interface.TowerState` itself: every resident's
+place and entry throw. A throw draws joint group outcomes from the fitted tables (see
+:mod:`tower.model.reference`, which does the sampling) and maps pieces to classes by
+kind. The shipped model of the ``marrakesh`` preset loads with :func:`load_shipped`.
+
+Examples
+--------
+>>> import random
+>>> from tower.model import load_shipped
+>>> from tower.pieces import mixed_keshis
+>>> model = load_shipped("marrakesh")
+>>> out, state = model.throw(model.new_state(), mixed_keshis(12), random.Random(3))
+>>> len(out) + len(state.residents)
+12
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tower.errors import TowerError
+from tower.model import fileformat
+from tower.model.interface import Resident, TowerModel, TowerState
+from tower.model.reference import ReferenceSampler
+from tower.pieces import Piece, Place
+
+#: Where shipped models live: package data, so an installed ``tower`` has them.
+SHIPPED_DIR = "shipped"
+
+_PLACE = {p.value: p for p in Place}
+
+
+class UnknownPieceError(TowerError, ValueError):
+    """A piece of a kind that a model has no class for."""
+
+
+class DistilledModel(TowerModel):
+    """A tower fitted from traces; ``throw`` runs the pure-Python reference sampler.
+
+    Parameters
+    ----------
+    doc : dict
+        A whole model file document (see :mod:`tower.model.fileformat`).
+    """
+
+    name = "distilled"
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        problem = fileformat.validate_model_section(doc.get("model"))
+        if problem:
+            raise ValueError(f"model.{problem[0]}: {problem[1]}")
+        self.doc = doc
+        self.name = str(doc.get("name", "distilled"))
+        self.sampler = ReferenceSampler(doc["model"])
+        self._class = dict(self.sampler.classes)
+
+    @classmethod
+    def from_tables(
+        cls,
+        model: dict[str, Any],
+        *,
+        name: str = "distilled",
+        tower: dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
+        provenance: dict[str, Any] | None = None,
+    ) -> DistilledModel:
+        """A model from a fitted ``model`` section and its descriptive fields."""
+        doc = {
+            "schema": fileformat.SCHEMA,
+            "name": name,
+            "tower": tower or {"preset": None, "spec": None},
+            "params": params,
+            "provenance": provenance or {},
+            "model": model,
+        }
+        doc["sha256"] = fileformat.checksum(doc)
+        return cls(doc)
+
+    @classmethod
+    def load(cls, path: str | Path) -> DistilledModel:
+        """Read a model file; a bad file raises :class:`~tower.errors.InputFileError`."""
+        return cls(fileformat.read_model_file(path))
+
+    def save(self, path: str | Path) -> None:
+        """Write the model file atomically."""
+        fileformat.write_text_atomic(path, self.dumps())
+
+    def dumps(self) -> str:
+        """The model file text."""
+        return fileformat.dumps(self.doc)
+
+    def piece_class(self, piece: Piece) -> str:
+        """The class this model throws ``piece`` as."""
+        try:
+            return self._class[piece.kind.value]
+        except KeyError:
+            raise UnknownPieceError(
+                f"model {self.name!r} has no class for {piece.kind.value} pieces "
+                f"(it knows {sorted(self._class)})"
+            ) from None
+
+    def throw(
+        self, state: TowerState, pieces: Sequence[Piece], rng: random.Random
+    ) -> tuple[list[Piece], TowerState]:
+        cls_of = self.piece_class
+        residents = [(cls_of(r.piece), r.place.value, r.since, r) for r in state.residents]
+        fresh = [(cls_of(p), p) for p in pieces]
+        out, after = self.sampler.throw(residents, fresh, state.throws, rng)
+        out_pieces = [x.piece if isinstance(x, Resident) else x for x in out]
+        stay = []
+        for _, place, since, x in after:
+            if isinstance(x, Resident):
+                stay.append(
+                    x if x.place.value == place else Resident(x.piece, _PLACE[place], since)
+                )
+            else:
+                stay.append(Resident(x, _PLACE[place], since))
+        return sorted(out_pieces), TowerState(tuple(stay), state.throws + 1)
+
+
+def load_model(path: str | Path) -> DistilledModel:
+    """Read a distilled model file."""
+    return DistilledModel.load(path)
+
+
+def shipped_path(name: str) -> Path:
+    """Path of the shipped model ``name`` (package data ``tower/model/shipped``)."""
+    path = Path(str(resources.files("tower.model") / SHIPPED_DIR / f"{name}.json"))
+    if not path.is_file():
+        available = sorted(p.stem for p in path.parent.glob("*.json"))
+        raise TowerError(f"no shipped model {name!r}; available: {available}")
+    return path
+
+
+def load_shipped(name: str = "marrakesh") -> DistilledModel:
+    """Load a model shipped with the package, e.g. ``load_shipped("marrakesh")``."""
+    return DistilledModel.load(shipped_path(name))

@@ -1,0 +1,207 @@
+"""The model file: versioned, checksummed, deterministic JSON.
+
+Layout (schema ``tower.model/1``)::
+
+    {"schema": "tower.model/1",
+     "name": "marrakesh",
+     "tower": {"preset": "marrakesh", "spec": "<resolved spec TOML or null>"},
+     "params": {...} | null,            # physics parameters the traces were made with
+     "provenance": {"traces": [{"file", "sha256", "sequences", "throws", "sources"}],
+                    "fit": {...settings}, "command": "tower distill ..."},
+     "model": {"levels", "alpha", "caps", "age_cap", "classes", "observed_classes",
+               "base", "tables"},       # see tower.model.reference
+     "sha256": "<hex digest of the canonical JSON of everything else>"}
+
+Files are written as canonical JSON (sorted keys, no spaces, one trailing newline) with no
+dates, so loading and saving again gives the same bytes. The loader names the file and
+the field of any problem: not JSON (truncated or corrupt), a foreign file, a wrong schema
+version, a checksum mismatch (edited or damaged), or a malformed table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tower.errors import InputFileError
+from tower.model.reference import DESTINATIONS, FIELDS, PLACES
+
+SCHEMA_PREFIX = "tower.model/"
+VERSION = 1
+SCHEMA = f"{SCHEMA_PREFIX}{VERSION}"
+TOP_FIELDS = ("schema", "name", "tower", "params", "provenance", "model", "sha256")
+
+
+def canonical(data: Any) -> str:
+    """The canonical JSON text of ``data`` (sorted keys, compact)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def checksum(doc: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``doc`` without its ``sha256`` field."""
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """The file text of ``doc``, with a fresh checksum."""
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    body["schema"] = SCHEMA
+    return canonical({**body, "sha256": checksum(body)}) + "\n"
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file, so no half-written file remains."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def loads(text: str, path: str = "<model>") -> dict[str, Any]:
+    """Parse and validate a model file's text; raise :class:`InputFileError` on any fault."""
+
+    def bad(fld: str | None, msg: str) -> InputFileError:
+        return InputFileError(path, msg, field=fld)
+
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise bad(None, f"not valid JSON, the file is truncated or corrupt ({exc})") from None
+    if not isinstance(doc, dict) or "schema" not in doc:
+        raise bad("schema", "not a tower model file (no 'schema' field)")
+    schema = doc["schema"]
+    if not isinstance(schema, str) or not schema.startswith(SCHEMA_PREFIX):
+        raise bad("schema", f"not a tower model file: schema {schema!r}, expected {SCHEMA!r}")
+    if schema != SCHEMA:
+        raise bad("schema", f"unsupported model file version {schema!r}; this reads {SCHEMA!r}")
+    missing = [f for f in TOP_FIELDS if f not in doc]
+    if missing:
+        raise bad(missing[0], "missing field")
+    extra = sorted(set(doc) - set(TOP_FIELDS))
+    if extra:
+        raise bad(extra[0], "unknown field")
+    if doc["sha256"] != checksum(doc):
+        raise bad("sha256", "checksum mismatch: the file is corrupt or was edited by hand")
+    if not isinstance(doc["name"], str) or not doc["name"]:
+        raise bad("name", "expected a non-empty string")
+    for fld in ("tower", "provenance"):
+        if not isinstance(doc[fld], dict):
+            raise bad(fld, "expected an object")
+    if doc["params"] is not None and not isinstance(doc["params"], dict):
+        raise bad("params", "expected an object or null")
+    problem = validate_model_section(doc["model"])
+    if problem:
+        raise bad(f"model.{problem[0]}", problem[1])
+    return doc
+
+
+def validate_model_section(model: Any) -> tuple[str, str] | None:
+    """``(field, message)`` of the first fault of a ``model`` section, or ``None``."""
+    if not isinstance(model, dict):
+        return "", "expected an object"
+    for fld in ("levels", "alpha", "caps", "age_cap", "classes", "base", "tables"):
+        if fld not in model:
+            return fld, "missing field"
+    levels = model["levels"]
+    if not isinstance(levels, list) or not levels:
+        return "levels", "expected a non-empty list of field lists"
+    for i, lv in enumerate(levels):
+        if not isinstance(lv, list) or "m" not in lv or not set(lv) <= set(FIELDS):
+            return f"levels[{i}]", f"expected a list of fields from {FIELDS} holding 'm'"
+    if not _number(model["alpha"]) or model["alpha"] <= 0:
+        return "alpha", "expected a positive number"
+    if not isinstance(model["age_cap"], int) or not 1 <= model["age_cap"] <= 9:
+        return "age_cap", "expected an integer in 1..9"
+    caps = model["caps"]
+    if not isinstance(caps, dict) or any(
+        k not in FIELDS or not isinstance(v, int) or v < 1 for k, v in caps.items()
+    ):
+        return "caps", "expected {field: positive integer}"
+    classes = model["classes"]
+    if not isinstance(classes, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v and "." not in v and "|" not in v
+        for k, v in classes.items()
+    ):
+        return "classes", "expected {kind: class name}"
+    groups = _groups(set(classes.values()), model["age_cap"])
+    base = model["base"]
+    if not isinstance(base, dict):
+        return "base", "expected {group: destination law}"
+    if set(base) != groups:
+        odd = sorted(set(base) ^ groups)[0]
+        return "base", f"expected one destination law for each group of the model, see {odd!r}"
+    for g, probs in base.items():
+        if (
+            not isinstance(probs, list)
+            or len(probs) != len(DESTINATIONS)
+            or not all(_number(p) and p >= 0 for p in probs)
+            or not math.isclose(sum(probs), 1.0, abs_tol=1e-6)
+        ):
+            return f"base[{g!r}]", "expected 5 non-negative probabilities summing to 1"
+    tables = model["tables"]
+    if not isinstance(tables, list) or len(tables) != len(levels):
+        return "tables", "expected one table per level"
+    for i, (lv, table) in enumerate(zip(levels, tables, strict=True)):
+        if not isinstance(table, dict):
+            return f"tables[{i}]", "expected an object"
+        for key, flat in table.items():
+            problem = _entry_problem(key, flat, lv, groups)
+            if problem:
+                return f"tables[{i}][{key!r}]", problem
+    return None
+
+
+def _entry_problem(key: str, flat: Any, level: list[str], groups: set[str]) -> str | None:
+    parts = key.split("|")
+    if len(parts) != 1 + len(level) or parts[0] not in groups:
+        return f"key must be group|{'|'.join(level)}"
+    try:
+        m = int(parts[1 + level.index("m")])
+    except ValueError:
+        return "context values must be integers"
+    width = 1 + len(DESTINATIONS)
+    if (
+        not isinstance(flat, list)
+        or not flat
+        or len(flat) % width
+        or not all(isinstance(x, int) and x >= 0 for x in flat)
+    ):
+        return f"expected a flat list of [count, {', '.join(DESTINATIONS)}] entries"
+    for j in range(0, len(flat), width):
+        if flat[j] < 1 or sum(flat[j + 1 : j + width]) != m:
+            return f"entry {j // width}: count must be positive and the outcome must sum to m"
+    return None
+
+
+def _groups(classes: set[str], age_cap: int) -> set[str]:
+    names = {f"fresh.{c}" for c in classes}
+    names |= {f"{p}.{c}.{a}" for p in PLACES for c in classes for a in range(1, age_cap + 1)}
+    return names
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def read_model_file(path: str | Path) -> dict[str, Any]:
+    """Read and validate the model file at ``path``."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFileError(str(path), "no such model file") from None
+    except UnicodeDecodeError:
+        raise InputFileError(str(path), "not a text file, the file is corrupt") from None
+    return loads(text, str(path))

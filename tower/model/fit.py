@@ -1,0 +1,226 @@
+"""Fitting a distilled tower from simulator traces.
+
+Each throw of each trace is cut into the groups of :mod:`tower.model.reference` (fresh
+pieces by class; residents by place, class and age), visited in the sampler's order, and
+every group's joint outcome (how many went out, how many ended in each place) is counted
+under each level's context key. Per-piece destination frequencies give the multinomial
+at the bottom of the back-off, smoothed towards coarser pools (all ages, all classes)
+where a group was seen rarely or never.
+
+Examples
+--------
+>>> from tower.model.synthetic import SyntheticTower
+>>> from tower.model.fit import FitSettings, fit_tables
+>>> traces = SyntheticTower().traces(50, seed=1)
+>>> tables = fit_tables(traces, FitSettings())
+>>> sorted(tables)[:3]
+['age_cap', 'alpha', 'base']
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tower.model.reference import DESTINATIONS, FIELDS, PLACES, fresh_group, resident_group
+from tower.pieces import Kind
+from tower.traces import TraceSequence
+
+#: Default piece classes: kinds that share a shape share a class. Watchmen and brigands
+#: are the same pawn (Walls & Guards; the geometry presets give them one shape).
+DEFAULT_CLASSES: dict[str, str] = {
+    Kind.KESHI.value: "keshi",
+    Kind.EXPERT.value: "expert",
+    Kind.WATCHMAN.value: "pawn",
+    Kind.BRIGAND.value: "pawn",
+    Kind.CUBE.value: "cube",
+}
+
+DEFAULT_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("m", "n", "I", "o"),
+    ("m", "n", "o"),
+    ("m", "n"),
+    ("m",),
+)
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How a distilled tower is fitted.
+
+    Parameters
+    ----------
+    levels : tuple of tuple of str
+        Context fields of each back-off level, finest first; each must contain ``"m"``.
+    alpha : float
+        Back-off strength: a key seen ``N`` times is used with probability N/(N+alpha).
+    age_cap : int
+        Residents older than this many throws share one age bucket (1..9).
+    caps : dict
+        Largest value of a context field; larger values are cut to it.
+    prior : float
+        Pseudo-count pulling a group's per-piece destination law towards its pool.
+    classes : dict
+        Piece kind -> class; kinds of one class are one shape for the tower.
+    """
+
+    levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS
+    alpha: float = 1.0
+    age_cap: int = 3
+    caps: dict[str, int] = field(default_factory=lambda: {"n": 40, "I": 30, "P": 20, "o": 30})
+    prior: float = 2.0
+    classes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CLASSES))
+
+    def __post_init__(self) -> None:
+        for level in self.levels:
+            if "m" not in level or not set(level) <= set(FIELDS):
+                raise ValueError(f"level {level} must contain 'm' and only fields {FIELDS}")
+        if not 1 <= self.age_cap <= 9:
+            raise ValueError(f"age_cap must lie in 1..9, got {self.age_cap}")
+        if self.alpha <= 0 or self.prior <= 0:
+            raise ValueError("alpha and prior must be positive")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "levels": [list(lv) for lv in self.levels],
+            "alpha": self.alpha,
+            "age_cap": self.age_cap,
+            "caps": dict(sorted(self.caps.items())),
+            "prior": self.prior,
+            "classes": dict(sorted(self.classes.items())),
+        }
+
+
+@dataclass
+class Observations:
+    """Group outcomes counted from traces; :meth:`tables` turns them into a model section."""
+
+    settings: FitSettings
+    counts: list[dict[str, Counter[tuple[int, ...]]]] = field(default_factory=list)
+    per_piece: dict[str, list[int]] = field(default_factory=dict)
+    sequences: int = 0
+    throws: int = 0
+    sizes: Counter[int] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        if not self.counts:
+            self.counts = [defaultdict(Counter) for _ in self.settings.levels]
+
+    def add_sequence(self, seq: TraceSequence) -> None:
+        """Count every group outcome of one traced sequence."""
+        s = self.settings
+        classes = [s.classes.get(p.kind.value) for p in seq.pieces]
+        for pid, cls in enumerate(classes):
+            if cls is None:
+                raise ValueError(
+                    f"trace seq {seq.seq}: piece {seq.pieces[pid]} has a kind with no class"
+                )
+        since: dict[int, int] = {}
+        inside: dict[int, str] = {}
+        for t, throw in enumerate(seq.throws):
+            groups: dict[tuple[int, str], list[int]] = defaultdict(list)
+            occupancy = Counter(inside.values())
+            for pid in throw.thrown:
+                groups[(-1, fresh_group(classes[pid]))].append(pid)
+                since[pid] = t
+            for pid, place in inside.items():
+                name = resident_group(place, classes[pid], t - since[pid], s.age_cap)
+                groups[(PLACES.index(place), name)].append(pid)
+            out = set(throw.out)
+            after = {pid: place.value for pid, place in throw.inside.items()}
+            ctx = {"n": len(throw.thrown), "I": len(inside), "o": 0}
+            for (place_index, name), members in sorted(groups.items()):
+                ctx["m"] = len(members)
+                ctx["P"] = len(inside) if place_index < 0 else occupancy[PLACES[place_index]]
+                dests = ["out" if pid in out else after[pid] for pid in members]
+                outcome = tuple(dests.count(d) for d in DESTINATIONS)
+                for level, table in zip(s.levels, self.counts, strict=True):
+                    key = name + "".join(f"|{min(ctx[f], s.caps.get(f, ctx[f]))}" for f in level)
+                    table[key][outcome] += 1
+                tally = self.per_piece.setdefault(name, [0] * len(DESTINATIONS))
+                for i, k in enumerate(outcome):
+                    tally[i] += k
+                ctx["o"] += outcome[0]
+            inside = after
+            self.throws += 1
+            self.sizes[len(throw.thrown)] += 1
+        self.sequences += 1
+
+    def summary(self) -> dict[str, Any]:
+        """What was counted: sequences, throws, and throws by size."""
+        return {
+            "sequences": self.sequences,
+            "throws": self.throws,
+            "throw_sizes": {str(n): c for n, c in sorted(self.sizes.items())},
+        }
+
+    def tables(self) -> dict[str, Any]:
+        """The ``model`` section of a model file (deterministic: sorted keys and entries)."""
+        s = self.settings
+        tables = []
+        for table in self.counts:
+            flat_table = {}
+            for key in sorted(table):
+                flat: list[int] = []
+                for outcome, c in sorted(table[key].items()):
+                    flat.extend((c, *outcome))
+                flat_table[key] = flat
+            tables.append(flat_table)
+        return {
+            "levels": [list(lv) for lv in s.levels],
+            "alpha": s.alpha,
+            "age_cap": s.age_cap,
+            "caps": dict(sorted(s.caps.items())),
+            "classes": dict(sorted(s.classes.items())),
+            "observed_classes": sorted({name.split(".")[1] for name in self.per_piece}),
+            "base": self._base(),
+            "tables": tables,
+        }
+
+    def _base(self) -> dict[str, list[float]]:
+        """Per-piece destination law of every possible group, smoothed towards pools."""
+        s = self.settings
+        pools: dict[str, list[int]] = defaultdict(lambda: [0] * len(DESTINATIONS))
+        for name, tally in self.per_piece.items():
+            parts = name.split(".")
+            for pool in (f"{parts[0]}.{parts[1]}", parts[0], "*"):
+                pools[pool] = [a + b for a, b in zip(pools[pool], tally, strict=True)]
+
+        def law(name: str, parent: list[float] | None) -> list[float]:
+            tally = self.per_piece.get(name) or pools.get(name) or [0] * len(DESTINATIONS)
+            if parent is None:  # the root: add one piece spread evenly
+                parent, weight = [1 / len(DESTINATIONS)] * len(DESTINATIONS), 1.0
+            else:
+                weight = s.prior
+            total = sum(tally) + weight
+            return [(k + weight * q) / total for k, q in zip(tally, parent, strict=True)]
+
+        root = law("*", None)
+        base: dict[str, list[float]] = {}
+        for cls in sorted(set(s.classes.values())):
+            for origin in ("fresh", *PLACES):
+                origin_law = law(origin, root)
+                class_law = law(f"{origin}.{cls}", origin_law)
+                if origin == "fresh":
+                    base[fresh_group(cls)] = _rounded(class_law)
+                    continue
+                for age in range(1, s.age_cap + 1):
+                    name = resident_group(origin, cls, age, s.age_cap)
+                    base[name] = _rounded(law(name, class_law))
+        return base
+
+
+def _rounded(probs: list[float]) -> list[float]:
+    return [round(p, 9) for p in probs]
+
+
+def fit_tables(sequences: Iterable[TraceSequence], settings: FitSettings) -> dict[str, Any]:
+    """Count ``sequences`` and return the ``model`` section of a distilled model file."""
+    obs = Observations(settings)
+    for seq in sequences:
+        obs.add_sequence(seq)
+    if obs.throws == 0:
+        raise ValueError("no throws to fit: the traces are empty")
+    return obs.tables()
