@@ -16,8 +16,10 @@ from tower.errors import TowerError
 
 #: command name -> "module:attribute" of its click command or group.
 COMMANDS: dict[str, str] = {
+    "battle": "tower.cli.battle:battle",
     "bench": "tower.cli.bench:bench",
     "demo": "tower.cli.demo:demo",
+    "meshes": "tower.cli.meshes:meshes",
 }
 
 

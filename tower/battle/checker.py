@@ -1,0 +1,588 @@
+"""The battle checker: a season's Battles at the Wall under a tower model.
+
+:func:`analyse` takes a :class:`Situation` (season, battle order, each player's recruited
+watchmen and wall) and a :class:`TowerStart` (a given tower state, or a pool of steady-state
+towers from the model) and returns, per player, the law of attackers repelled and of
+breaches, the expected points and losses, and how hiring 0 to 3 watchmen changes them.
+The first battle is exact when the model gives :meth:`~tower.model.TowerModel.distribution`
+and the tower start has few distinct states; everything else is Monte Carlo with its
+standard error. :func:`check` scores an observed throw (what went in, what came out) by a
+tail probability under the model.
+
+Examples
+--------
+>>> from tower.model import BaselineModel
+>>> model = BaselineModel()
+>>> situation = Situation.default(players=2, season=1, recruited=1, repaired=1)
+>>> result = analyse(model, situation, empty_tower(model), samples=500, seed=1, hiring=False)
+>>> [p.player for p in result.players]
+['red', 'yellow']
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from tower.errors import TowerError
+from tower.marrakesh.modules.battle import (
+    PLAYER_COLOURS,
+    WATCHMEN_PER_PLAYER,
+    BattleOutcome,
+    Penalty,
+    Wall,
+    brigands,
+    brigands_for_season,
+    cheapest_hire,
+    fight_season,
+    hiring_cost,
+    resolve_battle,
+    watchmen,
+)
+from tower.model.interface import TowerModel, TowerState
+from tower.pieces import KESHI_COLOURS, Kind, Piece
+
+Method = Literal["exact", "monte carlo"]
+
+#: The first battle is computed exactly from ``model.distribution`` when the tower start has
+#: at most this many distinct states (one exact law per state).
+EXACT_MAX_STATES = 8
+
+
+class ImpossibleObservation(TowerError, ValueError):
+    """An observed battle that cannot happen: pieces out that never went in, or zero
+    probability under the model."""
+
+
+# --------------------------------------------------------------------------------------
+# Situations and tower starts
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Situation:
+    """The state of play at a season's Battle at the Wall.
+
+    Parameters
+    ----------
+    season : int
+        1, 2 or 3: the first player throws that many brigands.
+    order : tuple of str
+        Player colours in battle order (the round-tracker holder first).
+    recruited : dict
+        Colour -> watchmen hired this season (0 to 3).
+    walls : dict
+        Colour -> :class:`~tower.marrakesh.modules.battle.Wall`.
+    """
+
+    season: int
+    order: tuple[str, ...]
+    recruited: Mapping[str, int]
+    walls: Mapping[str, Wall]
+
+    def __post_init__(self) -> None:
+        brigands_for_season(self.season)  # validates the season
+        if not self.order:
+            raise ValueError("a battle needs at least one player")
+        for p in self.order:
+            n = self.recruited.get(p, 0)
+            if not 0 <= n <= WATCHMEN_PER_PLAYER:
+                raise ValueError(f"{p} recruited {n} watchmen; a player has 0 to 3")
+            if p not in self.walls:
+                raise ValueError(f"no wall given for {p}")
+
+    @classmethod
+    def default(
+        cls, players: int = 4, season: int = 2, recruited: int = 2, repaired: int = 2
+    ) -> Situation:
+        """``players`` players in colour order, each with the same recruits and wall.
+
+        The default wall (2 repaired sections in season 2) is an assumption about a typical
+        game, not a rulebook value.
+        """
+        if not 1 <= players <= len(PLAYER_COLOURS):
+            raise ValueError(f"1 to {len(PLAYER_COLOURS)} players, got {players}")
+        order = PLAYER_COLOURS[:players]
+        return cls(
+            season,
+            order,
+            dict.fromkeys(order, recruited),
+            {p: Wall(repaired) for p in order},
+        )
+
+    def with_recruited(self, player: str, n: int) -> Situation:
+        """The same situation with ``player`` hiring ``n`` watchmen."""
+        return replace(self, recruited={**self.recruited, player: n})
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return {
+            "season": self.season,
+            "order": list(self.order),
+            "recruited": {p: self.recruited.get(p, 0) for p in self.order},
+            "walls": {
+                p: {"repaired": w.repaired, "watchtower": w.watchtower}
+                for p, w in self.walls.items()
+            },
+        }
+
+
+@dataclass(frozen=True)
+class TowerStart:
+    """The tower before the first battle: each replicate starts from a state drawn
+    uniformly from ``states``."""
+
+    label: str
+    states: tuple[TowerState, ...]
+
+    def __post_init__(self) -> None:
+        if not self.states:
+            raise ValueError("a tower start needs at least one state")
+
+    def draw(self, rng: random.Random) -> TowerState:
+        """One start state."""
+        if len(self.states) == 1:
+            return self.states[0]
+        return self.states[rng.randrange(len(self.states))]
+
+    def distinct(self) -> Counter[TowerState]:
+        """Distinct states and their multiplicities."""
+        return Counter(self.states)
+
+
+def empty_tower(model: TowerModel) -> TowerStart:
+    """An empty tower."""
+    return TowerStart("empty tower", (model.new_state(),))
+
+
+def given_tower(state: TowerState, label: str = "given tower state") -> TowerStart:
+    """A tower in a known state."""
+    return TowerStart(label, (state,))
+
+
+def steady_tower(
+    model: TowerModel,
+    players: int = 4,
+    *,
+    states: int = 200,
+    burn_in: int = 24,
+    thin: int = 3,
+    seed: int = 0,
+) -> TowerStart:
+    """A pool of steady-state towers: one long run of ordinary Marrakesh rounds.
+
+    Each round throws 3 keshis per player ("all selected keshis ... all at once") in
+    random colours. After ``burn_in`` rounds every ``thin``-th state is kept.
+    """
+    if states < 1 or burn_in < 0 or thin < 1:
+        raise ValueError("need states >= 1, burn_in >= 0, thin >= 1")
+    rng = random.Random(seed)
+    state = model.new_state()
+    pool: list[TowerState] = []
+    rounds = 0
+    while len(pool) < states:
+        thrown = [Piece.keshi(rng.choice(KESHI_COLOURS)) for _ in range(3 * players)]
+        _, state = model.throw(state, thrown, rng)
+        rounds += 1
+        if rounds > burn_in and (rounds - burn_in) % thin == 0:
+            pool.append(state)
+    mean = sum(len(s.residents) for s in pool) / len(pool)
+    label = (
+        f"steady state of {model.name}: {states} towers after rounds of {3 * players} keshis "
+        f"(burn-in {burn_in}, thinned by {thin}; {mean:.1f} pieces inside on average)"
+    )
+    return TowerStart(label, tuple(pool))
+
+
+# --------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """One player's battle under the model.
+
+    ``repelled`` and ``breaches`` are laws ``{count: probability}``; ``penalties`` gives the
+    expected number of times each printed malus falls due (before partial payment, which
+    depends on the player's holdings). Standard errors are 0 for exact results.
+    """
+
+    player: str
+    recruited: int
+    method: Method
+    samples: int
+    repelled: dict[int, float]
+    breaches: dict[int, float]
+    points: float
+    points_se: float
+    breaches_mean: float
+    breaches_se: float
+    penalties: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return {
+            "player": self.player,
+            "recruited": self.recruited,
+            "method": self.method,
+            "samples": self.samples,
+            "repelled": {str(k): v for k, v in self.repelled.items()},
+            "breaches": {str(k): v for k, v in self.breaches.items()},
+            "points": self.points,
+            "points_se": self.points_se,
+            "breaches_mean": self.breaches_mean,
+            "breaches_se": self.breaches_se,
+            "penalties": self.penalties,
+        }
+
+
+class _Tally:
+    """Weighted accumulator of battle outcomes for one player."""
+
+    def __init__(self) -> None:
+        self.weight = 0.0
+        self.n = 0
+        self.repelled: Counter[int] = Counter()
+        self.breaches: Counter[int] = Counter()
+        self.pen: Counter[str] = Counter()
+        self.sums = [0.0, 0.0, 0.0, 0.0]  # points, points^2, breaches, breaches^2
+
+    def add(self, outcome: BattleOutcome, w: float = 1.0) -> None:
+        b = len(outcome.breaches)
+        self.weight += w
+        self.n += 1
+        self.repelled[outcome.repelled] += w
+        self.breaches[b] += w
+        for pen in outcome.penalties:
+            self.pen[pen.value] += w
+        pts = outcome.points
+        self.sums[0] += w * pts
+        self.sums[1] += w * pts * pts
+        self.sums[2] += w * b
+        self.sums[3] += w * b * b
+
+    def stats(self, player: str, recruited: int, method: Method) -> PlayerStats:
+        W = self.weight
+
+        def mean_se(s: float, s2: float) -> tuple[float, float]:
+            mean = s / W
+            if method == "exact" or self.n < 2:
+                return mean, 0.0
+            var = max(s2 / W - mean * mean, 0.0) * self.n / (self.n - 1)
+            return mean, math.sqrt(var / self.n)
+
+        pts, pts_se = mean_se(self.sums[0], self.sums[1])
+        br, br_se = mean_se(self.sums[2], self.sums[3])
+        return PlayerStats(
+            player=player,
+            recruited=recruited,
+            method=method,
+            samples=self.n if method == "monte carlo" else 0,
+            repelled={k: v / W for k, v in sorted(self.repelled.items())},
+            breaches={k: v / W for k, v in sorted(self.breaches.items())},
+            points=pts,
+            points_se=pts_se,
+            breaches_mean=br,
+            breaches_se=br_se,
+            penalties={p.value: self.pen[p.value] / W for p in Penalty if self.pen[p.value]},
+        )
+
+
+def _first_throw(situation: Situation, n_own: int | None = None) -> list[Piece]:
+    first = situation.order[0]
+    n = situation.recruited.get(first, 0) if n_own is None else n_own
+    return watchmen(first, n) + brigands(brigands_for_season(situation.season))
+
+
+def exact_first_battle(
+    model: TowerModel, situation: Situation, tower: TowerStart
+) -> PlayerStats | None:
+    """The first player's battle computed exactly from ``model.distribution``.
+
+    Returns ``None`` when the model has no exact law or the tower start has more than
+    :data:`EXACT_MAX_STATES` distinct states.
+    """
+    distinct = tower.distinct()
+    if len(distinct) > EXACT_MAX_STATES:
+        return None
+    player = situation.order[0]
+    thrown = _first_throw(situation)
+    tally = _Tally()
+    try:
+        for state, mult in distinct.items():
+            law = model.distribution(state, thrown)
+            for out, p in law.items():
+                tally.add(resolve_battle(player, out, situation.walls[player]), p * mult)
+    except NotImplementedError:
+        return None
+    return tally.stats(player, situation.recruited.get(player, 0), "exact")
+
+
+def simulate(
+    model: TowerModel,
+    situation: Situation,
+    tower: TowerStart,
+    samples: int,
+    seed: int,
+    *,
+    players: int | None = None,
+) -> list[PlayerStats]:
+    """Monte Carlo over ``samples`` seasons of battles; one :class:`PlayerStats` per player
+    (the first ``players`` of the order only, if given)."""
+    if samples < 2:
+        raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}")
+    rng = random.Random(seed)
+    order = situation.order[: len(situation.order) if players is None else players]
+    tallies = {p: _Tally() for p in order}
+    for _ in range(samples):
+        box = [tower.draw(rng)]
+
+        def throw(pieces: list[Piece], box: list[TowerState] = box) -> list[Piece]:
+            out, box[0] = model.throw(box[0], pieces, rng)
+            return out
+
+        season = fight_season(
+            situation.season,
+            situation.order,
+            situation.recruited,
+            situation.walls,
+            throw,
+            players=len(order),
+        )
+        for step in season.steps:
+            tallies[step.player].add(step.outcome)
+    return [tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in order]
+
+
+@dataclass(frozen=True)
+class HiringRow:
+    """One player's outcome if they hire ``hired`` watchmen (others as in the situation)."""
+
+    player: str
+    hired: int
+    cost: dict[str, int]
+    stats: PlayerStats
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything :func:`analyse` found."""
+
+    model: str
+    tower: str
+    situation: Situation
+    seed: int
+    players: tuple[PlayerStats, ...]
+    hiring: tuple[HiringRow, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (schema ``tower.battle-analysis/1``)."""
+        return {
+            "format": "tower.battle-analysis/1",
+            "model": self.model,
+            "tower": self.tower,
+            "seed": self.seed,
+            "situation": self.situation.to_json(),
+            "players": [p.to_json() for p in self.players],
+            "hiring": [
+                {"player": h.player, "hired": h.hired, "cost": h.cost, **h.stats.to_json()}
+                for h in self.hiring
+            ],
+        }
+
+
+def analyse(
+    model: TowerModel,
+    situation: Situation,
+    tower: TowerStart,
+    *,
+    samples: int = 4000,
+    seed: int = 0,
+    hiring: bool = True,
+) -> Analysis:
+    """Each player's battle, and (``hiring``) each player's outcome when hiring 0 to 3.
+
+    The hiring variants use the same seed as the base run (common random numbers), so
+    their differences are sharper than their standard errors suggest.
+    """
+    base = simulate(model, situation, tower, samples, seed)
+    exact = exact_first_battle(model, situation, tower)
+    if exact is not None:
+        base[0] = exact
+    rows: list[HiringRow] = []
+    if hiring:
+        for i, player in enumerate(situation.order):
+            for k in range(WATCHMEN_PER_PLAYER + 1):
+                cost = hiring_cost(cheapest_hire(k))
+                if k == situation.recruited.get(player, 0):
+                    rows.append(HiringRow(player, k, cost, base[i]))
+                    continue
+                variant = situation.with_recruited(player, k)
+                stats = exact_first_battle(model, variant, tower) if i == 0 else None
+                if stats is None:
+                    stats = simulate(model, variant, tower, samples, seed, players=i + 1)[i]
+                rows.append(HiringRow(player, k, cost, stats))
+    return Analysis(model.name, tower.label, situation, seed, tuple(base), tuple(rows))
+
+
+# --------------------------------------------------------------------------------------
+# Checking an observed battle
+# --------------------------------------------------------------------------------------
+
+#: A throw's summary for the check: count of pieces out per class (watchmen by colour,
+#: brigands, keshis of any colour), as a sorted tuple of (class, count).
+Summary = tuple[tuple[str, int], ...]
+
+
+def piece_class(piece: Piece) -> str:
+    """The class a piece counts in for a battle: ``watchman:<colour>``, ``brigand`` or
+    ``keshi`` (keshi colours play no part in a battle)."""
+    if piece.kind is Kind.WATCHMAN:
+        return str(piece)
+    if piece.kind is Kind.BRIGAND:
+        return "brigand"
+    return "keshi"
+
+
+def summarise(out: Sequence[Piece]) -> Summary:
+    """The battle summary of a multiset of pieces out."""
+    return tuple(sorted(Counter(piece_class(p) for p in out).items()))
+
+
+@dataclass(frozen=True)
+class Observation:
+    """An observed battle throw: what went in, what came out, and optionally whose battle
+    it was and their wall (then the battle outcome is reported too)."""
+
+    thrown: tuple[Piece, ...]
+    out: tuple[Piece, ...]
+    player: str | None = None
+    wall: Wall | None = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """How plausible an observation is: ``tail`` is the probability, under the model, of a
+    summary at most as likely as the one observed (1 = typical, small = surprising)."""
+
+    summary: Summary
+    probability: float
+    tail: float
+    tail_se: float
+    method: Method
+    samples: int
+    outcome: BattleOutcome | None
+    note: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (schema ``tower.battle-check/1``)."""
+        out: dict[str, Any] = {
+            "format": "tower.battle-check/1",
+            "summary": dict(self.summary),
+            "probability": self.probability,
+            "tail": self.tail,
+            "tail_se": self.tail_se,
+            "method": self.method,
+            "samples": self.samples,
+            "note": self.note,
+        }
+        if self.outcome is not None:
+            o = self.outcome
+            out["outcome"] = {
+                "player": o.player,
+                "repelled": o.repelled,
+                "points": o.points,
+                "breaches": [s + 1 for s in o.breaches],
+                "penalties": [p.value for p in o.penalties],
+            }
+        return out
+
+
+def _feasible(obs: Observation, tower: TowerStart) -> None:
+    """Raise :class:`ImpossibleObservation` if ``obs.out`` cannot come from ``obs.thrown``
+    and any of the tower's start states."""
+    out = Counter(piece_class(p) for p in obs.out)
+    thrown = Counter(piece_class(p) for p in obs.thrown)
+    inside = Counter[str]()
+    for s in tower.distinct():
+        for cls, n in Counter(piece_class(p) for p in s.pieces).items():
+            inside[cls] = max(inside[cls], n)
+    for cls, n in sorted(out.items()):
+        if n > thrown[cls] + inside[cls]:
+            raise ImpossibleObservation(
+                f"impossible observation: {n} × {cls} came out, but only {thrown[cls]} went "
+                f"in and the tower ({tower.label}) holds at most {inside[cls]}"
+            )
+    for cls, n in sorted(thrown.items()):
+        limit = 3 if cls != "keshi" else None
+        if limit is not None and n > limit:
+            raise ImpossibleObservation(
+                f"impossible observation: {n} × {cls} thrown, but the game has only {limit}"
+            )
+
+
+def check(
+    model: TowerModel,
+    obs: Observation,
+    tower: TowerStart,
+    *,
+    samples: int = 20000,
+    seed: int = 0,
+) -> CheckResult:
+    """Score ``obs`` by the tail probability of its battle summary under ``model``.
+
+    Exact when ``model.distribution`` exists and the tower start has few distinct states;
+    otherwise the law of the summary is estimated from ``samples`` throws (the tail's
+    standard error is the binomial one).
+
+    Raises :class:`ImpossibleObservation` when pieces came out that could not be there, or
+    when the exact law gives the observation probability 0.
+    """
+    _feasible(obs, tower)
+    observed = summarise(obs.out)
+    law: Counter[Summary] = Counter()
+    method: Method = "exact"
+    distinct = tower.distinct()
+    try:
+        if len(distinct) > EXACT_MAX_STATES:
+            raise NotImplementedError
+        total = sum(distinct.values())
+        for state, mult in distinct.items():
+            for out, p in model.distribution(state, obs.thrown).items():
+                law[summarise(out)] += p * mult / total
+    except NotImplementedError:
+        method = "monte carlo"
+        if samples < 2:
+            raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}") from None
+        law.clear()
+        rng = random.Random(seed)
+        for _ in range(samples):
+            out, _state = model.throw(tower.draw(rng), list(obs.thrown), rng)
+            law[summarise(out)] += 1.0 / samples
+    p_obs = law.get(observed, 0.0)
+    if method == "exact" and p_obs <= 0.0:
+        raise ImpossibleObservation(
+            f"impossible observation: the model {model.name!r} gives probability 0 to "
+            f"{dict(observed)} coming out of {dict(summarise(obs.thrown))}"
+        )
+    tol = 1e-12
+    tail = min(1.0, sum(p for p in law.values() if p <= p_obs + tol))
+    if method == "exact":
+        se, note = 0.0, "exact law of the summary from model.distribution"
+    else:
+        se = math.sqrt(tail * (1.0 - tail) / samples)
+        note = f"law of the summary estimated from {samples} model throws"
+        if p_obs == 0.0:
+            tail, se = 0.0, 0.0
+            note += f"; the observation never occurred: tail < {3 / samples:.2g} (95% bound)"
+    outcome = None
+    if obs.player is not None and obs.wall is not None:
+        outcome = resolve_battle(obs.player, obs.out, obs.wall)
+    return CheckResult(
+        observed, p_obs, tail, se, method, 0 if method == "exact" else samples, outcome, note
+    )

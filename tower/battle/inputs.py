@@ -1,0 +1,200 @@
+"""Inputs of the battle checker: choosing the model, the tower start, reading observations.
+
+Piece notation (command line and observation files): comma-separated items
+``[N*]kind[:colour]``; ``brigand`` needs no colour, and a bare ``keshi`` stands for a keshi
+of the next colour in rulebook order (keshi colours play no part in a battle).
+
+>>> [str(p) for p in parse_pieces("2*watchman:red, brigand, keshi")]
+['brigand:neutral', 'keshi:green', 'watchman:red', 'watchman:red']
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tower.battle.checker import (
+    Observation,
+    TowerStart,
+    empty_tower,
+    given_tower,
+    steady_tower,
+)
+from tower.errors import InputFileError, TowerError
+from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall
+from tower.model.baseline import BaselineModel
+from tower.model.interface import TowerModel, TowerState
+from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
+
+OBSERVATION_FORMAT = "tower.battle-observation/1"
+
+
+class BadNotation(TowerError, ValueError):
+    """A piece list or a per-player value on the command line cannot be read."""
+
+
+def choose_model(name: str = "shipped") -> tuple[TowerModel, str]:
+    """The tower model to use and a one-line note saying which it is and why.
+
+    ``"shipped"`` loads the shipped ``marrakesh`` model; if none ships in this build, or it
+    cannot throw watchmen and brigands, the baseline is used and the note says so. A shipped
+    model file that exists but is corrupt is an error, never a silent fallback.
+    """
+    if name == "baseline":
+        return BaselineModel(), "model: baseline (2/3 fresh, 1/3 resident), as requested"
+    if name != "shipped":
+        raise BadNotation(f"--model must be 'shipped' or 'baseline', got {name!r}")
+    try:
+        from tower.model import load_shipped
+    except ImportError:
+        return BaselineModel(), "model: baseline (this build has no tower.model.load_shipped)"
+    try:
+        model = load_shipped("marrakesh")
+    except InputFileError:
+        raise
+    except TowerError as exc:
+        return BaselineModel(), f"model: baseline (no shipped model: {exc})"
+    probe = [Piece(Kind.WATCHMAN, PLAYER_COLOURS[0]), Piece(Kind.BRIGAND, NEUTRAL)]
+    try:
+        model.throw(model.new_state(), probe, random.Random(0))
+    except TowerError as exc:
+        return BaselineModel(), f"model: baseline (the shipped model cannot throw pawns: {exc})"
+    return model, f"model: shipped 'marrakesh' ({model.name})"
+
+
+def choose_tower(spec: str, model: TowerModel, players: int, seed: int = 0) -> TowerStart:
+    """``steady`` (a steady-state pool from ``model``), ``empty``, or a TowerState JSON file."""
+    if spec == "steady":
+        return steady_tower(model, players, seed=seed)
+    if spec == "empty":
+        return empty_tower(model)
+    path = Path(spec)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputFileError(spec, "no such file (expected steady, empty or a JSON file)") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(spec, f"not JSON: {exc.msg}", line=exc.lineno) from None
+    return given_tower(_tower_state(data, spec, "tower"), f"tower state from {spec}")
+
+
+def _tower_state(data: Any, path: str, fld: str) -> TowerState:
+    if not isinstance(data, dict):
+        raise InputFileError(path, "expected a tower state object", field=fld)
+    try:
+        return TowerState.from_json(data)
+    except ValueError as exc:
+        raise InputFileError(path, str(exc), field=fld) from None
+
+
+def parse_pieces(text: str) -> list[Piece]:
+    """Read the piece notation (see the module docstring); raises :class:`BadNotation`."""
+    pieces: list[Piece] = []
+    keshi_i = 0
+    for raw in text.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        count, star, rest = item.partition("*")
+        if star:
+            if not count.strip().isdigit():
+                raise BadNotation(f"bad count in {item!r}; write N*kind:colour")
+            n, item = int(count), rest.strip()
+        else:
+            n = 1
+        for _ in range(n):
+            if item == "brigand":
+                pieces.append(Piece(Kind.BRIGAND, NEUTRAL))
+            elif item == "keshi":
+                pieces.append(Piece.keshi(KESHI_COLOURS[keshi_i % len(KESHI_COLOURS)]))
+                keshi_i += 1
+            else:
+                try:
+                    piece = Piece.parse(item)
+                except ValueError as exc:
+                    raise BadNotation(str(exc)) from None
+                if piece.kind is Kind.KESHI and piece.colour not in KESHI_COLOURS:
+                    raise BadNotation(f"unknown keshi colour in {item!r}")
+                if piece.kind is Kind.WATCHMAN and piece.colour not in PLAYER_COLOURS:
+                    raise BadNotation(f"watchmen come in {', '.join(PLAYER_COLOURS)}; got {item!r}")
+                pieces.append(piece)
+    return sorted(pieces)
+
+
+def per_player(text: str, players: tuple[str, ...], what: str) -> dict[str, int]:
+    """``"2"`` (everyone) or ``"red=2,blue=1"`` (others 0) -> colour -> int."""
+    text = text.strip()
+    if text.isdigit():
+        return dict.fromkeys(players, int(text))
+    out = dict.fromkeys(players, 0)
+    for item in text.split(","):
+        colour, eq, value = item.strip().partition("=")
+        if not eq or colour not in players or not value.strip().isdigit():
+            raise BadNotation(
+                f"{what}: expected N or colour=N,... with colours {', '.join(players)}; "
+                f"got {item.strip()!r}"
+            )
+        out[colour] = int(value)
+    return out
+
+
+def read_observation(
+    path: str | Path, model: TowerModel, players: int = 4
+) -> tuple[Observation, TowerStart]:
+    """Read an observed battle file (schema ``tower.battle-observation/1``).
+
+    Fields: ``format``, ``thrown`` and ``out`` (lists of piece notations), optional
+    ``player`` and ``wall`` (``{"repaired": n, "watchtower": bool}``), optional ``tower``
+    (``"empty"``, ``"steady"`` or a tower state object; default ``"steady"``).
+    """
+    p = str(path)
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputFileError(p, "no such file") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(p, f"not JSON: {exc.msg}", line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputFileError(p, "expected a JSON object")
+    if data.get("format") != OBSERVATION_FORMAT:
+        raise InputFileError(
+            p, f"expected {OBSERVATION_FORMAT!r}, got {data.get('format')!r}", field="format"
+        )
+    lists: dict[str, list[Piece]] = {}
+    for fld in ("thrown", "out"):
+        items = data.get(fld)
+        if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise InputFileError(p, "expected a list of piece notations", field=fld)
+        try:
+            lists[fld] = parse_pieces(",".join(items))
+        except BadNotation as exc:
+            raise InputFileError(p, str(exc), field=fld) from None
+    player = data.get("player")
+    if player is not None and player not in PLAYER_COLOURS:
+        raise InputFileError(p, f"expected one of {PLAYER_COLOURS}", field="player")
+    wall = _wall(data.get("wall"), p)
+    tower_spec = data.get("tower", "steady")
+    if isinstance(tower_spec, Mapping):
+        tower = given_tower(_tower_state(tower_spec, p, "tower"), f"tower state from {p}")
+    elif tower_spec in ("steady", "empty"):
+        tower = choose_tower(tower_spec, model, players)
+    else:
+        raise InputFileError(p, "expected 'steady', 'empty' or a tower state", field="tower")
+    return Observation(tuple(lists["thrown"]), tuple(lists["out"]), player, wall), tower
+
+
+def _wall(data: Any, path: str) -> Wall | None:
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        raise InputFileError(path, "expected {'repaired': n, 'watchtower': bool}", field="wall")
+    repaired = data.get("repaired", 0)
+    if not isinstance(repaired, int) or not 0 <= repaired <= SECTIONS:
+        raise InputFileError(path, f"expected 0 to {SECTIONS}", field="wall.repaired")
+    watchtower = data.get("watchtower", False)
+    if not isinstance(watchtower, bool):
+        raise InputFileError(path, "expected true or false", field="wall.watchtower")
+    return Wall(repaired, watchtower)

@@ -1,0 +1,213 @@
+"""``tower battle``: the Walls & Guards battle checker.
+
+With no subcommand it analyses a situation (by default: 4 players, season 2, each with 2
+recruited watchmen and 2 repaired wall sections, a steady-state tower from the shipped
+model) and prints a table and writes a plot. ``tower battle check`` scores an observed
+battle throw by a tail probability under the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+@click.group(invoke_without_command=True)
+@click.option("--players", default=4, show_default=True, type=click.IntRange(1, 4))
+@click.option("--season", default=2, show_default=True, type=click.IntRange(1, 3))
+@click.option(
+    "--recruited",
+    default="2",
+    show_default=True,
+    help="Watchmen hired: N for everyone, or colour=N,... (others 0).",
+)
+@click.option(
+    "--walls",
+    default="2",
+    show_default=True,
+    help="Repaired wall sections: N for everyone, or colour=N,... (others 0).",
+)
+@click.option(
+    "--watchtower", default="", help="Comma-separated colours owning the Watchtower building."
+)
+@click.option(
+    "--first",
+    default=None,
+    help="Colour holding the round tracker (battles first); default the first colour.",
+)
+@click.option(
+    "--tower",
+    "tower_spec",
+    default="steady",
+    show_default=True,
+    help="steady (steady-state pool from the model), empty, or a TowerState JSON file.",
+)
+@click.option(
+    "--model",
+    "model_name",
+    default="shipped",
+    show_default=True,
+    type=click.Choice(["shipped", "baseline"]),
+    help="The shipped distilled model (baseline if none ships), or the baseline.",
+)
+@click.option("--samples", default=2000, show_default=True, type=click.IntRange(2))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option(
+    "--plot",
+    "plot_path",
+    default="battle.png",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="PNG written here ('' for none).",
+)
+@click.option(
+    "--json",
+    "json_path",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Also write the analysis as JSON here.",
+)
+@click.option("--no-hiring", is_flag=True, help="Skip the hiring 0-3 table.")
+@click.pass_context
+def battle(
+    ctx: click.Context,
+    players: int,
+    season: int,
+    recruited: str,
+    walls: str,
+    watchtower: str,
+    first: str | None,
+    tower_spec: str,
+    model_name: str,
+    samples: int,
+    seed: int,
+    plot_path: Path,
+    json_path: Path | None,
+    no_hiring: bool,
+) -> None:
+    """Analyse a season's Battles at the Wall under the tower model (default action)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from tower.battle.checker import Situation, analyse
+    from tower.battle.inputs import BadNotation, choose_model, choose_tower, per_player
+    from tower.battle.report import plot, table
+    from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall, battle_order
+
+    start = time.perf_counter()
+    seating = PLAYER_COLOURS[:players]
+    first = first or seating[0]
+    if first not in seating:
+        raise BadNotation(f"--first must be one of {', '.join(seating)}, got {first!r}")
+    order = battle_order(seating, first)
+    towers = {c.strip() for c in watchtower.split(",") if c.strip()}
+    if towers - set(seating):
+        raise BadNotation(f"--watchtower: unknown colours {sorted(towers - set(seating))}")
+    repaired = per_player(walls, order, "--walls")
+    try:
+        situation = Situation(
+            season,
+            order,
+            per_player(recruited, order, "--recruited"),
+            {p: Wall(repaired[p], p in towers) for p in order},
+        )
+    except ValueError as exc:
+        raise BadNotation(str(exc)) from None
+    model, note = choose_model(model_name)
+    tower = choose_tower(tower_spec, model, players, seed)
+    result = analyse(model, situation, tower, samples=samples, seed=seed, hiring=not no_hiring)
+    click.echo(note)
+    click.echo(table(result))
+    if str(plot_path):
+        click.echo(f"plot: {plot(result, plot_path)}")
+    if json_path is not None:
+        _write_json(json_path, {**result.to_json(), "note": note})
+        click.echo(f"json: {json_path}")
+    click.echo(f"({time.perf_counter() - start:.1f} s)")
+
+
+@battle.command("check")
+@click.argument("observation", required=False, type=click.Path(path_type=Path))
+@click.option("--thrown", default=None, help="Pieces thrown, e.g. '2*watchman:red,2*brigand'.")
+@click.option("--out", "out_", default=None, help="Pieces that came out, same notation.")
+@click.option("--player", default=None, help="Whose battle (reports its outcome too).")
+@click.option("--wall", default=None, type=click.IntRange(0, 6), help="Their repaired sections.")
+@click.option(
+    "--tower",
+    "tower_spec",
+    default="steady",
+    show_default=True,
+    help="steady, empty, or a TowerState JSON file (ignored with OBSERVATION).",
+)
+@click.option(
+    "--model",
+    "model_name",
+    default="shipped",
+    show_default=True,
+    type=click.Choice(["shipped", "baseline"]),
+)
+@click.option("--samples", default=20000, show_default=True, type=click.IntRange(2))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def check_cmd(
+    observation: Path | None,
+    thrown: str | None,
+    out_: str | None,
+    player: str | None,
+    wall: int | None,
+    tower_spec: str,
+    model_name: str,
+    samples: int,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """How plausible is an observed battle throw under the model?
+
+    Give OBSERVATION (a tower.battle-observation/1 JSON file) or --thrown and --out.
+    Prints the tail probability of the observed summary (watchmen by colour, brigands,
+    keshis out): the model's probability of a summary at most as likely as this one.
+    """
+    from tower.battle.checker import Observation, check
+    from tower.battle.inputs import (
+        BadNotation,
+        choose_model,
+        choose_tower,
+        parse_pieces,
+        read_observation,
+    )
+    from tower.battle.report import check_text
+    from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall
+
+    model, note = choose_model(model_name)
+    if observation is not None:
+        if thrown is not None or out_ is not None:
+            raise BadNotation("give either an OBSERVATION file or --thrown/--out, not both")
+        obs, tower = read_observation(observation, model)
+    else:
+        if thrown is None or out_ is None:
+            raise BadNotation("give an OBSERVATION file, or both --thrown and --out")
+        if player is not None and player not in PLAYER_COLOURS:
+            raise BadNotation(f"--player must be one of {', '.join(PLAYER_COLOURS)}")
+        obs = Observation(
+            tuple(parse_pieces(thrown)),
+            tuple(parse_pieces(out_)),
+            player,
+            None if wall is None else Wall(wall),
+        )
+        tower = choose_tower(tower_spec, model, 4, seed)
+    result = check(model, obs, tower, samples=samples, seed=seed)
+    if as_json:
+        click.echo(json.dumps({**result.to_json(), "model_note": note, "tower": tower.label}))
+    else:
+        click.echo(note)
+        click.echo(f"tower: {tower.label}")
+        click.echo(check_text(result))
