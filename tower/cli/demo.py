@@ -13,7 +13,10 @@ from pathlib import Path
 import click
 
 #: (title, argv builder) pairs run in order; ``out`` is the demo's output directory.
-STEPS: list[tuple[str, Callable[[Path], list[str]]]] = []
+STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
+    ("Build the tower meshes", lambda out: ["meshes", "build", "--out", str(out / "meshes")]),
+    ("Render the towers", lambda out: ["meshes", "show", "--out", str(out / "geometry.png")]),
+]
 
 
 @click.command()

@@ -256,7 +256,7 @@ class OctagonalPrism(PieceSpec):
 
     >>> k = OctagonalPrism(Kind.KESHI, 0.9, across_flats=11.0, height=13.0)
     >>> round(k.volume), round(k.passage, 2)
-    (1302, 11.91)
+    (1303, 11.91)
     """
 
     SHAPE: ClassVar[str] = "octagonal-prism"
