@@ -1,0 +1,140 @@
+"""Actions: small frozen values with a stable string form and a stable integer id.
+
+The action space has a fixed size, :data:`NUM_ACTIONS`, the same for every game
+configuration. An action is a ``kind`` and an integer ``arg``; what the arg means depends
+on the kind, never on the state, so ids are stable across games and versions of a state.
+
+Examples
+--------
+>>> a = Action.parse("colour:red")
+>>> a.id == action_id("colour", KESHI_COLOURS.index("red")), str(ACTIONS[a.id])
+(True, 'colour:red')
+>>> str(Action.parse("select:green+gray+red"))
+'select:green+gray+red'
+>>> str(Action.parse("assistant:souk/action"))
+'assistant:souk/action'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+from tower.pieces import KESHI_COLOURS
+
+#: The nine sectors of a player board, named by the colour of their keshis; "souk" takes
+#: the three goods colours. The first eight have a water-vendor space.
+SECTORS: tuple[str, ...] = (
+    "green",
+    "gray",
+    "white",
+    "black",
+    "pink",
+    "turquoise",
+    "beige",
+    "brown",
+    "souk",
+)
+VENDOR_SECTORS: tuple[str, ...] = SECTORS[:8]
+GOODS: tuple[str, ...] = ("yellow", "purple", "orange")
+RESOURCES: tuple[str, ...] = ("water", "dates", "dinars")
+STAIRS: tuple[str, ...] = ("palace", "mosque")
+SCROLL_COLOURS: tuple[str, ...] = ("gray", "yellow", "pink", "orange")
+
+#: Every 3-colour selection, as sorted index triples into KESHI_COLOURS.
+SELECTIONS: tuple[tuple[int, int, int], ...] = tuple(combinations(range(12), 3))
+SELECTION_INDEX: dict[tuple[int, ...], int] = {s: i for i, s in enumerate(SELECTIONS)}
+
+#: kind -> number of args. The order fixes the ids; append new kinds only at the end.
+KINDS: dict[str, int] = {
+    "pass": 1,
+    "select": len(SELECTIONS),  # phase 1: 3 keshis from behind the screen
+    "colour": 12,  # a keshi colour (claim, keshi of choice, goods keshi, exchange payment)
+    "sector": 9,  # a sector (red assistant, water vendor, sector action of choice)
+    "assistant": 18,  # sector * 2 + (0 new keshi | 1 sector action)
+    "number": 41,  # an amount 0..40 (water for river steps, resources returned)
+    "choice": 16,  # an option of the current decision, in the order the decision lists
+    "slot": 16,  # a space on the board (main-square space, sahara space, gate space)
+    "scroll": 12,  # a scroll stack (top scroll of the display)
+    "shop": 5,  # a souk shop (top luxury good)
+    "gate": 48,  # workshop * 12 + gate colour
+    "resource": 3,  # water, dates, dinars
+    "stair": 2,  # palace, mosque
+    "swap": 4,  # pay 1 dinar to swap the tops of one scroll colour
+}
+OFFSETS: dict[str, int] = {}
+_n = 0
+for _k, _size in KINDS.items():
+    OFFSETS[_k] = _n
+    _n += _size
+#: Size of the fixed action space.
+NUM_ACTIONS: int = _n
+
+
+def _arg_text(kind: str, arg: int) -> str:
+    if kind == "select":
+        return "+".join(KESHI_COLOURS[i] for i in SELECTIONS[arg])
+    if kind == "colour":
+        return KESHI_COLOURS[arg]
+    if kind == "sector":
+        return SECTORS[arg]
+    if kind == "assistant":
+        return f"{SECTORS[arg // 2]}/{'action' if arg % 2 else 'keshi'}"
+    if kind == "gate":
+        return f"w{arg // 12}/{KESHI_COLOURS[arg % 12]}"
+    if kind == "resource":
+        return RESOURCES[arg]
+    if kind == "stair":
+        return STAIRS[arg]
+    if kind == "scroll":
+        return f"{SCROLL_COLOURS[arg // 3]}{arg % 3}"
+    if kind == "swap":
+        return SCROLL_COLOURS[arg]
+    return str(arg)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One choice of a player: a kind and an argument; ``id`` is its integer encoding."""
+
+    kind: str
+    arg: int = 0
+
+    @property
+    def id(self) -> int:
+        return OFFSETS[self.kind] + self.arg
+
+    def __str__(self) -> str:
+        if self.kind == "pass":
+            return "pass"
+        return f"{self.kind}:{_arg_text(self.kind, self.arg)}"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read the form written by ``str(action)``; raises ``ValueError`` if unknown."""
+        found = _BY_TEXT.get(text.strip())
+        if found is None:
+            raise ValueError(f"unknown action {text!r}")
+        return found
+
+
+def action_id(kind: str, arg: int = 0) -> int:
+    """The integer id of ``Action(kind, arg)`` without building it."""
+    return OFFSETS[kind] + arg
+
+
+#: All actions, indexed by id.
+ACTIONS: tuple[Action, ...] = tuple(Action(k, a) for k, size in KINDS.items() for a in range(size))
+_BY_TEXT: dict[str, Action] = {str(a): a for a in ACTIONS}
+assert len(ACTIONS) == NUM_ACTIONS and all(a.id == i for i, a in enumerate(ACTIONS))
+
+COLOUR_INDEX: dict[str, int] = {c: i for i, c in enumerate(KESHI_COLOURS)}
+SECTOR_INDEX: dict[str, int] = {s: i for i, s in enumerate(SECTORS)}
+
+
+def sector_of(colour: str) -> str:
+    """The sector a keshi of ``colour`` belongs to (goods go to the souk).
+
+    Red has no sector of its own: a water vendor goes to any sector.
+    """
+    return "souk" if colour in GOODS else colour
