@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "battle": "tower.cli.battle:battle",
     "bench": "tower.cli.bench:bench",
     "demo": "tower.cli.demo:demo",
+    "record": "tower.cli.record:record",
     "meshes": "tower.cli.meshes:meshes",
 }
 
