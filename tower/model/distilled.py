@@ -28,7 +28,7 @@ from tower.errors import TowerError
 from tower.model import fileformat
 from tower.model.interface import Resident, TowerModel, TowerState
 from tower.model.reference import ReferenceSampler
-from tower.pieces import Piece, Place
+from tower.pieces import Kind, Piece, Place
 
 #: Where shipped models live: package data, so an installed ``tower`` has them.
 SHIPPED_DIR = "shipped"
@@ -58,7 +58,7 @@ class DistilledModel(TowerModel):
         self.doc = doc
         self.name = str(doc.get("name", "distilled"))
         self.sampler = ReferenceSampler(doc["model"])
-        self._class = dict(self.sampler.classes)
+        self._class = {Kind(k): c for k, c in self.sampler.classes.items() if k in set(Kind)}
 
     @classmethod
     def from_tables(
@@ -98,7 +98,7 @@ class DistilledModel(TowerModel):
     def piece_class(self, piece: Piece) -> str:
         """The class this model throws ``piece`` as."""
         try:
-            return self._class[piece.kind.value]
+            return self._class[piece.kind]
         except KeyError:
             raise UnknownPieceError(
                 f"model {self.name!r} has no class for {piece.kind.value} pieces "
@@ -108,20 +108,45 @@ class DistilledModel(TowerModel):
     def throw(
         self, state: TowerState, pieces: Sequence[Piece], rng: random.Random
     ) -> tuple[list[Piece], TowerState]:
-        cls_of = self.piece_class
-        residents = [(cls_of(r.piece), r.place.value, r.since, r) for r in state.residents]
-        fresh = [(cls_of(p), p) for p in pieces]
+        classes = self._class
+        try:
+            residents = [(classes[r.piece.kind], r.place, r.since, r) for r in state.residents]
+            fresh = [(classes[p.kind], p) for p in pieces]
+        except KeyError:
+            for p in [*state.pieces, *pieces]:
+                self.piece_class(p)
+            raise
         out, after = self.sampler.throw(residents, fresh, state.throws, rng)
-        out_pieces = [x.piece if isinstance(x, Resident) else x for x in out]
+        out_pieces = [x.piece if type(x) is Resident else x for x in out]
         stay = []
         for _, place, since, x in after:
-            if isinstance(x, Resident):
-                stay.append(
-                    x if x.place.value == place else Resident(x.piece, _PLACE[place], since)
-                )
+            if type(x) is Resident:
+                stay.append(x if x.place == place else Resident(x.piece, _PLACE[place], since))
             else:
                 stay.append(Resident(x, _PLACE[place], since))
-        return sorted(out_pieces), TowerState(tuple(stay), state.throws + 1)
+        out_pieces.sort(key=_piece_key)
+        stay.sort(key=_resident_key)
+        return out_pieces, _sorted_state(tuple(stay), state.throws + 1)
+
+
+def _piece_key(p: Piece) -> tuple[str, str]:
+    return p.kind, p.colour
+
+
+def _resident_key(r: Resident) -> tuple[str, str, str, int]:
+    return r.piece.kind, r.piece.colour, r.place, r.since
+
+
+def _sorted_state(residents: tuple[Resident, ...], throws: int) -> TowerState:
+    """A :class:`TowerState` from residents already in its order, at inside places.
+
+    The same value ``TowerState(residents, throws)`` builds, without sorting again
+    (``_resident_key`` is the dataclass order of :class:`Resident`).
+    """
+    state = object.__new__(TowerState)
+    object.__setattr__(state, "residents", residents)
+    object.__setattr__(state, "throws", throws)
+    return state
 
 
 def load_model(path: str | Path) -> DistilledModel:

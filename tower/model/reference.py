@@ -79,25 +79,31 @@ class ReferenceSampler:
                 acc += p
                 cum.append(acc)
             self.base[group] = [c / acc for c in cum]
-        # key -> (total count, cumulative counts, outcomes)
-        self.tables: list[dict[str, tuple[int, list[int], list[tuple[int, ...]]]]] = []
+        # per level: positions of its fields in a context tuple (m, n, I, P, o)
+        self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
+        self._caps = tuple(self.caps.get(f, 1 << 62) for f in FIELDS)
+        # per level: (group, v1, ...) -> (total count, cumulative counts, outcomes)
+        self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]]]]] = []
         for table in model["tables"]:
             compiled = {}
             for key, flat in table.items():
+                group, *values = key.split("|")
                 cum, outcomes, acc = [], [], 0
                 for i in range(0, len(flat), 6):
                     acc += flat[i]
                     cum.append(acc)
                     outcomes.append(tuple(flat[i + 1 : i + 6]))
-                compiled[key] = (acc, cum, outcomes)
+                compiled[(group, *map(int, values))] = (acc, cum, outcomes)
             self.tables.append(compiled)
 
-    def outcome(self, group: str, ctx: dict[str, int], rng: random.Random) -> tuple[int, ...]:
-        """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group."""
-        caps = self.caps
-        for fields, table in zip(self.levels, self.tables, strict=True):
-            key = group + "".join(f"|{min(ctx[f], caps.get(f, ctx[f]))}" for f in fields)
-            entry = table.get(key)
+    def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
+        """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
+
+        ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, o).
+        """
+        capped = [min(v, c) for v, c in zip(ctx, self._caps, strict=True)]
+        for picks, table in zip(self._picks, self.tables, strict=True):
+            entry = table.get((group, *[capped[i] for i in picks]))
             if entry is None:
                 continue
             total, cum, outcomes = entry
@@ -106,7 +112,7 @@ class ReferenceSampler:
                 return outcomes[bisect_right(cum, u)]
         counts = [0, 0, 0, 0, 0]
         cum = self.base[group]
-        for _ in range(ctx["m"]):
+        for _ in range(ctx[0]):
             counts[min(bisect_right(cum, rng.random()), 4)] += 1
         return tuple(counts)
 
@@ -122,29 +128,52 @@ class ReferenceSampler:
         Returns the payloads that came out and the residents after the throw (fresh
         pieces that stay get ``since = throws``). Members of a group are taken in the
         order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
+        Who goes where within a group is uniform: a partial Fisher-Yates shuffle.
         """
-        groups: dict[tuple[int, str], list[tuple[int, Any]]] = {}
-        occupancy = dict.fromkeys(PLACES, 0)
+        groups: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
+        occupancy = [0, 0, 0, 0]
         for cls, payload in fresh:
-            groups.setdefault((-1, fresh_group(cls)), []).append((throws, payload))
+            key = (-1, fresh_group(cls))
+            if key not in groups:
+                groups[key] = (cls, [])
+            groups[key][1].append((throws, payload))
         for cls, place, since, payload in residents:
-            occupancy[place] += 1
-            name = resident_group(place, cls, throws - since, self.age_cap)
-            groups.setdefault((PLACES.index(place), name), []).append((since, payload))
-        ctx = {"n": len(fresh), "I": len(residents), "o": 0}
+            index = _PLACE_INDEX[place]
+            occupancy[index] += 1
+            key = (index, resident_group(place, cls, throws - since, self.age_cap))
+            if key not in groups:
+                groups[key] = (cls, [])
+            groups[key][1].append((since, payload))
+        n, inside, gone = len(fresh), len(residents), 0
         out: list[Any] = []
         after: list[Resident] = []
-        for (place_index, name), members in sorted(groups.items()):
-            ctx["m"] = len(members)
-            ctx["P"] = len(residents) if place_index < 0 else occupancy[PLACES[place_index]]
-            counts = self.outcome(name, ctx, rng)
-            if len(members) > 1:
-                rng.shuffle(members)
-            cls = name.split(".")[1]
-            out.extend(payload for _, payload in members[: counts[0]])
-            start = counts[0]
-            for place, k in zip(PLACES, counts[1:], strict=True):
-                after.extend((cls, place, since, p) for since, p in members[start : start + k])
-                start += k
-            ctx["o"] += counts[0]
+        for (index, name), (cls, members) in sorted(groups.items()):
+            m = len(members)
+            place_count = occupancy[index] if index >= 0 else inside
+            counts = self.outcome(name, (m, n, inside, place_count, gone), rng)
+            # Uniform assignment: shuffle just the members of all but the largest share.
+            rest = counts.index(max(counts))
+            chosen = m - counts[rest]
+            for i in range(chosen):
+                j = i + int(rng.random() * (m - i))
+                members[i], members[j] = members[j], members[i]
+            start = 0
+            for dest, k in enumerate(counts):
+                if k and dest != rest:
+                    _emit(dest, cls, members[start : start + k], out, after)
+                    start += k
+            _emit(rest, cls, members[chosen:], out, after)
+            gone += counts[0]
         return out, after
+
+
+_PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
+
+
+def _emit(dest: int, cls: str, members: list, out: list, after: list) -> None:
+    """Send ``members`` (since, payload) to destination ``dest`` (0 = out)."""
+    if dest == 0:
+        out.extend(payload for _, payload in members)
+    else:
+        place = PLACES[dest - 1]
+        after.extend((cls, place, since, payload) for since, payload in members)
