@@ -35,6 +35,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
@@ -306,7 +307,9 @@ class Pawn(PieceSpec):
 
     @property
     def max_extent(self) -> float:
-        return math.hypot(max(self.base_diameter, self.head_diameter), self.total_height)
+        # the farthest pairs: across the foot, or from the foot's rim over the head
+        rim_to_head = math.hypot(self.base_diameter / 2, self.body_height + self.head_cut)
+        return max(self.base_diameter, rim_to_head + self.head_diameter / 2)
 
     @property
     def passage(self) -> float:
@@ -783,6 +786,10 @@ def _parse_polygons(raw: object, where: str, src: str) -> tuple[Polygon, ...]:
     return tuple(out)
 
 
+#: A spec's name names its output folder.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 def parse_raw(raw: dict[str, Any], src: str) -> TowerSpec:
     """Build a TowerSpec from a parsed TOML dict, checking format only (no rules)."""
     top = {"schema", "name", "description", "floors", "pieces", *SECTIONS}
@@ -798,9 +805,12 @@ def parse_raw(raw: dict[str, Any], src: str) -> TowerSpec:
             raise SpecFormatError(src, "missing field", field=key)
     if raw["schema"] != SCHEMA:
         raise SpecFormatError(src, f"expected {SCHEMA!r}, got {raw['schema']!r}", field="schema")
-    for key in ("name", "description"):
-        if not isinstance(raw[key], str) or (key == "name" and not raw[key]):
-            raise SpecFormatError(src, f"expected a non-empty string, got {raw[key]!r}", field=key)
+    if not isinstance(raw["description"], str):
+        msg = f"expected a string, got {raw['description']!r}"
+        raise SpecFormatError(src, msg, field="description")
+    if not isinstance(raw["name"], str) or not _NAME.fullmatch(raw["name"]):
+        msg = f"expected a file-friendly name (letters, digits, . _ -), got {raw['name']!r}"
+        raise SpecFormatError(src, msg, field="name")
     ranges: dict[str, tuple[float, float]] = {}
     sections = {k: _parse_fields(cls, raw[k], k, src, ranges) for k, cls in SECTIONS.items()}
     floors_raw = raw["floors"]
@@ -936,14 +946,14 @@ def check_holes(spec: TowerSpec) -> None:
         shapes = []
         for j, hole in enumerate(spec.floor_holes(i)):
             where = f"floors.{i}.holes.{j}"
-            raw = spec.floors[i].holes[j]
+            shown = [list(p) for p in spec.floors[i].holes[j]]
             poly = ShapelyPolygon(hole)
             if not poly.is_valid or poly.area <= 0:
-                raise HoleError(src, f"not a simple polygon: {list(raw)}", field=where)
+                raise HoleError(src, f"not a simple polygon: {shown}", field=where)
             if not inner.contains(poly):
                 raise HoleInWallError(
                     src,
-                    f"value {list(raw)}: the hole (scale {spec.floors[i].hole_scale!r}) reaches "
+                    f"value {shown}: the hole (scale {spec.floors[i].hole_scale!r}) reaches "
                     f"into the tube wall (needs a {MIN_RIM} mm rim inside "
                     f"|x| <= {spec.floor_half_length(i):.2f}, |y| <= {spec.tube.depth / 2:.2f})",
                     field=where,
@@ -952,13 +962,13 @@ def check_holes(spec: TowerSpec) -> None:
             if 2 * radius < need:
                 raise HoleTooSmallError(
                     src,
-                    f"value {list(raw)}: the widest circle in the hole is {2 * radius:.2f} mm, "
+                    f"value {shown}: the widest circle in the hole is {2 * radius:.2f} mm, "
                     f"the largest piece ({piece.kind.value}) needs {need:.2f} mm",
                     field=where,
                 )
             for k, other in enumerate(shapes):
                 if poly.intersects(other):
-                    raise HoleError(src, f"value {list(raw)}: overlaps hole {k}", field=where)
+                    raise HoleError(src, f"value {shown}: overlaps hole {k}", field=where)
             shapes.append(poly)
 
 
