@@ -20,6 +20,7 @@ import numpy as np
 
 from tower.geometry.meshes import piece_mesh, tower_parts
 from tower.geometry.spec import TowerSpec
+from tower.pieces import Kind
 
 #: Parts hidden to open the view (they face the viewer, who looks from -y).
 CUT_AWAY = ("tube-right", "funnel-ny", "yard-right", "yard-back-right")
@@ -122,20 +123,21 @@ def draw_pieces(ax, spec: TowerSpec) -> None:
 
     row = _piece_row(spec, 0.0, 0.0, 22.0)
     tris, cols = [], []
-    for kind, mesh in row:
+    for i, (kind, mesh) in enumerate(row):
         t, c = _shaded(mesh, PIECE_COLOURS[kind], 100.0)
         tris.append(t)
         cols.append(c)
-        top = mesh.bounds[1]
-        piece = spec.pieces[next(k for k in spec.pieces if k.value == kind)]
-        ax.text(mesh.centroid[0], 0.0, top[2] + 4.0,
-                f"{kind}\n{piece.mass_g:g} g", fontsize=6, ha="center")
+        piece = spec.pieces[Kind(kind)]
+        label = f"{kind}, {piece.mass_g:g} g" if i % 2 else f"{kind}\n{piece.mass_g:g} g"
+        z = mesh.bounds[1][2] + 3.0 if i % 2 == 0 else mesh.bounds[0][2] - 9.0
+        ax.text(mesh.centroid[0], 0.0, z, label, fontsize=6, ha="center")
     coll = Poly3DCollection(np.concatenate(tris), facecolors=np.concatenate(cols))
     coll.set_edgecolor((0, 0, 0, 0.25))
     coll.set_linewidth(0.2)
     ax.add_collection3d(coll)
     lo = np.min([m.bounds[0] for _, m in row], axis=0)
     hi = np.max([m.bounds[1] for _, m in row], axis=0)
+    lo[2] -= 10.0
     hi[2] += 12.0
     hi[0] = max(hi[0], lo[0] + INSET_WIDTH)  # one enlargement for every panel
     ax.set_xlim(lo[0], hi[0])
@@ -163,8 +165,9 @@ def render_png(specs: list[TowerSpec], path: str | Path, dpi: int = 110) -> Path
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=(4.6 * len(specs), 6.2))
-    grid = fig.add_gridspec(2, len(specs), height_ratios=[5, 1.2], hspace=0.02, wspace=0.0)
+    fig = plt.figure(figsize=(4.4 * len(specs), 5.6))
+    grid = fig.add_gridspec(2, len(specs), height_ratios=[5, 1.1], hspace=0.0, wspace=0.0)
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.95)
     for i, spec in enumerate(specs):
         draw_tower(fig.add_subplot(grid[0, i], projection="3d"), spec)
         draw_pieces(fig.add_subplot(grid[1, i], projection="3d"), spec)
