@@ -507,9 +507,7 @@ def fight_season(
             thrown = base + own
         out = tuple(throw(list(thrown)))
         steps.append(
-            BattleStep(
-                player, tuple(thrown), out, resolve_battle(player, out, walls[player])
-            )
+            BattleStep(player, tuple(thrown), out, resolve_battle(player, out, walls[player]))
         )
         base = list(out)
     return SeasonBattles(season, tuple(steps), aftermath(base))

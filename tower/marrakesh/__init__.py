@@ -1,0 +1,57 @@
+"""The Marrakesh rules engine: the whole base game and the five modules of the base box.
+
+The tower throw is a chance node drawn from a :class:`tower.model.TowerModel`; the engine
+knows nothing else about the tower. Components are data (``data/components.toml``, each
+entry marked ``rulebook`` or ``assumed``), effects are run by one executor, and every
+sub-decision is a pending decision, so every choice a player makes is an action.
+
+Core API
+--------
+- ``GameConfig(players=2..4, modules=frozenset(MODULES subset), tower=TowerModel)``
+- ``game = Game(config)``; ``game.num_distinct_actions`` (fixed size, 407);
+  ``game.action_from_id(i)``; ``game.new_initial_state(seed)``; ``game.replay(seed, actions)``
+- ``state.current_player``: a player index, or ``CHANCE`` (tower throw:
+  ``state.sample_chance()``), ``SIMULTANEOUS`` (phase-1 selection: every player in
+  ``state.pending_players()`` applies one ``select`` action, ``state.apply(a, player=p)``)
+  or ``TERMINAL``
+- ``state.legal_actions(player=None)`` / ``state.legal_action_ids(player=None)``,
+  ``state.apply(action)`` (an :class:`Action`, its id or its string form),
+  ``state.clone()``, ``state.to_json()`` / ``State.from_json(game, data)``,
+  ``state.is_terminal()``, ``state.scores()``, ``state.winners()``,
+  ``state.score_events`` (``[player, delta, reason]``), ``state.chance_outcomes()`` (exact
+  law of the throw where the model has one)
+- an illegal action raises :class:`IllegalActionError` naming the action and the reason,
+  and leaves the state unchanged.
+
+Examples
+--------
+>>> import random
+>>> from tower.marrakesh import Game, GameConfig, RandomAgent, play
+>>> state = play(Game(GameConfig(players=2)), [RandomAgent(1), RandomAgent(2)], seed=5)
+>>> state.is_terminal(), len(state.scores())
+(True, 2)
+"""
+
+from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, Action
+from tower.marrakesh.agents import RandomAgent, play
+from tower.marrakesh.game import ConfigError, Game, GameConfig
+from tower.marrakesh.modules import MODULES
+from tower.marrakesh.rules import IllegalActionError
+from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, State
+
+__all__ = [
+    "ACTIONS",
+    "CHANCE",
+    "MODULES",
+    "NUM_ACTIONS",
+    "SIMULTANEOUS",
+    "TERMINAL",
+    "Action",
+    "ConfigError",
+    "Game",
+    "GameConfig",
+    "IllegalActionError",
+    "RandomAgent",
+    "State",
+    "play",
+]

@@ -1,0 +1,31 @@
+"""The five expansion modules of the base box, each switched on in ``GameConfig.modules``.
+
+A module file holds what the module changes: its setup step (``setup(state)``, if any) and
+the rules it adds, which the core calls only when ``game.has(name)``.
+"""
+
+from tower.marrakesh.modules import (
+    desert_towns,
+    exchange_offices,
+    imam_sultan,
+    spectators,
+    staircase_tiles,
+)
+
+#: Module names accepted in ``GameConfig.modules``.
+MODULES: tuple[str, ...] = (
+    "staircase_tiles",
+    "imam_sultan",
+    "exchange_offices",
+    "spectators",
+    "desert_towns",
+)
+
+__all__ = [
+    "MODULES",
+    "desert_towns",
+    "exchange_offices",
+    "imam_sultan",
+    "spectators",
+    "staircase_tiles",
+]

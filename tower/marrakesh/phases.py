@@ -1,0 +1,413 @@
+"""Setup and the round: phase 1 (selection, assistants), the throw, phase 2 (claiming),
+phase 3 (assistants), phase 4 (river bonus), and the end of a player's turn.
+
+Season scoring and final scoring live in :mod:`tower.marrakesh.scoring`, the sector
+actions in :mod:`tower.marrakesh.sectors`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tower.marrakesh import sectors
+from tower.marrakesh.actions import (
+    COLOUR_INDEX,
+    GOODS,
+    SCROLL_COLOURS,
+    SECTOR_INDEX,
+    SECTORS,
+    SELECTIONS,
+    Action,
+    action_id,
+    sector_of,
+)
+from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.pieces import KESHI_COLOURS
+
+if TYPE_CHECKING:
+    from tower.marrakesh.state import State
+
+
+def issue(state: State, colour: str, n: int = 1) -> None:
+    """Keshis leave the common supply (the supply is unlimited; this only counts)."""
+    state.issued[colour] += n
+
+
+def setup(state: State, seed: int) -> None:
+    """Rulebook setup steps 1-18, with every random element drawn from ``state.rng``."""
+    import random
+
+    from tower.marrakesh import modules
+
+    game = state.game
+    comps = game.components
+    rng = state.rng = random.Random(seed)
+    n = state.num_players
+    cfg = comps["setup"]
+    # 3. scrolls: each colour in 3 equal face-down stacks, top revealed (top = end of list).
+    for colour in SCROLL_COLOURS:
+        g = comps["scroll_groups"][colour]
+        ids = list(range(g["first"], g["last"] + 1))
+        rng.shuffle(ids)
+        k = len(ids) // cfg["scroll_stacks_per_colour"]
+        state.stacks += [ids[i * k : (i + 1) * k] for i in range(cfg["scroll_stacks_per_colour"])]
+    state.stack_open = [True] * len(state.stacks)
+    # 4. exchange offices: 3 random (expansion 3 mixes in its 6).
+    pool = [o for o, e in comps.exchange_offices.items() if not e["expansion"]]
+    if game.has("exchange_offices"):
+        pool = modules.exchange_offices.office_pool(comps)
+    rng.shuffle(pool)
+    state.offices = pool[: cfg["exchange_offices_used"]]
+    # 5. luxury goods: 5 shops of equal stacks.
+    lux = list(comps.luxuries)
+    rng.shuffle(lux)
+    k = len(lux) // cfg["luxury_shops"]
+    state.shops = [lux[i * k : (i + 1) * k] for i in range(cfg["luxury_shops"])]
+    state.shop_open = [True] * len(state.shops)
+    # 6. river tiles: one double-sided tile per season, random side.
+    # Ruling: "any side up" is drawn at random (a face is a random element of setup).
+    for season in (1, 2, 3):
+        faces = sorted(t for t, e in comps.river_tiles.items() if e["season"] == season)
+        pairs = sorted({(f + 1) // 2 for f in faces})
+        tile = rng.choice(pairs)
+        state.river_tiles.append(2 * tile - rng.randrange(2))
+    state.jetty_taken = [False] * len(comps["river"]["jetty_spots"])
+    # 7. city gates: 8 per workshop from the bag.
+    bag = [c for c, k in comps["city_gates"]["counts"].items() for _ in range(k)]
+    rng.shuffle(bag)
+    w = cfg["gates_per_workshop"]
+    state.workshops = [sorted(bag[i * w : (i + 1) * w], key=COLOUR_INDEX.get) for i in range(4)]
+    # 13. oases: 6 face down per player; river tile 02 shows 3 leftovers.
+    oases = list(comps.oases)
+    rng.shuffle(oases)
+    per = cfg["oases_per_player"]
+    for i, pl in enumerate(state.players):
+        pl.oases = oases[i * per : (i + 1) * per]
+    if 2 in state.river_tiles:
+        state.leftover_oases = oases[n * per : n * per + 3]
+    # 14. oasis-track keshis from a bag of 8 (3 each in a 2-player game).
+    track_bag = list(cfg["oasis_bag"])
+    rng.shuffle(track_bag)
+    k = cfg["oasis_track_keshis"][str(n)]
+    for i, pl in enumerate(state.players):
+        drawn = track_bag[i * k : (i + 1) * k]
+        pl.held = sorted(drawn, key=COLOUR_INDEX.get)
+        for c in drawn:
+            issue(state, c)
+    # 16. provision tiles: 3 each. 17. resources, 12 keshis behind the screen.
+    prov = list(comps.provisions)
+    rng.shuffle(prov)
+    m = cfg["provision_tiles_per_player"]
+    for i, pl in enumerate(state.players):
+        pl.provisions = [[t, False] for t in prov[i * m : (i + 1) * m]]
+        pl.score = 0
+        score(state, i, cfg["start_score"], "start: scoring track space 10")
+        for r, amount in cfg["start_resources"].items():
+            setattr(pl, r, amount)
+        pl.screen = list(KESHI_COLOURS)
+        for c in KESHI_COLOURS:
+            issue(state, c)
+    # 18. start player.
+    state.start = state.season_start = rng.randrange(n)
+    for name in sorted(game.config.modules):
+        module_setup = getattr(getattr(modules, name), "setup", None)
+        if module_setup is not None:
+            module_setup(state)
+    # The players' setup choices, in turn order: oasis-track order, disc, provision tile.
+    turn = order(state)
+    push(
+        state,
+        *[ask("track", p) for p in turn],
+        *[ask("disc", p) for p in turn],
+        *[ask("provision", p) for p in turn],
+        T("round"),
+    )
+
+
+@options("track")
+def _track_options(state: State, t: Task) -> list[int]:
+    return [
+        action_id("colour", COLOUR_INDEX[c])
+        for c in sorted(set(state.players[t["p"]].held), key=COLOUR_INDEX.get)
+    ]
+
+
+@resolve("track")
+def _track(state: State, t: Task, a: Action) -> None:
+    pl = state.players[t["p"]]
+    colour = KESHI_COLOURS[a.arg]
+    slots = [
+        i for i, kind in enumerate(state.game.components["sahara"]["track"]) if kind == "keshi"
+    ]
+    slot = next(i for i in slots if str(i) not in pl.track)
+    pl.held.remove(colour)
+    pl.track[str(slot)] = colour
+    if pl.held:
+        # Re-ask with the state's stack order preserved: the next keshi goes to the next slot.
+        state.stack.append(ask("track", t["p"]))
+
+
+@options("disc")
+def _disc_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(8)]
+
+
+@resolve("disc")
+def _disc(state: State, t: Task, a: Action) -> None:
+    state.players[t["p"]].disc = a.arg
+
+
+@options("provision")
+def _provision_options(state: State, t: Task) -> list[int]:
+    pl = state.players[t["p"]]
+    return [action_id("choice", i) for i, (_, shown) in enumerate(pl.provisions) if not shown]
+
+
+@resolve("provision")
+def _provision(state: State, t: Task, a: Action) -> None:
+    state.players[t["p"]].provisions[a.arg][1] = True
+
+
+# -- phase 1 ----------------------------------------------------------------------------
+@task("round")
+def _round(state: State, t: Task) -> None:
+    for pl in state.players:
+        pl.swapped = False
+    state.stack.append(T("end_round"))
+    state.stack.append(T("river_bonus", k=0))
+    state.stack.append(T("assist_turn", k=0))
+    state.stack.append(T("claim_turn", k=0))
+    state.stack.append(T("throw"))
+    state.stack.append(T("deploy_assistants"))
+    state.stack.append(T("select", chosen={str(p): None for p in range(state.num_players)}))
+
+
+@options("select")
+def _select_options(state: State, t: Task) -> list[int]:
+    idx = sorted(COLOUR_INDEX[c] for c in state.players[t["p"]].screen)
+    offset = action_id("select", 0)
+    allowed = set(idx)
+    return [offset + i for i, s in enumerate(SELECTIONS) if allowed.issuperset(s)]
+
+
+@resolve("select")
+def _select_done(state: State, t: Task, a: Action) -> None:
+    offset = action_id("select", 0)
+    for p, aid in t["chosen"].items():
+        pl = state.players[int(p)]
+        colours = [KESHI_COLOURS[i] for i in SELECTIONS[aid - offset]]
+        for c in colours:
+            pl.screen.remove(c)
+        pl.hand = colours
+
+
+@task("deploy_assistants")
+def _deploy_assistants(state: State, t: Task) -> None:
+    asks = []
+    for p in order(state):
+        pl = state.players[p]
+        pl.assistants = {}
+        for c in pl.hand:
+            if c != "red":
+                s = sector_of(c)
+                pl.assistants[s] = pl.assistants.get(s, 0) + 1
+        if "red" in pl.hand:
+            asks.append(ask("red_assistant", p))
+    push(state, *asks)
+
+
+@options("red_assistant")
+def _red_assistant_options(state: State, t: Task) -> list[int]:
+    a = state.players[t["p"]].assistants
+    free = [s for s in SECTORS if a.get(s, 0) < (3 if s == "souk" else 1)]
+    return [action_id("sector", SECTOR_INDEX[s]) for s in free]
+
+
+@resolve("red_assistant")
+def _red_assistant(state: State, t: Task, a: Action) -> None:
+    s = SECTORS[a.arg]
+    ass = state.players[t["p"]].assistants
+    ass[s] = ass.get(s, 0) + 1
+
+
+# -- phase 2 ----------------------------------------------------------------------------
+def claimable(state: State, p: int) -> list[str]:
+    """Colours player ``p`` may claim from the display now."""
+    return [c for c in KESHI_COLOURS if state.display[c] and sectors.room(state, p, c) > 0]
+
+
+@task("claim_turn")
+def _claim_turn(state: State, t: Task) -> None:
+    k = t["k"]
+    n = state.num_players
+    if k == 0:
+        for pl in state.players:
+            pl.forfeit = False
+    for step in range(n):
+        p = order(state)[(k + step) % n]
+        pl = state.players[p]
+        if pl.forfeit:
+            continue
+        if not claimable(state, p):
+            # A player whose only claimable colours are full sectors forfeits the phase.
+            pl.forfeit = True
+            continue
+        push(state, ask("claim", p), T("claim_turn", k=k + step + 1))
+        return
+    # Ruling: keshis nobody may claim stay in the tower base ("must leave the other in the
+    # tower base") and can be claimed in a later round.
+
+
+@options("claim")
+@options("claim_second")
+def _claim_options(state: State, t: Task) -> list[int]:
+    return [action_id("colour", COLOUR_INDEX[c]) for c in claimable(state, t["p"])]
+
+
+@resolve("claim")
+def _claim(state: State, t: Task, a: Action) -> None:
+    p = t["p"]
+    colour = KESHI_COLOURS[a.arg]
+    if sectors.has_mod(state, p, "claim_two_any"):
+        # Scroll 61: two keshis of any colours, one at a time.
+        take = 1
+        follow = [ask("claim_second", p)]
+    else:
+        # Ruling: "up to 2" means as many as available and placeable, at most 2.
+        take = min(2, state.display[colour], sectors.room(state, p, colour))
+        follow = []
+    _take(state, p, colour, take)
+    push(state, *follow)
+
+
+@resolve("claim_second")
+def _claim_second(state: State, t: Task, a: Action) -> None:
+    _take(state, t["p"], KESHI_COLOURS[a.arg], 1)
+
+
+def _take(state: State, p: int, colour: str, n: int) -> None:
+    state.display[colour] -= n
+    state.players[p].held.extend([colour] * n)
+    push(state, *[T("deploy", p=p, c=colour, src="held") for _ in range(n)])
+
+
+# -- phase 3 ----------------------------------------------------------------------------
+@task("assist_turn")
+def _assist_turn(state: State, t: Task) -> None:
+    k = t["k"]
+    if k >= state.num_players:
+        return
+    p = order(state)[k]
+    state.turn = p
+    push(state, ask("assistant", p), T("end_turn", p=p), T("assist_turn", k=k + 1))
+
+
+@options("assistant")
+def _assistant_options(state: State, t: Task) -> list[int]:
+    p = t["p"]
+    out = []
+    for s, n in state.players[p].assistants.items():
+        if n <= 0:
+            continue
+        i = SECTOR_INDEX[s]
+        if s == "souk" or sectors.room(state, p, s) > 0:
+            out.append(action_id("assistant", 2 * i))
+        out.append(action_id("assistant", 2 * i + 1))
+    return sorted(out)
+
+
+@resolve("assistant")
+def _assistant(state: State, t: Task, a: Action) -> None:
+    p = t["p"]
+    s = SECTORS[a.arg // 2]
+    use_action = a.arg % 2 == 1
+    state.players[p].assistants[s] -= 1
+    if use_action:
+        work = T("action", p=p, s=s)
+    elif s == "souk":
+        work = ask("souk_keshi", p)
+    else:
+        work = T("deploy", p=p, c=s, src="supply")
+    # The water vendor's water comes first; then the assistant's work; then the next one.
+    push(state, T("vendor_water", p=p, s=s, action=use_action), work, ask("assistant", p))
+
+
+@options("souk_keshi")
+def _souk_keshi_options(state: State, t: Task) -> list[int]:
+    return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS]
+
+
+@resolve("souk_keshi")
+def _souk_keshi(state: State, t: Task, a: Action) -> None:
+    push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
+
+
+@task("end_turn")
+def _end_turn(state: State, t: Task) -> None:
+    """After a player's 3 assistants: reveal luxury goods and scrolls, restock, refill."""
+    pl = state.players[t["p"]]
+    pl.assistants = {}
+    state.turn = -1
+    for s in pl.vendors:
+        pl.vendors[s] = 1
+    if pl.souk_vendor:
+        pl.souk_vendor = 1
+    _refill(state.shops, state.shop_open, range(len(state.shops)))
+    for g in range(len(SCROLL_COLOURS)):
+        _refill(state.stacks, state.stack_open, range(3 * g, 3 * g + 3))
+
+
+def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
+    """Refill each empty stack of ``group`` with the lower half (rounded down) of the
+    largest other stack of the group, then reveal every top.
+
+    Ruling: shops are restocked at the end of the turn, with the reveals, and from the
+    lower half of the largest stack (as for scrolls); ties go to the leftmost stack.
+    """
+    for i in group:
+        if not stacks[i]:
+            donor = max((j for j in group if j != i), key=lambda j: (len(stacks[j]), -j))
+            half = len(stacks[donor]) // 2
+            stacks[i] = stacks[donor][:half]
+            stacks[donor] = stacks[donor][half:]
+    for i in group:
+        shown[i] = bool(stacks[i])
+
+
+# -- phase 4 ----------------------------------------------------------------------------
+@task("river_bonus")
+def _river_bonus(state: State, t: Task) -> None:
+    for p in reversed(order(state)):
+        if sectors.rapids_crossed(state, p):
+            state.stack.append(T("rapid_bonus", p=p))
+
+
+@task("rapid_bonus")
+def _rapid_bonus(state: State, t: Task) -> None:
+    p = t["p"]
+    crossed = sectors.rapids_crossed(state, p)
+    if sectors.has_mod(state, p, "river_bonus_all"):
+        # Scroll 69: every crossed rapid's bonus instead of one.
+        push(state, *[T("rapid", p=p, i=i) for i in range(crossed)])
+    else:
+        push(state, ask("rapid_choice", p, n=crossed))
+
+
+@options("rapid_choice")
+def _rapid_choice_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(t["n"])]
+
+
+@resolve("rapid_choice")
+def _rapid_choice(state: State, t: Task, a: Action) -> None:
+    push(state, T("rapid", p=t["p"], i=a.arg))
+
+
+@task("end_round")
+def _end_round(state: State, t: Task) -> None:
+    state.start = (state.start + 1) % state.num_players
+    if state.round < 4:
+        state.round += 1
+        state.stack.append(T("round"))
+    else:
+        state.stack.append(T("season_end"))

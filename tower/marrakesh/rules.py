@@ -1,0 +1,309 @@
+"""The rules machine: the stack of tasks and pending decisions, legal actions, apply.
+
+Everything the game does is a *task* on ``state.stack`` (a small dict naming a handler in
+:data:`TASKS`) or a *pending decision* (``{"t": "ask", "k": kind, "p": player}``) whose
+options come from :data:`OPTIONS` and whose chosen action is carried out by
+:data:`RESOLVE`. :func:`advance` runs tasks until a decision with two or more options, the
+simultaneous keshi selection, the tower throw (a chance node) or the end of the game is on
+top. A decision with a single option is taken automatically; one with none is skipped.
+
+Legal actions are computed here and only here (:func:`legal_ids`), from the options the
+decision stored when it reached the top of the stack.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tower.errors import TowerError
+from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, RESOURCES, Action
+from tower.pieces import Piece
+
+if TYPE_CHECKING:
+    from tower.marrakesh.state import Player, State
+
+Task = dict[str, Any]
+
+#: task name -> handler(state, task)
+TASKS: dict[str, Callable[[State, Task], None]] = {}
+#: decision kind -> options(state, task) -> action ids
+OPTIONS: dict[str, Callable[[State, Task], list[int]]] = {}
+#: decision kind -> resolve(state, task, action)
+RESOLVE: dict[str, Callable[[State, Task, Action], None]] = {}
+
+
+class IllegalActionError(TowerError, ValueError):
+    """An action that is not legal in the current state; the state is left unchanged."""
+
+    def __init__(self, action: Action | str, reason: str) -> None:
+        self.action = action
+        self.reason = reason
+        super().__init__(f"illegal action {action}: {reason}")
+
+
+def task(name: str) -> Callable[[Callable[[State, Task], None]], Callable[[State, Task], None]]:
+    """Register a task handler."""
+
+    def deco(fn: Callable[[State, Task], None]) -> Callable[[State, Task], None]:
+        TASKS[name] = fn
+        return fn
+
+    return deco
+
+
+def options(kind: str) -> Callable[[Callable[..., list[int]]], Callable[..., list[int]]]:
+    """Register the option generator of a decision kind."""
+
+    def deco(fn: Callable[..., list[int]]) -> Callable[..., list[int]]:
+        OPTIONS[kind] = fn
+        return fn
+
+    return deco
+
+
+def resolve(kind: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register the resolution of a decision kind."""
+
+    def deco(fn: Callable[..., None]) -> Callable[..., None]:
+        RESOLVE[kind] = fn
+        return fn
+
+    return deco
+
+
+# -- building tasks ---------------------------------------------------------------------
+def T(name: str, **kw: Any) -> Task:
+    return {"t": name, **kw}
+
+
+def ask(kind: str, p: int, **kw: Any) -> Task:
+    return {"t": "ask", "k": kind, "p": p, **kw}
+
+
+def push(state: State, *items: Task) -> None:
+    """Schedule ``items`` to run next, in the order given."""
+    state.stack.extend(reversed(items))
+
+
+# -- small shared helpers ---------------------------------------------------------------
+def score(state: State, p: int, delta: int, reason: str) -> None:
+    """Change a score; every change is a logged score event."""
+    if delta:
+        state.players[p].score += delta
+        state.score_events.append([p, delta, reason])
+
+
+def gain(pl: Player, **amounts: int) -> None:
+    for name, n in amounts.items():
+        setattr(pl, name, getattr(pl, name) + n)
+
+
+def has_mod(state: State, p: int, name: str) -> bool:
+    mods = state.game.modifiers
+    return any(mods.get(s) == name for s in state.players[p].scrolls)
+
+
+def mod_values(state: State, p: int, name: str) -> list[Any]:
+    scrolls = state.game.components.scrolls
+    return [
+        scrolls[s].get("value")
+        for s in state.players[p].scrolls
+        if state.game.modifiers.get(s) == name
+    ]
+
+
+def can_pay(state: State, p: int, cost: dict[str, int]) -> bool:
+    pl = state.players[p]
+    short = {r: cost.get(r, 0) - getattr(pl, r) for r in RESOURCES}
+    if short["water"] > 0 or short["dates"] > 0:
+        return False
+    if short["dinars"] <= 0:
+        return True
+    # Scroll 33: dates and water may stand in for dinars (never the other way round).
+    return (
+        has_mod(state, p, "dinars_substitute")
+        and -short["water"] - short["dates"] >= short["dinars"]
+    )
+
+
+def pay(state: State, p: int, cost: dict[str, int]) -> None:
+    """Pay ``cost`` (checked with :func:`can_pay` first)."""
+    pl = state.players[p]
+    for r in RESOURCES:
+        n = cost.get(r, 0)
+        take = min(n, getattr(pl, r))
+        setattr(pl, r, getattr(pl, r) - take)
+        if r == "dinars" and take < n:
+            # Ruling: a dinar shortfall under scroll 33 is paid from the larger of water and
+            # dates, one at a time (the text gives no order; this keeps the choice out of the
+            # action space).
+            pay_any(state, p, n - take, among=("water", "dates"))
+
+
+def pay_any(state: State, p: int, n: int, among: tuple[str, ...] = RESOURCES) -> None:
+    """Pay ``n`` resources of any kind. Ruling: "any resource" costs are taken from the
+    largest pile first (ties: water, dates, dinars)."""
+    pl = state.players[p]
+    for _ in range(n):
+        r = max(among, key=lambda name: getattr(pl, name))
+        if getattr(pl, r) <= 0:
+            raise AssertionError("pay_any called without enough resources")
+        setattr(pl, r, getattr(pl, r) - 1)
+
+
+def total_resources(pl: Player) -> int:
+    return pl.water + pl.dates + pl.dinars
+
+
+def order(state: State) -> list[int]:
+    """Turn order of the current round, starting with the start player."""
+    n = state.num_players
+    return [(state.start + i) % n for i in range(n)]
+
+
+# -- the machine ------------------------------------------------------------------------
+def current_player(state: State) -> int:
+    from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL
+
+    if not state.stack:
+        return TERMINAL
+    top = state.stack[-1]
+    if top["t"] == "ask":
+        return top["p"]
+    if top["t"] == "select":
+        return SIMULTANEOUS
+    return CHANCE
+
+
+def pending_players(state: State) -> list[int]:
+    if not state.stack or state.stack[-1]["t"] != "select":
+        return []
+    return [int(p) for p, a in state.stack[-1]["chosen"].items() if a is None]
+
+
+def advance(state: State) -> None:
+    """Run tasks until a real decision, the selection, a chance node or the end."""
+    stack = state.stack
+    while stack:
+        top = stack[-1]
+        t = top["t"]
+        if t == "ask":
+            opts = top.get("o")
+            if opts is None:
+                opts = top["o"] = OPTIONS[top["k"]](state, top)
+            if len(opts) > 1:
+                return
+            stack.pop()
+            if opts:
+                RESOLVE[top["k"]](state, top, ACTIONS[opts[0]])
+        elif t == "select":
+            for p in pending_players(state):
+                opts = OPTIONS["select"](state, {"p": p})
+                if len(opts) == 1:
+                    top["chosen"][str(p)] = opts[0]
+            if pending_players(state):
+                return
+            stack.pop()
+            RESOLVE["select"](state, top, ACTIONS[0])
+        elif t == "throw":
+            return
+        else:
+            stack.pop()
+            TASKS[t](state, top)
+
+
+def legal_ids(state: State, player: int | None = None) -> list[int]:
+    if not state.stack:
+        return []
+    top = state.stack[-1]
+    if top["t"] == "ask":
+        return top["o"] if player is None or player == top["p"] else []
+    if top["t"] == "select":
+        pending = pending_players(state)
+        p = pending[0] if player is None else player
+        return OPTIONS["select"](state, {"p": p}) if p in pending else []
+    return []
+
+
+def as_action(action: Action | int | str) -> Action:
+    if isinstance(action, Action):
+        return action
+    if isinstance(action, int) and not isinstance(action, bool):
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(str(action), f"ids run from 0 to {NUM_ACTIONS - 1}")
+        return ACTIONS[action]
+    try:
+        return Action.parse(str(action))
+    except ValueError as exc:
+        raise IllegalActionError(str(action), str(exc)) from None
+
+
+def apply(state: State, action: Action, player: int | None) -> None:
+    if not state.stack:
+        raise IllegalActionError(action, "the game is over")
+    top = state.stack[-1]
+    if top["t"] == "throw":
+        raise IllegalActionError(
+            action, "this is the tower throw (a chance node): call sample_chance()"
+        )
+    if top["t"] == "select":
+        pending = pending_players(state)
+        p = pending[0] if player is None else player
+        if p not in pending:
+            raise IllegalActionError(
+                action, f"player {p} is not choosing keshis now (pending: {pending})"
+            )
+        legal = OPTIONS["select"](state, {"p": p})
+        if action.id not in legal:
+            raise IllegalActionError(
+                action,
+                f"player {p} must select 3 different keshis from behind the screen "
+                f"{state.players[p].screen}",
+            )
+        top["chosen"][str(p)] = action.id
+        state.history.append(f"{p} {action}")
+        advance(state)
+        return
+    p = top["p"]
+    if player is not None and player != p:
+        raise IllegalActionError(action, f"player {p} is to move, not player {player}")
+    if action.id not in top["o"]:
+        shown = ", ".join(str(ACTIONS[i]) for i in top["o"][:12])
+        more = "" if len(top["o"]) <= 12 else f", ... ({len(top['o'])} in all)"
+        raise IllegalActionError(
+            action,
+            f"not a legal choice for player {p} at decision '{top['k']}'; legal: {shown}{more}",
+        )
+    state.stack.pop()
+    state.history.append(f"{p} {action}")
+    RESOLVE[top["k"]](state, top, action)
+    advance(state)
+
+
+def _thrown(state: State) -> list[Piece]:
+    return [Piece.keshi(c) for pl in state.players for c in pl.hand]
+
+
+def chance_outcomes(state: State) -> list[tuple[tuple[str, ...], float]]:
+    if not state.stack or state.stack[-1]["t"] != "throw":
+        raise ValueError("not a chance node")
+    law = state.game.config.tower.distribution(state.tower, _thrown(state))
+    return [(tuple(str(p) for p in out), prob) for out, prob in law.items()]
+
+
+def sample_chance(state: State, rng: random.Random | None) -> list[str]:
+    if not state.stack or state.stack[-1]["t"] != "throw":
+        raise IllegalActionError("sample_chance", "not a chance node")
+    state.stack.pop()
+    pieces = _thrown(state)
+    out, state.tower = state.game.config.tower.throw(state.tower, pieces, rng or state.rng)
+    for pl in state.players:
+        pl.hand = []
+    for piece in out:
+        state.display[piece.colour] += 1
+    names = [str(p) for p in out]
+    state.history.append("chance " + ",".join(p.colour for p in out))
+    advance(state)
+    return names
