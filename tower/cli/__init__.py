@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "demo": "tower.cli.demo:demo",
     "record": "tower.cli.record:record",
     "meshes": "tower.cli.meshes:meshes",
+    "selfplay": "tower.cli.selfplay:selfplay",
 }
 
 

@@ -16,6 +16,7 @@ import click
 STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("Build the tower meshes", lambda out: ["meshes", "build", "--out", str(out / "meshes")]),
     ("Render the towers", lambda out: ["meshes", "show", "--out", str(out / "geometry.png")]),
+    ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
 ]
 
 

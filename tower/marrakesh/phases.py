@@ -270,14 +270,13 @@ def _claim(state: State, t: Task, a: Action) -> None:
     colour = KESHI_COLOURS[a.arg]
     if sectors.has_mod(state, p, "claim_two_any"):
         # Scroll 61: two keshis of any colours, one at a time.
+        # The second colour is chosen after the first keshi is deployed.
+        push(state, ask("claim_second", p))
         take = 1
-        follow = [ask("claim_second", p)]
     else:
         # Ruling: "up to 2" means as many as available and placeable, at most 2.
         take = min(2, state.display[colour], sectors.room(state, p, colour))
-        follow = []
     _take(state, p, colour, take)
-    push(state, *follow)
 
 
 @resolve("claim_second")

@@ -302,6 +302,7 @@ def _river_move(state: State, t: Task) -> None:
     river = state.game.components["river"]
     extra = 0
     crossed: list[int] = []
+    start = pl.river
     for _ in range(n):
         if pl.jetty >= 0:
             extra += 2 if has_mod(state, p, "jetty_double") else 1
@@ -315,8 +316,9 @@ def _river_move(state: State, t: Task) -> None:
             state.jetty_taken[spot] = True
             pl.jetty = spot
             score(state, p, river["jetty_spots"][spot], "river: jetty")
-    state.tick += 1
-    pl.river_tick = state.tick  # later arrivals queue behind earlier ones on a space
+    if pl.river != start:
+        state.tick += 1
+        pl.river_tick = state.tick  # later arrivals queue behind earlier ones on a space
     score(state, p, extra, "river: steps beyond the jetty")
     if has_mod(state, p, "rapid_crossing_bonus"):
         # Ruling: scroll 17's "depicted bonus" is the bonus of the rapid just crossed.
