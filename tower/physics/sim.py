@@ -1,0 +1,480 @@
+"""`TowerSim`: throws through one tower whose inside state persists between throws.
+
+Every piece thrown gets an id (its index in :attr:`TowerSim.pieces`). After a throw each id
+is either out (returned to the caller and removed from the world) or inside, with its full
+rigid-body state recorded. The next throw rebuilds the pybullet world from scratch, re-adds
+the pieces inside in id order from their recorded state, then the new pieces: a throw is
+a pure function of (recorded state, parameters, RNG state, pieces thrown). Because a
+snapshot holds exactly that, a restored tower continues bit for bit like the original.
+
+Examples
+--------
+>>> from tower.geometry import load_preset  # doctest: +SKIP
+>>> sim = TowerSim(load_preset("marrakesh"), seed=1)  # doctest: +SKIP
+>>> result = sim.throw(mixed_keshis(12))  # doctest: +SKIP
+>>> len(result.out) + len(result.inside) >= 12  # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tower.errors import InputFileError, TowerError
+from tower.physics.params import PhysicsParams
+from tower.physics.world import LENGTH, Numerics, TowerGeometry, World
+from tower.pieces import INSIDE, KESHI_COLOURS, Piece, Place
+from tower.traces import TraceThrow
+
+SNAPSHOT_SCHEMA = "tower.physics-snapshot/1"
+
+#: Height (mm) above the release zone that still counts as in the air, not escaped.
+HEADROOM = 150.0
+
+
+class SimulationError(TowerError):
+    """The simulation reached a state it must not be in."""
+
+
+class EscapeError(SimulationError):
+    """A piece left the tower and its courtyard (tunnelled through a wall or flew off)."""
+
+
+class NonFiniteStateError(SimulationError):
+    """A piece's position or velocity became NaN or infinite."""
+
+
+class SnapshotError(InputFileError):
+    """A snapshot file is malformed or does not fit the tower it is restored into."""
+
+
+#: A rigid-body state in world units: position, orientation (x, y, z, w), velocity, spin.
+BodyState = tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+
+
+@dataclass(frozen=True)
+class ThrowResult:
+    """What one throw did.
+
+    Parameters
+    ----------
+    index : int
+        0-based number of the throw in its tower.
+    thrown : tuple of int
+        Ids of the pieces thrown.
+    out : tuple of int
+        Ids that came out (fresh or from earlier throws), sorted.
+    inside : dict of int to Place
+        Every piece inside after the throw and where it sits.
+    pieces : tuple of Piece
+        Id -> piece, for every piece this tower has seen.
+    sim_time : float
+        Simulated seconds.
+    steps : int
+        Simulation steps taken.
+    """
+
+    index: int
+    thrown: tuple[int, ...]
+    out: tuple[int, ...]
+    inside: dict[int, Place]
+    pieces: tuple[Piece, ...]
+    sim_time: float
+    steps: int
+
+    @property
+    def out_pieces(self) -> list[Piece]:
+        """The pieces that came out, sorted (the game's view)."""
+        return sorted(self.pieces[i] for i in self.out)
+
+    def inside_pieces(self) -> dict[Place, list[Piece]]:
+        """Pieces inside by place, each list sorted."""
+        return {
+            place: sorted(self.pieces[i] for i, pl in self.inside.items() if pl is place)
+            for place in INSIDE
+        }
+
+    def to_trace(self) -> TraceThrow:
+        """This throw in the trace format of :mod:`tower.traces`."""
+        return TraceThrow(self.thrown, self.out, dict(self.inside), self.sim_time)
+
+    def summary(self) -> str:
+        """One human line: ``throw 3: 12 in, 9 out, inside 5 (funnel 0, floor1 2, ...)``."""
+        by_place = ", ".join(f"{pl.value} {len(ps)}" for pl, ps in self.inside_pieces().items())
+        return (
+            f"throw {self.index}: {len(self.thrown)} in, {len(self.out)} out, "
+            f"inside {len(self.inside)} ({by_place}), {self.sim_time:.2f} s simulated"
+        )
+
+
+def _colour(piece: Piece) -> tuple[float, float, float, float]:
+    """An RGBA colour for rendering a piece."""
+    named = {
+        "green": (0.1, 0.6, 0.2),
+        "gray": (0.5, 0.5, 0.5),
+        "white": (0.95, 0.95, 0.92),
+        "black": (0.1, 0.1, 0.1),
+        "pink": (0.95, 0.5, 0.7),
+        "turquoise": (0.2, 0.8, 0.8),
+        "beige": (0.85, 0.75, 0.55),
+        "brown": (0.45, 0.25, 0.1),
+        "red": (0.85, 0.1, 0.1),
+        "yellow": (0.95, 0.85, 0.1),
+        "purple": (0.5, 0.2, 0.6),
+        "orange": (0.95, 0.5, 0.1),
+        "blue": (0.15, 0.3, 0.85),
+        "neutral": (0.3, 0.3, 0.3),
+    }
+    rgb = named.get(piece.colour)
+    if rgb is None:  # a player colour we do not know: pick one deterministically
+        k = sum(map(ord, piece.colour)) % len(KESHI_COLOURS)
+        rgb = named[KESHI_COLOURS[k]]
+    return (*rgb, 1.0)
+
+
+def _random_quaternion(rng: np.random.Generator) -> np.ndarray:
+    q = rng.normal(size=4)
+    return q / np.linalg.norm(q)
+
+
+class TowerSim:
+    """One physical tower: throw pieces in, see which come out; the inside persists.
+
+    Parameters
+    ----------
+    spec : TowerSpec
+        The tower (see :mod:`tower.geometry`).
+    params : PhysicsParams, optional
+        Physical parameters; defaults if omitted.
+    seed : int
+        Seed of the throw randomness (release positions, velocities, spins).
+    numerics : Numerics, optional
+        Numerical settings; the tuned defaults if omitted.
+    geometry : TowerGeometry, optional
+        Pre-built geometry of ``spec`` (saves meshing when many towers share a spec).
+    """
+
+    def __init__(
+        self,
+        spec: Any,
+        params: PhysicsParams | None = None,
+        seed: int = 0,
+        *,
+        numerics: Numerics | None = None,
+        geometry: TowerGeometry | None = None,
+    ) -> None:
+        self.spec = spec
+        self.params = params or PhysicsParams()
+        self.seed = int(seed)
+        self.numerics = numerics or Numerics()
+        self.geometry = geometry or TowerGeometry.from_spec(spec)
+        self.rng = np.random.Generator(np.random.PCG64(self.seed))
+        #: id -> piece for every piece thrown so far.
+        self.pieces: list[Piece] = []
+        #: id -> recorded state of every piece inside, in world units.
+        self.inside: dict[int, BodyState] = {}
+        #: id -> place of every piece inside.
+        self.places: dict[int, Place] = {}
+        self.throws = 0
+        self.world = World(self.geometry, self.params, self.numerics)
+        # Above the tower a piece is only in the air (thrown high, or bouncing up out of the
+        # funnel): the escape box is spec.bounds raised by HEADROOM above the release zone.
+        bounds = np.array(spec.bounds, dtype=float)
+        top = spec.release_centre[2] + max(0.0, self.params.release_height) + HEADROOM
+        bounds[1, 2] = max(bounds[1, 2], top)
+        self._bounds = bounds * LENGTH
+
+    def close(self) -> None:
+        """Disconnect the pybullet client (also done when the object is collected)."""
+        self.world.close()
+
+    # -- throwing -------------------------------------------------------------------------
+
+    def _release_states(self, new: Sequence[Piece]) -> list[tuple[float, BodyState]]:
+        """Initial time and state of each new piece, drawn from the RNG in order."""
+        p, rng, shapes = self.params, self.rng, self.geometry.shapes
+        centre = np.asarray(self.spec.release_centre, dtype=float) * LENGTH
+        centre = centre + np.array([0.0, 0.0, p.release_height * LENGTH])
+        placed: list[tuple[np.ndarray, float]] = []
+        out = []
+        for i, piece in enumerate(new):
+            radius = shapes[piece.kind].radius
+            disc = min(p.release_spread, max(0.0, self.spec.release_radius - radius / LENGTH))
+            disc *= LENGTH
+            z = centre[2]
+            while True:  # rejection sampling, raising the layer after 30 failures
+                for _ in range(30):
+                    r = disc * math.sqrt(rng.random())
+                    a = 2 * math.pi * rng.random()
+                    pos = np.array([centre[0] + r * math.cos(a), centre[1] + r * math.sin(a), z])
+                    if all(np.linalg.norm(pos - q) > 1.05 * (radius + rq) for q, rq in placed):
+                        break
+                else:
+                    z += radius
+                    continue
+                break
+            placed.append((pos, radius))
+            orn = _random_quaternion(rng)
+            vel = np.array([0.0, 0.0, -p.release_speed]) + rng.normal(size=3) * (
+                p.release_speed_jitter
+            )
+            axis = rng.normal(size=3)
+            spin = axis / np.linalg.norm(axis) * p.release_spin
+            t = i * p.stream_interval if p.release_mode == "stream" else 0.0
+            state = (tuple(pos), tuple(orn), tuple(vel * LENGTH), tuple(spin))
+            out.append((t, state))
+        return out
+
+    def _check(self, ids: Sequence[int], states: Sequence[BodyState]) -> np.ndarray:
+        """Raise on a NaN or a piece outside the bounds; return the positions (n, 3)."""
+        lo, hi = self._bounds
+        for pid, st in zip(ids, states, strict=True):
+            flat = [x for v in st for x in v]
+            if not all(math.isfinite(x) for x in flat):
+                raise NonFiniteStateError(
+                    f"throw {self.throws}: piece {pid} ({self.pieces[pid]}) has a non-finite "
+                    f"state {st} (seed {self.seed})"
+                )
+            pos = np.asarray(st[0])
+            if np.any(pos < lo) or np.any(pos > hi):
+                raise EscapeError(
+                    f"throw {self.throws}: piece {pid} ({self.pieces[pid]}) left the bounds "
+                    f"at {tuple(np.round(pos / LENGTH, 1))} mm (seed {self.seed})"
+                )
+        return np.array([st[0] for st in states], dtype=float).reshape(-1, 3)
+
+    def _settled(self, states: Sequence[BodyState], positions: np.ndarray) -> bool:
+        """True when every piece still inside the tower is at rest.
+
+        Pieces in the courtyard (``Place.OUT``) are done: they may roll on for a while, but
+        cannot climb back up the ramp. They stay in the world (and are checked against the
+        bounds) until the throw ends.
+        """
+        n = self.numerics
+        v2 = (n.rest_speed * LENGTH) ** 2
+        w2 = n.rest_spin**2
+        moving = [
+            k
+            for k, (_, _, lin, ang) in enumerate(states)
+            if lin[0] ** 2 + lin[1] ** 2 + lin[2] ** 2 > v2
+            or ang[0] ** 2 + ang[1] ** 2 + ang[2] ** 2 > w2
+        ]
+        if not moving:
+            return True
+        places = self.spec.place_of(positions[moving] / LENGTH)
+        return all(place is Place.OUT for place in places)
+
+    def throw(
+        self, pieces: Sequence[Piece], *, observe: Callable[[int, World], None] | None = None
+    ) -> ThrowResult:
+        """Throw ``pieces`` into the tower and simulate until everything rests.
+
+        Parameters
+        ----------
+        pieces : sequence of Piece
+            The pieces thrown, in the order they leave the hand.
+        observe : callable, optional
+            Called as ``observe(step, world)`` after every step, with visual shapes loaded
+            (used by :mod:`tower.physics.render`); it must not change the world.
+
+        Returns
+        -------
+        ThrowResult
+
+        Raises
+        ------
+        EscapeError, NonFiniteStateError
+            The simulation lost a piece; nothing is dropped silently.
+        """
+        for piece in pieces:
+            if piece.kind not in self.geometry.shapes:
+                raise SimulationError(
+                    f"tower {self.spec.name!r} has no shape for {piece.kind.value} pieces; "
+                    f"it knows {sorted(k.value for k in self.geometry.shapes)}"
+                )
+        world, n = self.world, self.numerics
+        first = len(self.pieces)
+        new_ids = list(range(first, first + len(pieces)))
+        self.pieces.extend(pieces)
+        releases = self._release_states(pieces)
+
+        world.reset(visual=observe is not None, hidden=_front_parts(self.geometry))
+        ids: list[int] = []
+        bodies: list[int] = []
+
+        def add(pid: int, st: BodyState) -> None:
+            piece = self.pieces[pid]
+            body = world.add_piece(piece.kind, *(np.asarray(v) for v in st), colour=_colour(piece))
+            ids.append(pid)
+            bodies.append(body)
+
+        for pid in sorted(self.inside):
+            add(pid, self.inside[pid])
+        dt = n.time_step
+        pending = [(round(t / dt), pid, st) for pid, (t, st) in zip(new_ids, releases, strict=True)]
+        max_steps = math.ceil(n.time_cap / dt)
+        step = 0
+        calm = 0
+        while step < max_steps:
+            while pending and pending[0][0] <= step:
+                _, pid, st = pending.pop(0)
+                add(pid, st)
+            world.step()
+            step += 1
+            if observe is not None:
+                observe(step, world)
+            if step % n.check_every == 0:
+                states = [world.state(b) for b in bodies]
+                positions = self._check(ids, states)
+                if n.early_stop and not pending:
+                    calm = calm + 1 if self._settled(states, positions) else 0
+                    if calm >= n.rest_checks:
+                        break
+        states = [world.state(b) for b in bodies]
+        positions = self._check(ids, states)
+        places = self.spec.place_of(positions / LENGTH) if ids else []
+        out: list[int] = []
+        inside: dict[int, BodyState] = {}
+        where: dict[int, Place] = {}
+        for pid, st, place in zip(ids, states, places, strict=True):
+            if place is None:
+                raise EscapeError(
+                    f"throw {self.throws}: piece {pid} ({self.pieces[pid]}) ended outside "
+                    f"the tower at {tuple(np.round(np.asarray(st[0]) / LENGTH, 1))} mm "
+                    f"(seed {self.seed})"
+                )
+            if place is Place.OUT:
+                out.append(pid)
+            else:
+                inside[pid] = st
+                where[pid] = Place(place)
+        before = set(self.inside) | set(new_ids)
+        if set(out) | set(inside) != before or len(out) + len(inside) != len(before):
+            raise SimulationError(f"throw {self.throws}: pieces were lost in accounting")
+        result = ThrowResult(
+            index=self.throws,
+            thrown=tuple(new_ids),
+            out=tuple(sorted(out)),
+            inside=dict(sorted(where.items())),
+            pieces=tuple(self.pieces),
+            sim_time=step * dt,
+            steps=step,
+        )
+        self.inside = inside
+        self.places = dict(sorted(where.items()))
+        self.throws += 1
+        return result
+
+    # -- snapshots ------------------------------------------------------------------------
+
+    def state_json(self) -> dict[str, Any]:
+        """Everything needed to continue this tower exactly, as a JSON-ready dict."""
+        return {
+            "schema": SNAPSHOT_SCHEMA,
+            "units": "cm, g, s (world units); orientation quaternion x, y, z, w",
+            "spec_name": self.spec.name,
+            "spec_toml": self.spec.to_toml(),
+            "seed": self.seed,
+            "throws": self.throws,
+            "params": self.params.to_json(),
+            "numerics": self.numerics.to_json(),
+            "rng": self.rng.bit_generator.state,
+            "pieces": [str(p) for p in self.pieces],
+            "inside": [
+                {
+                    "id": pid,
+                    "place": self.places[pid].value,
+                    "position": list(st[0]),
+                    "orientation": list(st[1]),
+                    "velocity": list(st[2]),
+                    "spin": list(st[3]),
+                }
+                for pid, st in sorted(self.inside.items())
+            ],
+        }
+
+    def snapshot(self, path: str | Path) -> None:
+        """Write :meth:`state_json` to ``path`` atomically (floats round-trip exactly)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.state_json(), indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def restore(
+        cls, path: str | Path, spec: Any | None = None, *, geometry: TowerGeometry | None = None
+    ) -> TowerSim:
+        """Read a snapshot and return a tower that continues exactly where it was saved.
+
+        Parameters
+        ----------
+        path : path
+            A file written by :meth:`snapshot`.
+        spec : TowerSpec, optional
+            The tower; read from the snapshot's embedded TOML if omitted. It must resolve
+            to the same TOML as the snapshot's.
+        """
+        path = str(path)
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SnapshotError(path, f"cannot read: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise SnapshotError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
+        if not isinstance(data, dict) or data.get("schema") != SNAPSHOT_SCHEMA:
+            raise SnapshotError(path, f"expected schema {SNAPSHOT_SCHEMA!r}", field="schema")
+        spec = spec if spec is not None else (geometry.spec if geometry else None)
+        if spec is None:
+            spec = _spec_from_toml(data.get("spec_toml"), path)
+        if spec.to_toml() != data.get("spec_toml"):
+            raise SnapshotError(
+                path, "the tower spec differs from the snapshot's", field="spec_toml"
+            )
+        params = PhysicsParams.from_json(data.get("params"), path=path)
+        try:
+            numerics = Numerics(**data["numerics"])
+            sim = cls(spec, params, int(data["seed"]), numerics=numerics, geometry=geometry)
+            sim.rng.bit_generator.state = data["rng"]
+            sim.pieces = [Piece.parse(p) for p in data["pieces"]]
+            sim.throws = int(data["throws"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(path, f"malformed: {exc}") from None
+        for k, entry in enumerate(data.get("inside", [])):
+            try:
+                pid = int(entry["id"])
+                state = tuple(
+                    tuple(float(x) for x in entry[key])
+                    for key in ("position", "orientation", "velocity", "spin")
+                )
+                if [len(v) for v in state] != [3, 4, 3, 3] or not 0 <= pid < len(sim.pieces):
+                    raise ValueError("wrong vector length or id")
+                sim.inside[pid] = state  # type: ignore[assignment]
+                sim.places[pid] = Place(entry["place"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise SnapshotError(path, f"bad entry: {exc}", field=f"inside[{k}]") from None
+        return sim
+
+
+def _spec_from_toml(text: Any, path: str) -> Any:
+    """Load the tower spec embedded in a snapshot."""
+    if not isinstance(text, str):
+        raise SnapshotError(path, "no embedded tower spec", field="spec_toml")
+    from tower.geometry import load_spec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        spec_path = Path(tmp) / "spec.toml"
+        spec_path.write_text(text, encoding="utf-8")
+        return load_spec(spec_path)
+
+
+def _front_parts(geometry: TowerGeometry) -> frozenset[str]:
+    """Names of the parts cut away when rendering (those named 'front')."""
+    return frozenset(p.name for p in geometry.static if "front" in p.name)

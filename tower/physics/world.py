@@ -1,0 +1,375 @@
+"""The pybullet world: units, numerical settings, the static tower and the pieces.
+
+Units
+-----
+The geometry is in millimetres, grams and seconds. Bullet's tolerances (the contact
+breaking threshold 0.02, the default collision margin 0.04, the sleeping thresholds
+0.8/1.0) are tuned for bodies about one unit large; a 13 mm keshi in SI units would be
+0.013 units, smaller than the margin, and jitters or sinks. The world therefore uses
+**1 unit = 1 cm** (``LENGTH = 0.1`` units per mm) and grams: a keshi is about one unit,
+gravity is 981 units/s², a piece falling the full height of the tower reaches about
+250 units/s.
+
+Numerics (:class:`Numerics`)
+----------------------------
+- Time step 1/240 s: at the fastest speeds a piece moves 1 unit (10 mm) per step, less than
+  its own size, so discrete collision detection does not miss a floor or a wall.
+  At 1/120 s pieces were seen to tunnel through the 2 mm courtyard floor.
+- CCD as a safety net: every piece gets a swept sphere of 40 % of its smallest
+  half-size (pybullet sets the motion threshold to half of that), so any step that moves a
+  piece farther than about 1 mm is checked by a sweep against the static tower.
+- Collision margins stay at pybullet's mesh default (0.001 units = 0.01 mm): Bullet's
+  generic default of 0.04 units would round every piece by 0.4 mm, and changing the margin
+  of a convex hull after creation (``changeDynamics(collisionMargin=...)``) was seen to
+  leave keshis resting tilted on an edge.
+- 12 solver iterations (pybullet's default is 50): the contact problems are a handful of
+  pieces resting on a floor, which converge long before that.
+- ``deterministicOverlappingPairs`` so the order of contact pairs, and hence the solver's
+  order, does not depend on memory layout.
+- A throw ends when every piece has been at rest (speed below ``rest_speed`` and angular
+  speed below ``rest_spin``) for ``rest_checks`` consecutive checks, taken every
+  ``check_every`` steps, or at ``time_cap``. Bullet's own sleeping is on, so bodies that
+  rest for a while cost nothing.
+
+:meth:`Numerics.pybullet_defaults` gives pybullet's default engine settings (50 solver
+iterations, default margins, no CCD, no sleeping, no early stop): the benchmark's baseline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pybullet as pb
+
+from tower.physics.params import PhysicsParams
+from tower.pieces import Kind
+
+#: World units per millimetre (1 unit = 1 cm).
+LENGTH = 0.1
+#: Gravity in world units per s².
+GRAVITY = 9810.0 * LENGTH
+
+#: Kinds made of the keshi wood density; the others use the pawn density.
+KESHI_LIKE = frozenset({Kind.KESHI, Kind.EXPERT, Kind.CUBE})
+
+
+@dataclass(frozen=True)
+class Numerics:
+    """Numerical settings of the simulation (not physical parameters; not calibrated).
+
+    Parameters
+    ----------
+    time_step : float
+        Seconds per step.
+    solver_iterations : int
+        Bullet's sequential-impulse iterations per step.
+    margin : float or None
+        Collision margin in mm, or ``None`` for pybullet's default (recommended).
+    ccd : bool
+        Continuous collision detection on pieces.
+    sleeping : bool
+        Let Bullet deactivate resting bodies.
+    early_stop : bool
+        End the throw as soon as everything rests; otherwise run to ``time_cap``.
+    check_every : int
+        Steps between two checks of the pieces (NaN, escape, rest).
+    rest_speed, rest_spin : float
+        Below these (mm/s, rad/s) a piece counts as at rest.
+    rest_checks : int
+        Consecutive checks at rest that end a throw.
+    time_cap : float
+        Longest throw in simulated seconds.
+    """
+
+    time_step: float = 1.0 / 240.0
+    solver_iterations: int = 12
+    margin: float | None = None  # mm; None keeps pybullet's default
+    ccd: bool = True
+    sleeping: bool = True
+    early_stop: bool = True
+    check_every: int = 8
+    rest_speed: float = 15.0
+    rest_spin: float = 1.0
+    rest_checks: int = 3
+    time_cap: float = 8.0
+
+    @classmethod
+    def pybullet_defaults(cls) -> Numerics:
+        """pybullet's default engine settings, no sleeping, no early stop (the baseline)."""
+        return cls(solver_iterations=50, margin=None, ccd=False, sleeping=False, early_stop=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class PieceShape:
+    """A piece kind ready for Bullet: convex hulls in world units, volume and inertia.
+
+    Parameters
+    ----------
+    hulls : tuple of (n, 3) float
+        Vertices of each convex part, body frame, origin at the centre of mass, world units.
+    volume : float
+        Volume in cm³ (world units cubed).
+    inertia : (3,) float
+        Diagonal of the inertia tensor per unit density (g/cm³ -> g·cm²).
+    half_size : float
+        Smallest half-extent of the piece (world units), used for CCD.
+    radius : float
+        Largest distance of a vertex from the centre of mass (world units).
+    """
+
+    hulls: tuple[np.ndarray, ...]
+    volume: float
+    inertia: np.ndarray
+    half_size: float
+    radius: float
+
+
+@dataclass(frozen=True)
+class StaticPart:
+    """One convex part of the tower, vertices in world units."""
+
+    name: str
+    vertices: np.ndarray
+
+
+@dataclass(frozen=True)
+class TowerGeometry:
+    """Everything physics needs from a tower spec, converted once to world units.
+
+    Building it meshes the tower (slow); a batch builds it once and reuses it for every
+    tower. ``spec`` is kept for :meth:`place_of`, bounds and the release zone.
+    """
+
+    spec: Any
+    static: tuple[StaticPart, ...]
+    shapes: dict[Kind, PieceShape]
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> TowerGeometry:
+        """Mesh ``spec`` with :func:`tower.geometry.tower_parts` and ``piece_parts``."""
+        from tower.geometry import piece_mesh, piece_parts, tower_parts
+
+        static = [(part.name, part.mesh) for part in tower_parts(spec)]
+        pieces = {
+            kind: (piece_parts(ps), piece_mesh(ps)) for kind, ps in sorted(spec.pieces.items())
+        }
+        return cls.from_meshes(spec, static, pieces)
+
+    @classmethod
+    def from_meshes(
+        cls,
+        spec: Any,
+        static: list[tuple[str, Any]],
+        pieces: dict[Kind, tuple[list[Any], Any]],
+    ) -> TowerGeometry:
+        """Build from trimesh meshes in mm: static ``(name, mesh)`` parts and, per kind,
+        ``(convex parts, visual mesh)`` in the piece's centre-of-mass frame."""
+        parts = tuple(
+            StaticPart(name, np.asarray(mesh.vertices, dtype=float) * LENGTH)
+            for name, mesh in static
+        )
+        shapes = {}
+        for kind, (hulls, visual) in pieces.items():
+            inertia = np.asarray(visual.moment_inertia, dtype=float)
+            # moment_inertia is about the centre of mass for density 1 (mm^5); the frame's
+            # origin is the centre of mass by contract, so only convert units.
+            extents = np.asarray(visual.extents, dtype=float)
+            verts = tuple(np.asarray(h.vertices, dtype=float) * LENGTH for h in hulls)
+            shapes[kind] = PieceShape(
+                hulls=verts,
+                volume=float(visual.volume) * LENGTH**3,
+                inertia=np.diag(inertia).copy() * LENGTH**5,
+                half_size=float(extents.min()) / 2 * LENGTH,
+                radius=float(max(np.linalg.norm(v, axis=1).max() for v in verts)),
+            )
+        return cls(spec, parts, shapes)
+
+
+def _combine(total: float, other: float) -> float:
+    """Bullet multiplies the coefficients of the two bodies; split ``total`` so that a
+    piece's own coefficient is ``sqrt(piece-piece)`` and the tower's completes ``total``."""
+    return total / other if other > 0 else 0.0
+
+
+class World:
+    """A pybullet DIRECT client holding one tower and its pieces.
+
+    The world is rebuilt from scratch (:meth:`reset`) at the start of every throw, then
+    pieces are added in a canonical order, so a throw depends only on the recorded state of
+    the pieces and never on contact caches left by earlier throws.
+    """
+
+    def __init__(self, geometry: TowerGeometry, params: PhysicsParams, numerics: Numerics):
+        self.geometry = geometry
+        self.params = params
+        self.numerics = numerics
+        self.client = pb.connect(pb.DIRECT)
+        self.static_ids: list[int] = []
+        self._visual = False
+
+    def close(self) -> None:
+        if self.client >= 0:
+            pb.disconnect(self.client)
+            self.client = -1
+
+    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+        with contextlib.suppress(Exception):
+            self.close()
+
+    # -- world setup ---------------------------------------------------------------------
+
+    def reset(self, *, visual: bool = False, hidden: frozenset[str] = frozenset()) -> None:
+        """Empty the world and load the static tower (parts named in ``hidden`` are left
+        out of the visual shapes, e.g. the front wall when rendering)."""
+        c, n = self.client, self.numerics
+        pb.resetSimulation(physicsClientId=c)
+        pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
+        engine: dict[str, Any] = {
+            "fixedTimeStep": n.time_step,
+            "numSubSteps": 0,
+            "deterministicOverlappingPairs": 1,
+        }
+        if n.solver_iterations != 50:
+            engine["numSolverIterations"] = n.solver_iterations
+        pb.setPhysicsEngineParameter(physicsClientId=c, **engine)
+        self._visual = visual
+        p = self.params
+        tower_friction = _combine(p.friction_cardboard, np.sqrt(p.friction_piece))
+        tower_restitution = np.sqrt(p.restitution)
+        self.static_ids = []
+        for part in self.geometry.static:
+            shape = pb.createCollisionShape(
+                pb.GEOM_MESH, vertices=part.vertices.tolist(), physicsClientId=c
+            )
+            vis = -1
+            if visual and part.name not in hidden:
+                vis = pb.createVisualShape(
+                    pb.GEOM_MESH,
+                    vertices=part.vertices.tolist(),
+                    indices=_hull_indices(part.vertices),
+                    rgbaColor=_part_colour(part.name),
+                    physicsClientId=c,
+                )
+            body = pb.createMultiBody(0, shape, vis, useMaximalCoordinates=True, physicsClientId=c)
+            dyn: dict[str, Any] = {
+                "lateralFriction": tower_friction,
+                "restitution": tower_restitution,
+                "rollingFriction": 0.0,
+                "spinningFriction": 0.0,
+            }
+            if n.margin is not None:
+                dyn["collisionMargin"] = n.margin * LENGTH
+            pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
+            self.static_ids.append(body)
+
+    def add_piece(
+        self,
+        kind: Kind,
+        position: np.ndarray,
+        orientation: np.ndarray,
+        velocity: np.ndarray,
+        spin: np.ndarray,
+        colour: tuple[float, float, float, float] | None = None,
+    ) -> int:
+        """Add one dynamic piece; position in world units, velocity in world units/s."""
+        c, n, p = self.client, self.numerics, self.params
+        shape = self.geometry.shapes[kind]
+        if len(shape.hulls) == 1:
+            col = pb.createCollisionShape(
+                pb.GEOM_MESH, vertices=shape.hulls[0].tolist(), physicsClientId=c
+            )
+        else:
+            col = pb.createCollisionShapeArray(
+                [pb.GEOM_MESH] * len(shape.hulls),
+                vertices=[h.tolist() for h in shape.hulls],
+                physicsClientId=c,
+            )
+        vis = -1
+        if self._visual:
+            verts = np.concatenate(shape.hulls)
+            vis = pb.createVisualShape(
+                pb.GEOM_MESH,
+                vertices=verts.tolist(),
+                indices=_hulls_indices(shape.hulls),
+                rgbaColor=colour or (0.8, 0.2, 0.2, 1.0),
+                physicsClientId=c,
+            )
+        density = p.density_keshi if kind in KESHI_LIKE else p.density_pawn
+        body = pb.createMultiBody(
+            density * shape.volume,
+            col,
+            vis,
+            basePosition=position.tolist(),
+            baseOrientation=orientation.tolist(),
+            useMaximalCoordinates=True,
+            physicsClientId=c,
+        )
+        dyn: dict[str, Any] = {
+            "mass": density * shape.volume,  # must accompany the inertia (pybullet zeroes it)
+            "localInertiaDiagonal": (density * shape.inertia).tolist(),
+            "lateralFriction": float(np.sqrt(p.friction_piece)),
+            "restitution": float(np.sqrt(p.restitution)),
+            "rollingFriction": p.rolling_friction * LENGTH,
+            "spinningFriction": p.spinning_friction * LENGTH,
+            "linearDamping": 0.0,
+            "angularDamping": 0.0,
+            "activationState": (
+                pb.ACTIVATION_STATE_ENABLE_SLEEPING
+                if n.sleeping
+                else pb.ACTIVATION_STATE_DISABLE_SLEEPING
+            ),
+        }
+        if n.margin is not None:
+            dyn["collisionMargin"] = n.margin * LENGTH
+        if n.ccd:
+            dyn["ccdSweptSphereRadius"] = 0.4 * shape.half_size
+        pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
+        pb.resetBaseVelocity(body, velocity.tolist(), spin.tolist(), physicsClientId=c)
+        return body
+
+    def remove(self, body: int) -> None:
+        pb.removeBody(body, physicsClientId=self.client)
+
+    def step(self) -> None:
+        pb.stepSimulation(physicsClientId=self.client)
+
+    def state(self, body: int) -> tuple[tuple, tuple, tuple, tuple]:
+        """``(position, orientation xyzw, velocity, spin)`` of a body, world units."""
+        c = self.client
+        pos, orn = pb.getBasePositionAndOrientation(body, physicsClientId=c)
+        lin, ang = pb.getBaseVelocity(body, physicsClientId=c)
+        return pos, orn, lin, ang
+
+
+def _hull_indices(vertices: np.ndarray) -> list[int]:
+    """Outward-wound triangle indices of the convex hull of ``vertices`` (visual shapes)."""
+    import trimesh
+
+    hull = trimesh.convex.convex_hull(vertices)
+    # map hull vertices back onto the given vertex list
+    index = {tuple(v): i for i, v in enumerate(np.asarray(vertices).tolist())}
+    return [index[tuple(hull.vertices[j].tolist())] for j in hull.faces.ravel()]
+
+
+def _hulls_indices(hulls: tuple[np.ndarray, ...]) -> list[int]:
+    out: list[int] = []
+    offset = 0
+    for h in hulls:
+        out.extend(i + offset for i in _hull_indices(h))
+        offset += len(h)
+    return out
+
+
+def _part_colour(name: str) -> tuple[float, float, float, float]:
+    """Cardboard brown for the tube, lighter for floors and ramp, sand for the courtyard."""
+    if "court" in name:
+        return (0.85, 0.78, 0.6, 1.0)
+    if "floor" in name or "ramp" in name:
+        return (0.75, 0.6, 0.4, 1.0)
+    return (0.55, 0.4, 0.25, 1.0)
