@@ -19,7 +19,12 @@ COMMANDS: dict[str, str] = {
     "battle": "tower.cli.battle:battle",
     "bench": "tower.cli.bench:bench",
     "demo": "tower.cli.demo:demo",
+    "distill": "tower.cli.distill:distill",
+    "stats": "tower.cli.stats:stats",
+    "validate-model": "tower.cli.validate_model:validate_model",
     "record": "tower.cli.record:record",
+    "record-synthetic": "tower.cli.record_synthetic:record_synthetic",
+    "calibrate": "tower.cli.calibrate:calibrate",
     "meshes": "tower.cli.meshes:meshes",
     "selfplay": "tower.cli.selfplay:selfplay",
 }

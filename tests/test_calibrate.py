@@ -1,0 +1,278 @@
+"""Calibration: parameter recovery on a stand-in tower, caching and resume, Dask, the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tower.calibration.calibrate import Settings, calibrate
+from tower.calibration.execute import ReplayRunner, read_cache
+from tower.calibration.fit import Emulator, make_task, sample_posterior
+from tower.calibration.params_file import load_params, save_params
+from tower.calibration.recording import Session, read_recording, write_recording
+from tower.calibration.simulators import Parameter, Plan, sessions_from_outs
+from tower.calibration.synthetic import synthetic_plan, synthetic_recording
+from tower.cli import cli, main
+from tower.errors import InputFileError
+from tower.physics.params import PhysicsParams
+
+BAD = Path(__file__).parent / "data" / "bad_recordings"
+TRUTH = {"toy.pass": 0.7, "toy.leak": 0.25, "toy.paint": 0.4}
+CALLS = {"n": 0}
+
+
+@dataclass(frozen=True)
+class ToyTower:
+    """A stand-in tower with a known answer.
+
+    A thrown piece falls straight through with chance ``pass``; otherwise it lodges. Each
+    lodged piece leaks out with chance ``leak`` per throw. ``paint`` (the colour of the
+    tower's inside) changes nothing: it is not identifiable, by construction.
+    """
+
+    name: str = "toy"
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]:
+        return (
+            Parameter("toy.pass", 0.3, 0.95, "1", "straight-through chance"),
+            Parameter("toy.leak", 0.05, 0.6, "1", "chance a lodged piece comes out"),
+            Parameter("toy.paint", 0.0, 1.0, "1", "irrelevant"),
+        )
+
+    def base_theta(self) -> dict[str, float]:
+        return dict(TRUTH)
+
+    def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
+        CALLS["n"] += 1
+        rng = random.Random(seed)
+        outs = []
+        for p in plan:
+            inside: list[str] = []
+            session_outs = []
+            for counts in (*p.warmup, *p.throws):
+                out: dict[str, int] = {}
+                stay = []
+                for colour in inside:
+                    if rng.random() < theta["toy.leak"]:
+                        out[colour] = out.get(colour, 0) + 1
+                    else:
+                        stay.append(colour)
+                for colour, n in counts.items():
+                    for _ in range(n):
+                        if rng.random() < theta["toy.pass"]:
+                            out[colour] = out.get(colour, 0) + 1
+                        else:
+                            stay.append(colour)
+                inside = stay
+                session_outs.append(out)
+            outs.append(session_outs[len(p.warmup) :])
+        return sessions_from_outs(plan, outs)
+
+
+def _toy_recording(path: Path, throws: int = 200) -> Path:
+    rec = synthetic_recording(ToyTower(), TRUTH, synthetic_plan(throws, 12), seed=11, tower="toy")
+    write_recording(rec, path)
+    return path
+
+
+SMALL = Settings(budget=60, checks=12, workers=1, progress=False, seed=3)
+
+
+@pytest.fixture(scope="module")
+def toy_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    tmp = tmp_path_factory.mktemp("toy")
+    rec = _toy_recording(tmp / "toy.jsonl")
+    return rec, calibrate(rec, tmp / "out", settings=SMALL, simulator=ToyTower())
+
+
+def test_parameter_recovery_on_the_stand_in(toy_run: tuple[Path, object]) -> None:
+    _, done = toy_run
+    fits = {f.parameter.name: f for f in done.result.fits}
+    for name in ("toy.pass", "toy.leak"):
+        f = fits[name]
+        assert f.identifiable, (name, f.width_ratio)
+        assert f.low <= TRUTH[name] <= f.high, (name, f.low, f.high)
+        assert f.width_ratio < 0.5
+    paint = fits["toy.paint"]
+    assert not paint.identifiable
+    assert "barely depend on it" in paint.reason()
+
+
+def test_outputs_and_report(toy_run: tuple[Path, object]) -> None:
+    _, done = toy_run
+    out = done.out_dir
+    files = ["report.md", "params.json", "posterior.csv", "fit.json", "posterior.png"]
+    files += ["out_by_n.png", "inside_over_time.png", "fresh_old.png", "colour_mixing.png"]
+    for name in files:
+        assert (out / name).stat().st_size > 0, name
+    report = (out / "report.md").read_text()
+    assert "90% interval" in report and "## Not identifiable" in report
+    assert "`toy.paint`: the statistics barely depend on it" in report
+    assert "| mean pieces inside |" in report and "| colour mixing" in report
+    names = {c.name for c in done.checks}
+    assert {"mean out per throw, 12 in", "share of out just thrown"} <= names
+    assert all(0 < c.p_value <= 1 for c in done.checks)
+    samples = np.loadtxt(out / "posterior.csv", delimiter=",", skiprows=1)
+    assert samples.shape == (4000, 3)
+    fit_json = json.loads((out / "fit.json").read_text())
+    assert fit_json["parameters"]["toy.leak"]["identifiable"] is True
+
+
+def test_resume_uses_the_cache_and_is_deterministic(
+    toy_run: tuple[Path, object], tmp_path: Path
+) -> None:
+    rec, done = toy_run
+    cache = done.out_dir / "cache" / "replays.jsonl"
+    n_cached = len(read_cache(cache))
+    assert n_cached == SMALL.budget + SMALL.checks
+    # an interrupted run: keep half the cache, with a torn last line
+    lines = cache.read_text().splitlines(keepends=True)
+    again = tmp_path / "again"
+    (again / "cache").mkdir(parents=True)
+    (again / "cache" / "replays.jsonl").write_text("".join(lines[:30]) + lines[30][:40])
+    before = CALLS["n"]
+    calibrate(rec, again, settings=SMALL, simulator=ToyTower())
+    assert CALLS["n"] - before == n_cached - 30  # only the missing replays ran
+    assert len(read_cache(again / "cache" / "replays.jsonl")) == n_cached
+    first = (done.out_dir / "posterior.csv").read_bytes()
+    assert (again / "posterior.csv").read_bytes() == first  # bit for bit
+
+
+def test_dask_local_cluster_gives_the_same_fit(
+    toy_run: tuple[Path, object], tmp_path: Path
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    rec, done = toy_run
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        settings = Settings(**{**SMALL.__dict__, "scheduler": cluster.scheduler_address})
+        dask_run = calibrate(rec, tmp_path / "dask", settings=settings, simulator=ToyTower())
+    assert (tmp_path / "dask" / "posterior.csv").read_bytes() == (
+        done.out_dir / "posterior.csv"
+    ).read_bytes()
+    assert [c.p_value for c in dask_run.checks] == [c.p_value for c in done.checks]
+
+
+def test_local_process_pool(tmp_path: Path) -> None:
+    plan = synthetic_plan(20, 6)
+    tasks = [make_task(ToyTower(), TRUTH, seed, plan) for seed in range(4)]
+    pooled = ReplayRunner(ToyTower(), tmp_path / "a.jsonl", workers=2, progress=False)(tasks, "x")
+    serial = ReplayRunner(ToyTower(), tmp_path / "b.jsonl", workers=1, progress=False)(tasks, "x")
+    assert pooled == serial
+
+
+def test_emulator_and_sampler_recover_a_known_gaussian() -> None:
+    rng = np.random.default_rng(0)
+    u = rng.random((80, 2))
+    mean = np.stack([u[:, 0] + 0.5 * u[:, 1] ** 2, u[:, 1] - u[:, 0] * u[:, 1]], axis=1)
+    stats = mean + rng.normal(scale=0.01, size=mean.shape)
+    em = Emulator.fit(u, stats)
+    assert np.all(em.loo_r2 > 0.99)
+    assert np.allclose(np.sqrt(np.diag(em.cov)), 0.01, rtol=0.4)
+    target = np.array([0.3, 0.6])
+    observed = np.array([0.3 + 0.5 * 0.36, 0.6 - 0.18])
+    samples, ess = sample_posterior(lambda z: em.loglik(z, observed), 2, rng)
+    assert ess > 1000
+    lo, hi = np.quantile(samples, [0.05, 0.95], axis=0)
+    assert np.all(lo <= target) and np.all(target <= hi)
+    assert np.all(hi - lo < 0.2)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in BAD.iterdir()))
+def test_cli_rejects_malformed_recordings_without_output(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as info:
+        main(["calibrate", str(BAD / name), "--out", str(out), "--simulator", "baseline"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {BAD / name}:") and ": field " in err
+    assert not out.exists()
+
+
+def test_cli_end_to_end_with_the_baseline_model(tmp_path: Path) -> None:
+    runner = CliRunner()
+    rec = tmp_path / "syn.csv"
+    result = runner.invoke(
+        cli,
+        ["record-synthetic", "--simulator", "baseline", "--throws", "120", "--pieces", "9",
+         "--seed", "2", "--out", str(rec)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    recording = read_recording(rec)
+    assert recording.synthetic and recording.n_throws == 120
+    truth = recording.meta["truth"]["theta"]
+    assert truth == {"model.p_fresh": 2 / 3, "model.p_old": 1 / 3}
+    out = tmp_path / "out"
+    result = runner.invoke(
+        cli,
+        ["calibrate", str(rec), "--out", str(out), "--simulator", "baseline", "--budget", "40",
+         "--checks", "8", "--workers", "1", "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "model.p_fresh" in result.output and "90% [" in result.output
+    data = json.loads((out / "params.json").read_text())
+    assert data["schema"] == "tower.params/1"
+    intervals = data["calibration"]["parameters"]
+    for name in truth:
+        fitted = intervals[name]
+        assert 0 <= fitted["q05"] <= fitted["median"] <= fitted["q95"] <= 1
+        assert data["model"][name.removeprefix("model.")] == fitted["median"]
+    # p_fresh is pinned down to about +-0.02 by 120 throws (see the slow coverage test)
+    assert abs(data["model"]["p_fresh"] - 2 / 3) < 0.06
+
+
+def test_params_file_formats_and_errors(tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    save_params(path, preset="marrakesh", geometry={"floors.0.tilt": 9.0},
+                physics=PhysicsParams().with_values({"friction_piece": 0.5}))  # fmt: skip
+    overrides, physics = load_params(path)
+    assert overrides == {"floors.0.tilt": 9.0} and physics.friction_piece == 0.5
+    bare = tmp_path / "bare.json"
+    PhysicsParams().with_values({"restitution": 0.1}).dump(bare)
+    assert load_params(bare) == ({}, PhysicsParams().with_values({"restitution": 0.1}))
+    data = json.loads(path.read_text())
+    data["geometry"]["floors.0.tilt"] = "steep"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputFileError) as info:
+        load_params(path)
+    assert info.value.field == "geometry.floors.0.tilt"
+    path.write_text(json.dumps({"schema": "tower.params/9"}))
+    with pytest.raises(InputFileError, match="wrong schema"):
+        load_params(path)
+    data = {"schema": "tower.params/1", "physics": {"restitution": -1}}
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputFileError) as info:
+        load_params(path)
+    assert info.value.field == "restitution"
+
+
+@pytest.mark.slow
+def test_interval_coverage_on_the_baseline_model() -> None:
+    """Frequentist check of the 90% intervals: 30 recordings at random true values."""
+    from tower.calibration.fit import fit, simulate_task
+    from tower.calibration.simulators import BaselineSimulator
+    from tower.calibration.synthetic import draw_from_prior
+
+    sim = BaselineSimulator()
+    plan = synthetic_plan(150, 12)
+
+    def execute(tasks: list[dict], label: str) -> list[dict]:
+        return [simulate_task(sim, t) for t in tasks]
+
+    hits = np.zeros(2)
+    for rep in range(30):
+        truth = {k: 0.1 + 0.8 * v for k, v in draw_from_prior(sim.parameters, rep + 100).items()}
+        result = fit(sim, sim.simulate(truth, plan, rep + 7), plan, execute, budget=40, seed=rep)
+        hits += [f.low <= truth[f.parameter.name] <= f.high for f in result.fits]
+    assert np.all(hits / 30 >= 0.75), hits / 30

@@ -1,0 +1,260 @@
+"""``tower calibrate`` as a function: hold out, fit, check, and write everything into DIR.
+
+Outputs (all written atomically; the replay cache makes a rerun resume):
+
+- ``params.json``: posterior medians as a ``tower.params/1`` file, with every parameter's
+  90% interval in its ``calibration`` block (:mod:`tower.calibration.params_file`);
+- ``posterior.csv``: the posterior samples, one column per parameter;
+- ``fit.json``: intervals, identifiability and diagnostics;
+- ``report.md`` and PNGs: the goodness-of-fit report (:mod:`tower.calibration.report`);
+- ``cache/replays.jsonl``: every simulated replay, keyed by simulator, theta, seed and plan.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tower.calibration.execute import ReplayRunner
+from tower.calibration.fit import FitResult, derive_seed, fit, make_task
+from tower.calibration.recording import Recording, atomic_write_text, key_piece, read_recording
+from tower.calibration.report import Check, write_report
+from tower.calibration.simulators import (
+    BaselineSimulator,
+    PhysicsSimulator,
+    Simulator,
+    physics_parameters,
+    plan_of,
+    sessions_from_outs,
+    split_theta,
+)
+from tower.errors import TowerError
+from tower.pieces import Kind
+
+#: Default number of design replays (each replays the training throws once). With the
+#: physics simulator at ~10 throws/s/core, 160 replays of 150 throws take ~20 minutes on two
+#: cores, plus the predictive checks.
+DEFAULT_BUDGET = 160
+DEFAULT_CHECKS = 24
+SIMULATORS = ("physics", "baseline")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Knobs of a calibration run (the CLI's options)."""
+
+    budget: int = DEFAULT_BUDGET
+    holdout: float = 0.25
+    seed: int = 0
+    checks: int = DEFAULT_CHECKS
+    waves: int = 2
+    scheduler: str | None = None
+    workers: int | None = None
+    progress: bool = True
+
+
+@dataclass
+class Calibration:
+    """What a run produced."""
+
+    result: FitResult
+    checks: list[Check]
+    out_dir: Path
+    seconds: float
+
+
+def split_holdout(recording: Recording, holdout: float) -> list[int]:
+    """Number of training throws per session: the held-out part is each session's tail."""
+    if not 0 <= holdout < 1:
+        raise TowerError(f"--holdout must be in [0, 1), got {holdout}")
+    return [len(s.throws) - math.floor(holdout * len(s.throws)) for s in recording.sessions]
+
+
+def default_physics_fit(
+    recording: Recording, preset: str, base_physics: dict[str, Any]
+) -> tuple[str, ...]:
+    """The physics parameters a recording can speak to.
+
+    Left out: ``density_pawn`` when no pawn was thrown, ``stream_interval`` unless the
+    release mode is ``stream``.
+    """
+    kinds = {key_piece(k).kind for s in recording.sessions for t in s.throws for k in t.pieces_in}
+    skip = set()
+    if not kinds & {Kind.WATCHMAN, Kind.BRIGAND}:
+        skip.add("physics.density_pawn")
+    if base_physics.get("release_mode", "all") != "stream":
+        skip.add("physics.stream_interval")
+    return tuple(p.name for p in physics_parameters(preset) if p.name not in skip)
+
+
+def make_simulator(
+    name: str,
+    recording: Recording,
+    *,
+    preset: str = "marrakesh",
+    fit_names: Sequence[str] | None = None,
+    base_geometry: dict[str, float] | None = None,
+    base_physics: dict[str, Any] | None = None,
+) -> Simulator:
+    """The simulator a calibration fits, by name (:data:`SIMULATORS`)."""
+    if name == "baseline":
+        return BaselineSimulator()
+    if name != "physics":
+        raise TowerError(f"unknown simulator {name!r}; expected one of {SIMULATORS}")
+    base_physics = base_physics or {}
+    every = {p.name for p in physics_parameters(preset)}
+    chosen = tuple(fit_names) if fit_names else default_physics_fit(recording, preset, base_physics)
+    unknown = sorted(set(chosen) - every)
+    if unknown:
+        raise TowerError(f"unknown parameter(s) to fit {unknown}; known: {sorted(every)}")
+    return PhysicsSimulator(
+        preset,
+        chosen,
+        tuple(sorted((base_geometry or {}).items())),
+        tuple(sorted(base_physics.items())),
+    )
+
+
+def _samples_csv(result: FitResult) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([p.name for p in result.parameters])
+    writer.writerows([[f"{v:.6g}" for v in row] for row in result.samples])
+    return buf.getvalue()
+
+
+def _save_params(
+    path: Path, simulator: Simulator, result: FitResult, extra: dict[str, Any]
+) -> None:
+    from tower.calibration.params_file import save_params
+    from tower.physics.params import PhysicsParams
+
+    medians = result.medians()
+    calibration = {**extra, **result.to_json()}
+    if isinstance(simulator, PhysicsSimulator):
+        geometry, physics = split_theta(medians)
+        save_params(
+            path,
+            preset=simulator.preset,
+            geometry={**dict(simulator.base_geometry), **geometry},
+            physics=PhysicsParams().with_values({**dict(simulator.base_physics), **physics}),
+            calibration=calibration,
+        )
+    else:
+        model = {k.removeprefix("model."): v for k, v in medians.items()}
+        save_params(
+            path, preset=extra.get("preset", "marrakesh"), model=model, calibration=calibration
+        )
+
+
+def calibrate(
+    recording_path: str | Path,
+    out_dir: str | Path,
+    simulator_name: str = "physics",
+    settings: Settings | None = None,
+    *,
+    preset: str = "marrakesh",
+    fit_names: Sequence[str] | None = None,
+    params_path: str | Path | None = None,
+    simulator: Simulator | None = None,
+) -> Calibration:
+    """Calibrate a simulator against a recording and write the outputs into ``out_dir``.
+
+    The recording (and ``params_path``) are validated before anything is written.
+    ``simulator`` overrides ``simulator_name`` (for other simulators, e.g. in tests).
+    """
+    settings = settings or Settings()
+    recording_path, out_dir = Path(recording_path), Path(out_dir)
+    recording = read_recording(recording_path)
+    base_geometry: dict[str, float] = {}
+    base_physics: dict[str, Any] = {}
+    if params_path is not None:
+        from tower.calibration.params_file import load_params
+
+        base_geometry, physics = load_params(params_path)
+        base_physics = physics.to_json()
+        base_physics.pop("schema")
+    if simulator is None:
+        simulator = make_simulator(
+            simulator_name, recording, preset=preset, fit_names=fit_names,
+            base_geometry=base_geometry, base_physics=base_physics,
+        )  # fmt: skip
+    n_train = split_holdout(recording, settings.holdout)
+    training = [
+        s.with_throws(s.throws[:n]) for s, n in zip(recording.sessions, n_train, strict=True)
+    ]
+    if sum(len(s.throws) for s in training) < 10:
+        raise TowerError(f"{recording_path}: fewer than 10 training throws; record more throws")
+    start = time.perf_counter()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runner = ReplayRunner(
+        simulator,
+        out_dir / "cache" / "replays.jsonl",
+        scheduler=settings.scheduler,
+        workers=settings.workers,
+        progress=settings.progress,
+    )
+    result = fit(
+        simulator,
+        training,
+        plan_of(training),
+        runner,
+        budget=settings.budget,
+        seed=settings.seed,
+        waves=settings.waves,
+    )
+    reps_full = []
+    if any(len(s.throws) > n for s, n in zip(recording.sessions, n_train, strict=True)):
+        rng = np.random.default_rng(derive_seed(settings.seed, 5))
+        rows = result.samples[rng.choice(len(result.samples), settings.checks, replace=False)]
+        full_plan = plan_of(recording.sessions)
+        tasks = [
+            make_task(simulator, result.theta(row), derive_seed(settings.seed, 6, i), full_plan)
+            for i, row in enumerate(rows)
+        ]
+        reps_full = [
+            sessions_from_outs(full_plan, r["outs"])
+            for r in runner(tasks, "predictive checks")
+            if r is not None
+        ]
+    seconds = time.perf_counter() - start
+    truth = {k: float(v) for k, v in recording.meta.get("truth", {}).get("theta", {}).items()}
+    shown = {
+        "simulator": f"`{simulator!r}`",
+        "design budget": f"{settings.budget} replays in {settings.waves} waves",
+        "seed": settings.seed,
+        "run time": f"{seconds:.0f} s",
+    }
+    checks = write_report(
+        out_dir,
+        recording_path=recording_path,
+        recording=recording,
+        result=result,
+        n_train=n_train,
+        reps_full=reps_full,
+        truth=truth,
+        settings=shown,
+    )
+    extra = {
+        "recording": recording_path.name,
+        "preset": preset,
+        "holdout": settings.holdout,
+        "seed": settings.seed,
+        "seconds": round(seconds, 1),
+        "checks": [asdict(c) for c in checks],
+    }
+    atomic_write_text(out_dir / "posterior.csv", _samples_csv(result))
+    atomic_write_text(
+        out_dir / "fit.json", json.dumps({**extra, **result.to_json()}, indent=2) + "\n"
+    )
+    _save_params(out_dir / "params.json", simulator, result, extra)
+    return Calibration(result, checks, out_dir, seconds)

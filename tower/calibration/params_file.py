@@ -1,0 +1,120 @@
+"""The fitted-parameters file that every ``tower`` command accepts through ``--params FILE``.
+
+A JSON object, schema ``tower.params/1``::
+
+    {"schema": "tower.params/1",
+     "preset": "marrakesh",                       # the preset the geometry overrides apply to
+     "geometry": {"floors.0.hole_scale": 1.07},   # spec.with_values() overrides (may be empty)
+     "physics": {"schema": "tower.physics-params/1", "restitution": 0.21, ...},
+     "model": {"p_fresh": 0.66, "p_old": 0.31},   # optional: fitted two-chance model
+     "calibration": {...}}                        # optional: how it was fitted (intervals...)
+
+The point values are posterior medians; ``calibration.parameters`` keeps every parameter's
+90% credible interval next to it, so a fitted value never travels without its uncertainty.
+A bare physics file (``tower.physics-params/1``, as written by ``PhysicsParams.dump``) is
+accepted too and means "no geometry overrides".
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from tower.physics.params import PhysicsParams
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = pathlib.Path(tmp) / "p.json"
+...     save_params(
+...         path,
+...         preset="marrakesh",
+...         geometry={"floors.0.tilt": 8.0},
+...         physics=PhysicsParams().with_values({"restitution": 0.2}),
+...     )
+...     overrides, physics = load_params(path)
+>>> overrides, physics.restitution
+({'floors.0.tilt': 8.0}, 0.2)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tower.calibration.recording import atomic_write_text
+from tower.errors import InputFileError
+from tower.physics.params import SCHEMA as PHYSICS_SCHEMA
+from tower.physics.params import PhysicsParams
+
+SCHEMA = "tower.params/1"
+
+
+def save_params(
+    path: str | Path,
+    *,
+    preset: str,
+    geometry: Mapping[str, float] | None = None,
+    physics: PhysicsParams | None = None,
+    model: Mapping[str, float] | None = None,
+    calibration: Mapping[str, Any] | None = None,
+) -> None:
+    """Write a params file atomically."""
+    data: dict[str, Any] = {
+        "schema": SCHEMA,
+        "preset": preset,
+        "geometry": {k: float(v) for k, v in sorted((geometry or {}).items())},
+        "physics": (physics or PhysicsParams()).to_json(),
+    }
+    if model:
+        data["model"] = {k: float(v) for k, v in model.items()}
+    if calibration:
+        data["calibration"] = dict(calibration)
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+
+
+def read_params_json(path: str | Path) -> dict[str, Any]:
+    """The validated JSON object of a params file (either schema)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputFileError(str(path), f"cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(str(path), f"not valid JSON ({exc.msg})", line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputFileError(str(path), "expected a JSON object", field="<root>")
+    schema = data.get("schema")
+    if schema == PHYSICS_SCHEMA:
+        return {"schema": SCHEMA, "geometry": {}, "physics": data}
+    if schema != SCHEMA:
+        raise InputFileError(
+            str(path),
+            f"wrong schema {schema!r}; expected {SCHEMA!r} or {PHYSICS_SCHEMA!r}",
+            field="schema",
+        )
+    for block in ("geometry", "model"):
+        values = data.get(block, {})
+        if not isinstance(values, dict):
+            raise InputFileError(str(path), "expected an object of numbers", field=block)
+        for key, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputFileError(
+                    str(path), f"expected a number, got {value!r}", field=f"{block}.{key}"
+                )
+            if not math.isfinite(value):
+                raise InputFileError(str(path), "must be finite", field=f"{block}.{key}")
+    return data
+
+
+def load_params(path: str | Path) -> tuple[dict[str, float], PhysicsParams]:
+    """``(spec_overrides, PhysicsParams)`` of a params file.
+
+    Apply the overrides with ``spec.with_values(spec_overrides)``; a name the spec does not
+    know raises there (a :class:`tower.geometry.SpecError`).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file and the offending field.
+    """
+    data = read_params_json(path)
+    physics = PhysicsParams.from_json(data.get("physics", {}), path=str(path))
+    return {k: float(v) for k, v in data.get("geometry", {}).items()}, physics

@@ -1,0 +1,269 @@
+"""Simulators as the fit sees them: a parameter box and ``simulate(theta, plan, seed)``.
+
+The fit never talks to pybullet or to a tower model directly. It sees a
+:class:`Simulator`: a list of :class:`Parameter` (name and plausible range, the uniform
+prior) and a function that replays a :data:`Plan` (what goes in, throw by throw, session by
+session) at parameter values ``theta`` and returns recording-like sessions: per throw,
+the counts in and out by colour, exactly what a person records at the table. Simulators
+are small picklable values, so they travel to worker processes and Dask workers.
+
+- :class:`PhysicsSimulator`: the pybullet tower; parameters are ``physics.<name>`` (every
+  numeric :class:`~tower.physics.params.PhysicsParams` field) and ``geometry.<dotted>``
+  (the preset's assumed numbers on hole sizes, floor tilt and ribs).
+- :class:`BaselineSimulator`: the two-chance model of :mod:`tower.model.baseline`
+  (``model.p_fresh``, ``model.p_old``), a fast simulator in its own right.
+
+Examples
+--------
+>>> from tower.calibration.recording import Session, Throw
+>>> sim = BaselineSimulator()
+>>> [p.name for p in sim.parameters]
+['model.p_fresh', 'model.p_old']
+>>> plan = (PlanSession("s1", "empty", (), ({"red": 3},) * 4),)
+>>> out = sim.simulate({"model.p_fresh": 1.0, "model.p_old": 0.0}, plan, seed=1)
+>>> [t.pieces_out for t in out[0].throws][:2]
+[{'red': 3}, {'red': 3}]
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from tower.calibration.recording import (
+    Counts,
+    Session,
+    Throw,
+    canonical,
+    key_piece,
+    piece_key,
+)
+from tower.pieces import Piece
+
+#: Default patterns of the preset assumptions that calibration fits (hole sizes, floor
+#: tilt, rib size); the others (tube size, heights) are taken as they are.
+GEOMETRY_FIT = ("hole", "tilt", "rib")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One fitted parameter: its uniform prior on ``[low, high]``."""
+
+    name: str
+    low: float
+    high: float
+    unit: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PlanSession:
+    """What goes into one simulated session: unrecorded warm-up throws, then the throws."""
+
+    name: str
+    start: str
+    warmup: tuple[Counts, ...]
+    throws: tuple[Counts, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "start": self.start,
+            "warmup": list(self.warmup),
+            "throws": list(self.throws),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PlanSession:
+        return cls(
+            data["name"],
+            data["start"],
+            tuple(data["warmup"]),
+            tuple(data["throws"]),
+        )
+
+
+#: A replay plan: sessions in order.
+Plan = tuple[PlanSession, ...]
+
+
+def plan_of(sessions: Sequence[Session], warmup: int = 10) -> Plan:
+    """The plan that replays ``sessions``.
+
+    A session with an unknown start gets ``warmup`` unrecorded throws of its first throw's
+    pieces first, so the simulated tower is not empty when recording starts.
+    """
+    return tuple(
+        PlanSession(
+            s.name,
+            s.start,
+            (s.throws[0].pieces_in,) * (warmup if s.start != "empty" and s.throws else 0),
+            tuple(t.pieces_in for t in s.throws),
+        )
+        for s in sessions
+    )
+
+
+def sessions_from_outs(plan: Plan, outs: Sequence[Sequence[Counts]]) -> list[Session]:
+    """Recording-like sessions from a plan and the simulated out counts per throw."""
+    return [
+        Session(
+            p.name,
+            "simulated",
+            p.start,
+            throws=tuple(Throw(i + 1, dict(p.throws[i]), dict(o)) for i, o in enumerate(outs_s)),
+        )
+        for p, outs_s in zip(plan, outs, strict=True)
+    ]
+
+
+def _pieces(counts: Counts) -> list[Piece]:
+    return [key_piece(k) for k, n in counts.items() for _ in range(n)]
+
+
+def _counts(pieces: Sequence[Piece]) -> Counts:
+    out: dict[str, int] = {}
+    for p in pieces:
+        out[piece_key(p)] = out.get(piece_key(p), 0) + 1
+    return canonical(out)
+
+
+class Simulator(Protocol):
+    """What the fit needs from a simulator."""
+
+    name: str
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]: ...
+
+    def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
+        """Replay ``plan`` at ``theta``; one recording-like session per plan session."""
+        ...
+
+    def base_theta(self) -> dict[str, float]:
+        """Parameter values used when nothing is fitted (the defaults)."""
+        ...
+
+
+@dataclass(frozen=True)
+class BaselineSimulator:
+    """The two-chance tower model (:class:`tower.model.baseline.BaselineModel`)."""
+
+    name: str = "baseline"
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]:
+        return (
+            Parameter("model.p_fresh", 0.0, 1.0, "1", "chance a thrown piece comes out"),
+            Parameter("model.p_old", 0.0, 1.0, "1", "chance a piece inside comes out"),
+        )
+
+    def base_theta(self) -> dict[str, float]:
+        """The published two chances, 2/3 and 1/3."""
+        return {"model.p_fresh": 2 / 3, "model.p_old": 1 / 3}
+
+    def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
+        from tower.model.baseline import BaselineModel
+
+        model = BaselineModel(theta["model.p_fresh"], theta["model.p_old"])
+        rng = random.Random(seed)
+        outs: list[list[Counts]] = []
+        for p in plan:
+            state = model.new_state()
+            for counts in p.warmup:
+                _, state = model.throw(state, _pieces(counts), rng)
+            session_outs = []
+            for counts in p.throws:
+                out, state = model.throw(state, _pieces(counts), rng)
+                session_outs.append(_counts(out))
+            outs.append(session_outs)
+        return sessions_from_outs(plan, outs)
+
+
+@functools.lru_cache(maxsize=4)
+def _preset(name: str) -> Any:
+    from tower.geometry import load_preset
+
+    return load_preset(name)
+
+
+def physics_parameters(
+    preset: str, geometry_fit: Sequence[str] = GEOMETRY_FIT
+) -> tuple[Parameter, ...]:
+    """The physics simulator's parameters: numeric physics fields and fitted assumptions."""
+    from tower.physics.params import PhysicsParams
+
+    params = [
+        Parameter(f"physics.{k}", d["low"], d["high"], d["unit"], d["note"])
+        for k, d in PhysicsParams.describe().items()
+    ]
+    pattern = re.compile("|".join(map(re.escape, geometry_fit))) if geometry_fit else None
+    for k, a in _preset(preset).assumptions().items():
+        if pattern is not None and pattern.search(k) and a.high > a.low:
+            params.append(Parameter(f"geometry.{k}", a.low, a.high, a.unit, a.note))
+    return tuple(params)
+
+
+def split_theta(theta: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """``(geometry overrides, physics overrides)`` of a ``theta`` with prefixed names."""
+    geometry = {
+        k.removeprefix("geometry."): v for k, v in theta.items() if k.startswith("geometry.")
+    }
+    physics = {k.removeprefix("physics."): v for k, v in theta.items() if k.startswith("physics.")}
+    return geometry, physics
+
+
+@dataclass(frozen=True)
+class PhysicsSimulator:
+    """The pybullet tower of a preset; ``base`` holds values of parameters not fitted."""
+
+    preset: str = "marrakesh"
+    fit: tuple[str, ...] | None = None
+    base_geometry: tuple[tuple[str, float], ...] = ()
+    base_physics: tuple[tuple[str, Any], ...] = ()
+    name: str = "physics"
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]:
+        every = physics_parameters(self.preset)
+        if self.fit is None:
+            return every
+        return tuple(p for p in every if p.name in self.fit)
+
+    def base_theta(self) -> dict[str, float]:
+        """Each fitted parameter's value without fitting: base overrides, else the defaults."""
+        from tower.physics.params import PhysicsParams
+
+        physics = PhysicsParams().with_values(dict(self.base_physics))
+        assumed = {k: a.value for k, a in _preset(self.preset).assumptions().items()}
+        assumed.update(dict(self.base_geometry))
+        return {
+            p.name: float(
+                assumed[p.name.removeprefix("geometry.")]
+                if p.name.startswith("geometry.")
+                else getattr(physics, p.name.removeprefix("physics."))
+            )
+            for p in self.parameters
+        }
+
+    def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
+        from tower.physics.params import PhysicsParams
+        from tower.physics.sim import TowerSim
+
+        geometry, physics = split_theta(theta)
+        spec = _preset(self.preset).with_values({**dict(self.base_geometry), **geometry})
+        params = PhysicsParams().with_values({**dict(self.base_physics), **physics})
+        outs: list[list[Counts]] = []
+        for i, p in enumerate(plan):
+            sim = TowerSim(spec, params, seed=seed * 1000 + i)
+            try:
+                for counts in p.warmup:
+                    sim.throw(_pieces(counts))
+                outs.append([_counts(sim.throw(_pieces(c)).out_pieces) for c in p.throws])
+            finally:
+                sim.close()
+        return sessions_from_outs(plan, outs)

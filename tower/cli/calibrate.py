@@ -1,0 +1,102 @@
+"""``tower calibrate RECORDING --out DIR``: fit the simulator to recorded throws, with a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("recording", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for params.json, posterior.csv, fit.json, report.md and PNGs.",
+)
+@click.option("--preset", default="marrakesh", show_default=True, help="Tower preset to fit.")
+@click.option(
+    "--simulator",
+    "simulator_name",
+    default="physics",
+    show_default=True,
+    type=click.Choice(["physics", "baseline"]),
+    help="physics: the pybullet tower; baseline: the two-chance tower model.",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=8),
+    default=None,
+    help="Design replays of the training throws (default 160).",
+)
+@click.option(
+    "--checks",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Posterior predictive replays for the report (default 24).",
+)
+@click.option(
+    "--scheduler", default=None, help="Dask scheduler address (default: local processes)."
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Local worker processes (default: all cores).",
+)
+@click.option(
+    "--holdout",
+    type=click.FloatRange(0, 0.9),
+    default=0.25,
+    show_default=True,
+    help="Share of each session's throws (its tail) held out of the fit.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--fit",
+    "fit_names",
+    default=None,
+    help="Comma-separated parameters to fit (default: see calibration/README.md).",
+)
+@click.option(
+    "--params",
+    "params_path",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Params file giving the values of the parameters not fitted.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def calibrate(
+    recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int | None,
+    checks: int | None, scheduler: str | None, workers: int | None, holdout: float, seed: int,
+    fit_names: str | None, params_path: Path | None, quiet: bool,
+) -> None:  # fmt: skip
+    """Calibrate the simulator against RECORDING (.csv or .jsonl) and report the fit.
+
+    Prints each parameter's 90% credible interval; writes params.json (usable as --params),
+    posterior.csv, fit.json and report.md with plots into --out.
+    """
+    from tower.calibration.calibrate import DEFAULT_BUDGET, DEFAULT_CHECKS, Settings
+    from tower.calibration.calibrate import calibrate as run
+
+    settings = Settings(
+        budget=budget or DEFAULT_BUDGET, holdout=holdout, seed=seed,
+        checks=checks or DEFAULT_CHECKS, scheduler=scheduler, workers=workers,
+        progress=not quiet,
+    )  # fmt: skip
+    names = [n.strip() for n in fit_names.split(",") if n.strip()] if fit_names else None
+    done = run(recording, out_dir, simulator_name, settings, preset=preset, fit_names=names,
+               params_path=params_path)  # fmt: skip
+    width = max(len(f.parameter.name) for f in done.result.fits)
+    for f in done.result.fits:
+        flag = "" if f.identifiable else "  (not identifiable)"
+        click.echo(
+            f"{f.parameter.name:<{width}}  {f.median:10.4g}  90% [{f.low:.4g}, {f.high:.4g}]{flag}"
+        )
+    poor = [c.name for c in done.checks if c.p_value < 0.05]
+    click.echo(f"held-out checks: {len(done.checks)} run, poor fit on: {', '.join(poor) or 'none'}")
+    click.echo(
+        f"wrote {out_dir / 'report.md'} and {out_dir / 'params.json'} ({done.seconds:.0f} s)"
+    )
