@@ -112,7 +112,14 @@ class Action:
     @classmethod
     def parse(cls, text: str) -> Action:
         """Read the form written by ``str(action)``; raises ``ValueError`` if unknown."""
-        found = _BY_TEXT.get(text.strip())
+        text = text.strip()
+        if text.startswith("select:"):
+            # The three colours may come in any order.
+            names = text[len("select:") :].split("+")
+            if set(names) <= set(KESHI_COLOURS):
+                names.sort(key=KESHI_COLOURS.index)
+                text = "select:" + "+".join(names)
+        found = _BY_TEXT.get(text)
         if found is None:
             raise ValueError(f"unknown action {text!r}")
         return found

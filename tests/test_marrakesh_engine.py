@@ -1,0 +1,251 @@
+"""The Marrakesh engine as a whole: random games with invariants after every action,
+Hypothesis-driven action sequences, JSON round trips and replays, illegal actions."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tower.errors import TowerError
+from tower.marrakesh import (
+    CHANCE,
+    MODULES,
+    NUM_ACTIONS,
+    SIMULTANEOUS,
+    TERMINAL,
+    Action,
+    ConfigError,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    RandomAgent,
+    State,
+    play,
+)
+from tower.marrakesh.invariants import check
+
+#: Every combination of the five modules (32).
+COMBOS = [frozenset(c) for r in range(len(MODULES) + 1) for c in itertools.combinations(MODULES, r)]
+
+
+def _game(i: int) -> tuple[Game, int]:
+    """Game number ``i`` of a sweep over 2, 3, 4 players and every module combination."""
+    players = 2 + i % 3
+    return Game(GameConfig(players=players, modules=COMBOS[i % len(COMBOS)])), players
+
+
+def _random_games(n: int, offset: int = 0) -> int:
+    played = 0
+    for i in range(offset, offset + n):
+        game, players = _game(i)
+        final = play(
+            game, [RandomAgent(97 * i + k) for k in range(players)], seed=i, on_action=check
+        )
+        assert final.is_terminal() and final.current_player == TERMINAL
+        assert final.season == 3 and final.round == 4
+        assert all(not pl.screen and not pl.hand for pl in final.players)
+        played += 1
+    return played
+
+
+def test_random_games_keep_every_invariant():
+    # 60 games: every module combination, with 2, 3 and 4 players.
+    assert _random_games(60) == 60
+
+
+@pytest.mark.slow
+def test_two_thousand_random_games_keep_every_invariant():
+    assert _random_games(2000, offset=1000) == 2000
+
+
+def _record(game: Game, seed: int, agent_seed: int, stop: int | None = None):
+    """Play with random agents; returns (state, player actions, json at step ``stop``)."""
+    rng = random.Random(agent_seed)
+    state = game.new_initial_state(seed)
+    actions: list[Action] = []
+    snapshot = None
+    while not state.is_terminal():
+        if state.current_player == CHANCE:
+            state.sample_chance()
+            continue
+        if stop is not None and len(actions) == stop:
+            snapshot = json.loads(json.dumps(state.to_json()))
+        a = rng.choice(state.legal_actions())
+        actions.append(a)
+        state.apply(a)
+    return state, actions, snapshot
+
+
+@pytest.mark.parametrize("players,modules", [(2, frozenset()), (4, frozenset(MODULES))])
+def test_replay_and_json_reproduce_a_game_exactly(players, modules):
+    game = Game(GameConfig(players=players, modules=modules))
+    final, actions, snap = _record(game, seed=11, agent_seed=5, stop=150)
+    # Replay from the seed and the player actions.
+    assert game.replay(11, actions).to_json() == final.to_json()
+    # Replay from action ids and from their string forms.
+    assert game.replay(11, [a.id for a in actions]).to_json() == final.to_json()
+    assert game.replay(11, [str(a) for a in actions]).to_json() == final.to_json()
+    # Restore the mid-game JSON and play the remaining actions.
+    restored = State.from_json(game, snap)
+    assert restored.to_json() == snap
+    for a in actions[150:]:
+        while restored.is_chance_node():
+            restored.sample_chance()
+        restored.apply(a)
+    assert restored.to_json() == final.to_json()
+    assert restored.scores() == final.scores() and restored.score_events == final.score_events
+
+
+def test_clone_is_independent_and_equal():
+    game = Game(GameConfig(players=3))
+    state = game.new_initial_state(2)
+    rng = random.Random(0)
+    for _ in range(40):
+        if state.is_chance_node():
+            state.sample_chance()
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    twin = state.clone()
+    assert twin.to_json() == state.to_json()
+    rng_a, rng_b = random.Random(9), random.Random(9)
+    for s, r in ((state, rng_a), (twin, rng_b)):
+        for _ in range(60):
+            if s.is_chance_node():
+                s.sample_chance()
+            elif not s.is_terminal():
+                s.apply(r.choice(s.legal_actions()))
+    assert twin.to_json() == state.to_json()
+    twin.players[0].water += 5
+    assert twin.players[0].water != state.players[0].water
+
+
+def test_same_seed_same_game_and_different_seeds_differ():
+    game = Game(GameConfig(players=4))
+    a = play(game, [RandomAgent(k) for k in range(4)], seed=3)
+    b = play(game, [RandomAgent(k) for k in range(4)], seed=3)
+    c = play(game, [RandomAgent(k) for k in range(4)], seed=4)
+    assert a.to_json() == b.to_json()
+    assert a.to_json() != c.to_json()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(2, 4),
+    modules=st.sets(st.sampled_from(MODULES)),
+    picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=300),
+)
+def test_hypothesis_action_sequences(seed, players, modules, picks):
+    """Any sequence of legal choices keeps the invariants, survives JSON, and an action
+    outside the legal set is refused without changing the state."""
+    game = Game(GameConfig(players=players, modules=frozenset(modules)))
+    state = game.new_initial_state(seed)
+    for k in picks:
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.sample_chance()
+            continue
+        legal = state.legal_action_ids()
+        assert legal and len(set(legal)) == len(legal)
+        assert all(0 <= i < NUM_ACTIONS for i in legal)
+        illegal = (
+            next(
+                i
+                for i in range(k % NUM_ACTIONS, k % NUM_ACTIONS + NUM_ACTIONS)
+                if i % NUM_ACTIONS not in legal
+            )
+            % NUM_ACTIONS
+        )
+        before = state.to_json()
+        with pytest.raises(IllegalActionError):
+            state.apply(illegal)
+        assert state.to_json() == before
+        state.apply(legal[k % len(legal)])
+        check(state)
+    again = State.from_json(game, json.loads(json.dumps(state.to_json())))
+    assert again.to_json() == state.to_json()
+
+
+def test_illegal_actions_name_the_action_and_reason_and_change_nothing():
+    game = Game(GameConfig(players=2))
+    state = game.new_initial_state(0)
+    # Setup decision: the oasis-track order asks for a colour.
+    before = state.to_json()
+    with pytest.raises(IllegalActionError, match=r"illegal action select:.*not a legal choice"):
+        state.apply("select:green+gray+white")
+    with pytest.raises(IllegalActionError, match="is to move, not player"):
+        state.apply(state.legal_actions()[0], player=1 - state.current_player)
+    with pytest.raises(IllegalActionError, match="unknown action"):
+        state.apply("fly:away")
+    with pytest.raises(IllegalActionError, match="ids run from 0"):
+        state.apply(NUM_ACTIONS)
+    assert state.to_json() == before
+    assert isinstance(IllegalActionError("pass", "x"), TowerError)
+    # Drive to the simultaneous selection and to the chance node.
+    rng = random.Random(1)
+    while state.current_player != SIMULTANEOUS:
+        state.apply(rng.choice(state.legal_actions()))
+    p = state.pending_players()[0]
+    before = state.to_json()
+    with pytest.raises(IllegalActionError, match="must select 3 different keshis"):
+        state.apply("colour:red", player=p)
+    assert state.to_json() == before
+    state.apply(state.legal_actions(p)[0], player=p)
+    with pytest.raises(IllegalActionError, match="is not choosing keshis now"):
+        state.apply(state.legal_actions(1 - p)[0], player=p)
+    while not state.is_chance_node():
+        state.apply(rng.choice(state.legal_actions()))
+    before = state.to_json()
+    with pytest.raises(IllegalActionError, match="chance node"):
+        state.apply("pass")
+    assert state.to_json() == before
+    final = play(game, [RandomAgent(1), RandomAgent(2)], seed=0)
+    with pytest.raises(IllegalActionError, match="game is over"):
+        final.apply("pass")
+
+
+def test_simultaneous_selection_is_hidden_until_everyone_chose():
+    game = Game(GameConfig(players=3))
+    state = game.new_initial_state(4)
+    rng = random.Random(4)
+    while state.current_player != SIMULTANEOUS:
+        state.apply(rng.choice(state.legal_actions()))
+    assert state.pending_players() == [0, 1, 2]
+    assert len(state.legal_actions(1)) == 220  # 3 of 12 different colours
+    state.apply("select:green+gray+white", player=1)
+    assert state.pending_players() == [0, 2]
+    assert state.players[1].hand == [] and len(state.players[1].screen) == 12
+    state.apply("select:red+yellow+purple", player=0)
+    state.apply("select:pink+brown+beige", player=2)
+    assert state.players[1].hand == ["green", "gray", "white"]
+    assert state.players[0].hand == ["red", "yellow", "purple"]
+    assert len(state.players[2].screen) == 9
+
+
+def test_config_errors_and_action_space():
+    with pytest.raises(ConfigError, match="2 to 4 players"):
+        GameConfig(players=5)
+    with pytest.raises(ConfigError, match="unknown modules"):
+        GameConfig(modules=frozenset({"battle"}))
+    game = Game(GameConfig())
+    assert game.num_distinct_actions == NUM_ACTIONS == 407
+    for i in range(NUM_ACTIONS):
+        a = game.action_from_id(i)
+        assert a.id == i and Action.parse(str(a)) == a
+
+
+def test_bad_state_json_is_refused():
+    game = Game(GameConfig(players=2))
+    data = game.new_initial_state(0).to_json()
+    with pytest.raises(TowerError, match="players/modules differ"):
+        State.from_json(Game(GameConfig(players=3)), data)
+    broken = dict(data)
+    del broken["board"]
+    with pytest.raises(TowerError, match="malformed state"):
+        State.from_json(game, broken)
