@@ -173,22 +173,22 @@ def sequence_stats(rec: SequenceRecord) -> dict[str, float]:
     }
 
 
-def feature_matrix(records: Sequence[SequenceRecord]) -> np.ndarray:
+def feature_matrix(records: Sequence[SequenceRecord], per_throw: bool = True) -> np.ndarray:
     """Feature vectors for a classifier two-sample test.
 
     Returns
     -------
     features : (n, 3 * T + len(STATISTICS)) float
-        Per throw: pieces out, fresh pieces out, pieces inside; then the statistics.
-        All records must have the same number of throws ``T``.
+        Per throw: pieces out, fresh pieces out, pieces inside (when ``per_throw``; all
+        records must then have the same number of throws ``T``); then the statistics.
     """
     lengths = {len(r.thrown) for r in records}
-    if len(lengths) > 1:
+    if per_throw and len(lengths) > 1:
         raise ValueError(f"records of different lengths {sorted(lengths)}")
     rows = []
     for r in records:
-        stats = sequence_stats(r)
-        rows.append([*r.out, *r.fresh_out, *r.inside, *(stats[k] for k in STATISTICS)])
+        stats = [sequence_stats(r)[k] for k in STATISTICS]
+        rows.append([*r.out, *r.fresh_out, *r.inside, *stats] if per_throw else stats)
     return np.asarray(rows, dtype=float)
 
 

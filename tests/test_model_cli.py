@@ -1,0 +1,97 @@
+"""Tests of ``tower distill``, ``tower validate-model`` and ``tower stats`` on synthetic traces."""
+
+import json
+
+import pytest
+
+from tower.cli import main
+from tower.model import load_model
+from tower.model.synthetic import SyntheticTower
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    path = tmp_path_factory.mktemp("traces") / "synthetic.jsonl"
+    with path.open("w") as fh:
+        for seq in SyntheticTower().traces(500, seed=4):
+            fh.write(seq.to_line())
+    return path
+
+
+@pytest.fixture(scope="module")
+def model_path(traces, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model") / "m.json"
+    main(["distill", "--traces", f"{traces}@0:300", "--out", str(out), "--name", "synth"])
+    return out
+
+
+def run_error(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_distill_writes_a_model_with_provenance(model_path):
+    model = load_model(model_path)
+    prov = model.doc["provenance"]
+    assert prov["counts"]["sequences"] == 300 and prov["traces"][0]["sequences"] == "0:300"
+    assert prov["command"].startswith("tower distill --traces ")
+    assert model.name == "synth"
+
+
+def test_validate_model_writes_a_report(model_path, traces, tmp_path):
+    main(
+        [
+            "validate-model",
+            str(model_path),
+            "--traces",
+            str(traces),
+            "--sequences",
+            "300:",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    report = (tmp_path / "report.md").read_text()
+    assert "| distilled |" in report and "| baseline |" in report
+    data = json.loads((tmp_path / "validation.json").read_text())
+    verdicts = {v["model"]: v for v in data["verdicts"]}
+    assert verdicts["distilled"]["sequences"] == 200
+    assert verdicts["baseline"]["passed"] is False  # it keeps pieces far too long
+    assert (tmp_path / "statistics.png").is_file() and (tmp_path / "retention.png").is_file()
+
+
+def test_stats_of_a_model_and_of_traces(model_path, traces, tmp_path, capsys):
+    main(
+        [
+            "stats",
+            "--model",
+            str(model_path),
+            "--sizes",
+            "6,12",
+            "--sequences",
+            "100",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    text = capsys.readouterr().out
+    assert "throws of 6" in text and "throws of 12" in text
+    data = json.loads((tmp_path / "stats.json").read_text())
+    assert set(data["sizes"]) == {"6", "12"}
+    main(["stats", "--physics", "--traces", str(traces), "--sizes", "12"])
+    assert "equilibrium pieces inside" in capsys.readouterr().out
+
+
+def test_cli_errors_are_clear(model_path, traces, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(model_path.read_text()[:100])
+    err = run_error(["stats", "--model", str(bad)], capsys)
+    assert "bad.json" in err and "truncated" in err
+    err = run_error(
+        ["distill", "--traces", f"{traces}@x", "--out", str(tmp_path / "o.json")], capsys
+    )
+    assert "START:STOP" in err and not (tmp_path / "o.json").exists()
+    err = run_error(["stats", "--sizes", "0"], capsys)
+    assert "--sizes" in err

@@ -1,0 +1,175 @@
+"""Validation of tower models against held-out simulator sequences.
+
+Each model replays the throw plans of the held-out traced sequences (same pieces in the
+same order, fresh towers). Then, per model:
+
+- one chi-square homogeneity test per sequence statistic
+  (:data:`tower.analysis.retention.STATISTICS`), rejected at ``level``;
+- a classifier two-sample test (logistic regression on per-throw counts and the
+  statistics, 5-fold cross-validated accuracy; about 0.5 when the model is faithful).
+
+:func:`write_report` writes ``report.md``, ``validation.json`` and the PNGs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tower.analysis.plots import plot_retention, plot_statistics
+from tower.analysis.retention import (
+    STATISTICS,
+    SequenceRecord,
+    feature_matrix,
+    model_records,
+    sequence_stats,
+    summarize,
+    trace_plan,
+    trace_record,
+)
+from tower.analysis.twosample import binned_chi2, classifier_test
+from tower.model.interface import TowerModel
+from tower.traces import TraceSequence
+
+
+@dataclass(frozen=True)
+class StatisticTest:
+    """One statistic of one model against the held-out sequences."""
+
+    name: str
+    reference_mean: float
+    model_mean: float
+    statistic: float
+    dof: int
+    pvalue: float
+    rejected: bool
+
+
+@dataclass(frozen=True)
+class ModelVerdict:
+    """All tests of one model."""
+
+    model: str
+    tests: list[StatisticTest]
+    accuracy: float
+    accuracy_pvalue: float
+    sequences: int
+    passed: bool
+
+
+def validate(
+    models: Mapping[str, TowerModel],
+    held_out: Sequence[TraceSequence],
+    *,
+    seed: int = 0,
+    level: float = 0.01,
+    max_accuracy: float = 0.55,
+) -> tuple[list[ModelVerdict], dict[str, list[SequenceRecord]]]:
+    """Test every model against ``held_out``; also return every sample's records."""
+    reference = [trace_record(s) for s in held_out]
+    plans = [trace_plan(s) for s in held_out]
+    samples = {"physics": reference}
+    verdicts = []
+    ref_stats = [sequence_stats(r) for r in reference]
+    same_length = len({len(r.thrown) for r in reference}) == 1
+    for i, (label, model) in enumerate(models.items()):
+        recs = model_records(model, plans, seed=seed + 1000 * i)
+        samples[label] = recs
+        mod_stats = [sequence_stats(r) for r in recs]
+        tests = []
+        for name in STATISTICS:
+            a = np.array([x[name] for x in ref_stats])
+            b = np.array([x[name] for x in mod_stats])
+            res = binned_chi2(a, b)
+            tests.append(
+                StatisticTest(
+                    name,
+                    float(a.mean()),
+                    float(b.mean()),
+                    res.statistic,
+                    res.dof,
+                    res.pvalue,
+                    res.pvalue < level,
+                )
+            )
+        clf = classifier_test(
+            feature_matrix(reference, per_throw=same_length),
+            feature_matrix(recs, per_throw=same_length),
+            seed=seed,
+        )
+        passed = not any(t.rejected for t in tests) and clf.accuracy <= max_accuracy
+        verdicts.append(
+            ModelVerdict(label, tests, clf.accuracy, clf.pvalue, len(reference), passed)
+        )
+    return verdicts, samples
+
+
+def write_report(
+    verdicts: Sequence[ModelVerdict],
+    samples: Mapping[str, Sequence[SequenceRecord]],
+    out_dir: str | Path,
+    *,
+    header: Mapping[str, Any],
+    level: float = 0.01,
+    max_accuracy: float = 0.55,
+) -> Path:
+    """Write ``report.md``, ``validation.json``, ``statistics.png`` and ``retention.png``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stat_samples = {
+        label: {name: [sequence_stats(r)[name] for r in recs] for name in STATISTICS}
+        for label, recs in samples.items()
+    }
+    plot_statistics(stat_samples, out_dir / "statistics.png")
+    sizes = {label: {recs[0].thrown[0]: summarize(recs)} for label, recs in samples.items()}
+    plot_retention(sizes, out_dir / "retention.png", title="held-out sequences")
+    lines = ["# Tower model validation", ""]
+    lines += [f"- {k}: {v}" for k, v in header.items()]
+    lines += [
+        f"- held-out sequences: {verdicts[0].sequences if verdicts else 0}",
+        f"- criterion: no per-statistic chi-square test rejects at {level:.0%}, and the "
+        f"classifier two-sample accuracy is at most {max_accuracy}",
+        "",
+        "| model | statistics rejected | classifier accuracy (p vs 0.5) | verdict |",
+        "|---|---|---|---|",
+    ]
+    for v in verdicts:
+        rejected = [t.name for t in v.tests if t.rejected]
+        lines.append(
+            f"| {v.model} | {len(rejected)} of {len(v.tests)}"
+            f"{' (' + ', '.join(rejected) + ')' if rejected else ''} | {v.accuracy:.3f} "
+            f"(p = {v.accuracy_pvalue:.2g}) | {'PASS' if v.passed else 'FAIL'} |"
+        )
+    for v in verdicts:
+        lines += [
+            "",
+            f"## {v.model}",
+            "",
+            "| statistic | physics mean | model mean | chi2 (dof) | p | rejected |",
+            "|---|---|---|---|---|---|",
+        ]
+        for t in v.tests:
+            lines.append(
+                f"| {t.name} | {t.reference_mean:.3f} | {t.model_mean:.3f} | "
+                f"{t.statistic:.1f} ({t.dof}) | {t.pvalue:.3g} | {'yes' if t.rejected else 'no'} |"
+            )
+    lines += ["", "Statistics:", ""]
+    lines += [f"- `{k}`: {v}" for k, v in STATISTICS.items()]
+    lines += ["", "![statistics](statistics.png)", "", "![retention](retention.png)", ""]
+    report = out_dir / "report.md"
+    report.write_text("\n".join(lines), encoding="utf-8")
+    (out_dir / "validation.json").write_text(
+        json.dumps(
+            {"header": dict(header), "verdicts": [asdict(v) for v in verdicts]},
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    return report

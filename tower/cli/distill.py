@@ -1,0 +1,221 @@
+"""``tower distill``: fit a distilled tower model from simulator traces.
+
+Either from existing traces (``--traces FILE[@START:STOP]``, repeatable), or by running
+(or resuming) simulations first (``--sims N --preset P [--params FILE]``) through the
+physics command ``tower simulate``, whose trace file is reused on the next call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tower.errors import TowerError
+
+
+def piece_classes(spec: Any) -> dict[str, str]:
+    """Kind -> class for a tower spec: kinds whose piece specs are equal share a class.
+
+    A class is named after its shape when no other class has that shape (``pawn`` for
+    watchman and brigand), else after its first kind (``keshi``, ``expert``).
+    """
+    import dataclasses
+
+    groups: list[list[Any]] = []
+    for piece in spec.pieces.values():
+        for group in groups:
+            first = group[0]
+            if type(first) is type(piece) and dataclasses.replace(piece, kind=first.kind) == first:
+                group.append(piece)
+                break
+        else:
+            groups.append([piece])
+    shapes = [g[0].SHAPE for g in groups]
+    classes = {}
+    for group in groups:
+        shape = group[0].SHAPE
+        name = shape if len(group) > 1 and shapes.count(shape) == 1 else group[0].kind.value
+        for piece in group:
+            classes[piece.kind.value] = name
+    return dict(sorted(classes.items()))
+
+
+def _tower_fields(preset: str | None) -> tuple[dict[str, Any], dict[str, str] | None]:
+    """The model file's ``tower`` field and the piece classes, from a geometry preset."""
+    if not preset:
+        return {"preset": None, "spec": None}, None
+    from tower.geometry import load_preset
+
+    spec = load_preset(preset)
+    return {"preset": preset, "spec": spec.to_toml()}, piece_classes(spec)
+
+
+def _params_field(params_file: Path | None) -> tuple[dict[str, Any] | None, str]:
+    """The physics parameters the traces were made with, and where that claim comes from."""
+    try:
+        from tower.physics.params import PhysicsParams
+    except ImportError:
+        return None, "unknown (tower.physics not importable)"
+    if params_file is None:
+        return PhysicsParams().to_json(), "PhysicsParams defaults (no --params given)"
+    return PhysicsParams.load(params_file).to_json(), f"--params {params_file.name}"
+
+
+def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
+    from tower.cli.validate_model import parse_range
+
+    path, _, rng = text.partition("@")
+    if not Path(path).is_file():
+        raise TowerError(f"{path}: no such trace file")
+    return Path(path), parse_range(rng, f"--traces {text}"), rng or ":"
+
+
+@click.command()
+@click.option(
+    "--traces",
+    "trace_args",
+    multiple=True,
+    metavar="FILE[@START:STOP]",
+    help="Trace file (JSONL), optionally only sequences START:STOP. Repeatable.",
+)
+@click.option(
+    "--sims",
+    type=click.IntRange(1),
+    default=None,
+    help="Run (or resume) this many simulated sequences first.",
+)
+@click.option("--preset", default=None, help="Tower preset of the traces (e.g. marrakesh).")
+@click.option(
+    "--params",
+    "params_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Physics parameters the traces used.",
+)
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Model file to write.",
+)
+@click.option("--name", default=None, help="Model name (default: the preset or 'distilled').")
+@click.option("--alpha", default=1.0, show_default=True, help="Back-off strength.")
+@click.option("--age-cap", default=3, show_default=True, help="Oldest age bucket (throws).")
+@click.option(
+    "--levels",
+    default="m,n,I,o;m,n,o;m,n;m",
+    show_default=True,
+    help="Context fields of each back-off level, finest first.",
+)
+def distill(
+    trace_args: tuple[str, ...],
+    sims: int | None,
+    preset: str | None,
+    params_file: Path | None,
+    out_path: Path,
+    name: str | None,
+    alpha: float,
+    age_cap: int,
+    levels: str,
+) -> None:
+    """Fit a distilled tower model from simulator traces and write it to --out."""
+    from tqdm import tqdm
+
+    from tower.model import DistilledModel
+    from tower.model.fit import DEFAULT_CLASSES, FitSettings, Observations
+    from tower.traces import read_traces
+
+    if sims is not None:
+        if not preset:
+            raise TowerError("--sims needs --preset")
+        trace_args = (*trace_args, str(_simulate(sims, preset, params_file, out_path)))
+    if not trace_args:
+        raise TowerError("give --traces FILE or --sims N --preset P")
+    tower, classes = _tower_fields(preset)
+    try:
+        settings = FitSettings(
+            levels=tuple(tuple(lv.split(",")) for lv in levels.split(";")),
+            alpha=alpha,
+            age_cap=age_cap,
+            classes=classes or dict(DEFAULT_CLASSES),
+        )
+    except ValueError as exc:
+        raise TowerError(f"bad fit settings: {exc}") from None
+    obs = Observations(settings)
+    sources = []
+    for arg in trace_args:
+        path, rows, rng_text = _parse_trace_arg(arg)
+        digest = hashlib.sha256()
+        sequences = list(read_traces(path))[rows]
+        before = obs.summary()
+        kinds = set()
+        for seq in tqdm(sequences, desc=f"fitting {path.name}", unit="seq"):
+            digest.update(seq.to_line().encode("utf-8"))
+            kinds.add(seq.source)
+            try:
+                obs.add_sequence(seq)
+            except ValueError as exc:
+                raise TowerError(f"{path}: {exc}") from None
+        sources.append(
+            {
+                "file": path.name,
+                "sequences": rng_text,
+                "count": obs.sequences - before["sequences"],
+                "throws": obs.throws - before["throws"],
+                "sources": sorted(kinds),
+                "sha256_of_sequences": digest.hexdigest(),
+            }
+        )
+    if obs.throws == 0:
+        raise TowerError("no throws to fit: the selected traces are empty")
+    params, params_from = _params_field(params_file)
+    command = ["tower", "distill", *(f"--traces {shlex.quote(a)}" for a in trace_args)]
+    if preset:
+        command.append(f"--preset {preset}")
+    if params_file:
+        command.append(f"--params {shlex.quote(str(params_file))}")
+    command += [
+        f"--alpha {alpha:g}",
+        f"--age-cap {age_cap}",
+        f"--levels '{levels}'",
+        f"--out {shlex.quote(str(out_path))}",
+    ]
+    model = DistilledModel.from_tables(
+        obs.tables(),
+        name=name or preset or "distilled",
+        tower=tower,
+        params=params,
+        provenance={
+            "traces": sources,
+            "counts": obs.summary(),
+            "params_from": params_from,
+            "fit": settings.to_json(),
+            "command": " ".join(command),
+        },
+    )
+    model.save(out_path)
+    size = out_path.stat().st_size
+    click.echo(
+        f"wrote {out_path} ({size / 1e6:.2f} MB): {obs.sequences} sequences, {obs.throws} "
+        f"throws, sizes {obs.summary()['throw_sizes']}"
+    )
+
+
+def _simulate(sims: int, preset: str, params_file: Path | None, out_path: Path) -> Path:
+    """Run or resume ``tower simulate`` into a trace file next to ``out_path``."""
+    from tower.cli import COMMANDS, cli
+
+    if "simulate" not in COMMANDS:
+        raise TowerError("--sims needs the physics command 'tower simulate', not installed")
+    traces = out_path.with_name(f"{out_path.stem}.traces.jsonl")
+    argv = ["simulate", "--preset", preset, "--sequences", str(sims), "--out", str(traces)]
+    if params_file:
+        argv += ["--params", str(params_file)]
+    click.echo(f"simulating: tower {' '.join(argv)}")
+    cli.main(args=argv, standalone_mode=False)
+    return traces

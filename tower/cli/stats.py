@@ -1,0 +1,120 @@
+"""``tower stats``: retention and dislodge statistics of a tower model or of physics traces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from tower.errors import TowerError
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise TowerError(f"--sizes: expected comma-separated integers, got {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise TowerError(f"--sizes: expected positive throw sizes, got {text!r}")
+    return sizes
+
+
+@click.command()
+@click.option(
+    "--model",
+    "model_spec",
+    default=None,
+    metavar="FILE|shipped:NAME|baseline",
+    help="Model to run (default: the shipped marrakesh model).",
+)
+@click.option("--physics", is_flag=True, help="Statistics of simulator traces (see --traces).")
+@click.option(
+    "--traces",
+    "traces_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="With --physics: trace file; sequences are grouped by throw size.",
+)
+@click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
+@click.option("--sequences", default=2000, show_default=True, help="Model sequences per size.")
+@click.option("--throws", default=12, show_default=True, help="Throws per sequence.")
+@click.option("--seed", default=0, show_default=True)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write stats.json and retention.png here.",
+)
+def stats(
+    model_spec: str | None,
+    physics: bool,
+    traces_path: Path | None,
+    sizes: str,
+    sequences: int,
+    throws: int,
+    seed: int,
+    out_dir: Path | None,
+) -> None:
+    """Print (and plot) retention statistics for throws of 6, 9 and 12 keshis.
+
+    The equilibrium number inside, pieces out per throw against pieces in, the fresh
+    share among pieces out, how many throws a piece stays inside, and the chance that a
+    thrown colour comes out in the same throw.
+    """
+    from tower.analysis.plots import plot_retention
+    from tower.analysis.retention import (
+        format_summary,
+        keshi_plans,
+        model_records,
+        summarize,
+        trace_record,
+    )
+
+    wanted = _sizes(sizes)
+    if physics and model_spec:
+        raise TowerError("give either --model or --physics, not both")
+    per_size = {}
+    if physics:
+        if traces_path is None:
+            raise TowerError(
+                "--physics needs --traces FILE (make one with 'tower simulate ... --out FILE')"
+            )
+        from tower.traces import read_traces
+
+        label = f"physics ({traces_path.name})"
+        grouped: dict[int, list] = {}
+        for seq in read_traces(traces_path):
+            counts = {len(t.thrown) for t in seq.throws}
+            if len(counts) == 1 and (n := counts.pop()) in wanted:
+                grouped.setdefault(n, []).append(trace_record(seq))
+        missing = [n for n in wanted if n not in grouped]
+        if missing:
+            click.echo(f"note: {traces_path.name} has no sequences of constant size {missing}")
+        per_size = {n: summarize(recs) for n, recs in sorted(grouped.items())}
+    else:
+        from tower.cli.validate_model import open_model
+
+        model_spec = model_spec or "shipped:marrakesh"
+        model = open_model(model_spec)
+        label = f"model {model_spec}"
+        for n in wanted:
+            recs = model_records(model, keshi_plans(sequences, n, throws), seed=seed + n)
+            per_size[n] = summarize(recs)
+    click.echo(f"retention statistics of {label}")
+    for n, s in per_size.items():
+        click.echo(format_summary(n, s))
+    if out_dir is not None and per_size:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "stats.json").write_text(
+            json.dumps(
+                {"source": label, "sizes": {str(n): s for n, s in per_size.items()}},
+                indent=2,
+                sort_keys=True,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+        png = plot_retention({label: per_size}, out_dir / "retention.png", title=label)
+        click.echo(f"wrote {out_dir / 'stats.json'} and {png}")

@@ -1,0 +1,103 @@
+"""``tower validate-model MODEL --traces HELDOUT.jsonl --out DIR``: model against physics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from tower.errors import TowerError
+
+
+def open_model(spec: str):
+    """A model from a file path, ``shipped:NAME``, ``baseline`` or ``no-retention``."""
+    from tower.model import BaselineModel, NoRetentionModel, load_model, load_shipped
+
+    if spec == "baseline":
+        return BaselineModel()
+    if spec == "no-retention":
+        return NoRetentionModel()
+    if spec.startswith("shipped:"):
+        return load_shipped(spec.split(":", 1)[1])
+    return load_model(spec)
+
+
+def parse_range(text: str | None, what: str) -> slice:
+    """``START:STOP`` (either may be empty) as a slice of sequences."""
+    if not text:
+        return slice(None)
+    start, sep, stop = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return slice(int(start) if start else None, int(stop) if stop else None)
+    except ValueError:
+        raise TowerError(
+            f"{what}: expected START:STOP (e.g. 1000: or 0:1000), got {text!r}"
+        ) from None
+
+
+@click.command("validate-model")
+@click.argument("model")
+@click.option(
+    "--traces",
+    "traces_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Held-out simulator traces (JSONL).",
+)
+@click.option(
+    "--sequences",
+    "seq_range",
+    default=None,
+    metavar="START:STOP",
+    help="Use only these sequences of the file (e.g. 1000: for the held-out part).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Directory for report.md, validation.json and the PNGs.",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of the model draws.")
+@click.option("--level", default=0.01, show_default=True, help="Rejection level per test.")
+def validate_model(
+    model: str, traces_path: Path, seq_range: str | None, out_dir: Path, seed: int, level: float
+) -> None:
+    """Compare MODEL (a model file or shipped:NAME) with held-out simulator sequences.
+
+    Runs one chi-square test per sequence statistic and a classifier two-sample test,
+    for MODEL and for the baseline, and writes a report with plots to --out.
+    """
+    from tqdm import tqdm
+
+    from tower.analysis.validation import validate, write_report
+    from tower.model import BaselineModel
+    from tower.traces import read_traces
+
+    tested = open_model(model)
+    rows = parse_range(seq_range, "--sequences")
+    held = list(tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False))[
+        rows
+    ]
+    if not held:
+        raise TowerError(f"{traces_path}: no sequences in range {seq_range or ':'}")
+    click.echo(f"validating {model} on {len(held)} held-out sequences of {traces_path}")
+    models = {tested.name if isinstance(tested, BaselineModel) else "distilled": tested}
+    models.setdefault("baseline", BaselineModel())
+    verdicts, samples = validate(models, held, seed=seed, level=level)
+    header = {
+        "model": model,
+        "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
+        "seed": seed,
+    }
+    report = write_report(verdicts, samples, out_dir, header=header, level=level)
+    for v in verdicts:
+        rejected = [t.name for t in v.tests if t.rejected]
+        click.echo(
+            f"  {v.model:<10} rejected {len(rejected)}/{len(v.tests)} "
+            f"{'(' + ', '.join(rejected) + ')' if rejected else ''} classifier accuracy "
+            f"{v.accuracy:.3f}  {'PASS' if v.passed else 'FAIL'}"
+        )
+    click.echo(f"report: {report}")
