@@ -163,7 +163,7 @@ def _place_pink(state: State, t: Task, a: Action) -> None:
 
 @options("place_brown")
 def _place_brown_options(state: State, t: Task) -> list[int]:
-    return [action_id("slot", i) for i in brown_spaces(state, t["p"])]
+    return [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
 
 
 @resolve("place_brown")
