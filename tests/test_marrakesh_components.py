@@ -1,0 +1,106 @@
+"""The component data file: counts from the rulebook, provenance on every entry, effects
+in the executor's vocabulary, and clear errors for a broken file."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from tower.errors import InputFileError
+from tower.marrakesh import Game
+from tower.marrakesh.components import DEFAULT_PATH, load, parse
+from tower.marrakesh.effects import SPECIALS
+from tower.marrakesh.rules import RESOLVE
+
+
+def test_counts_match_the_rulebook():
+    c = load()
+    assert (len(c.scrolls), len(c.oases), len(c.desert_towns), len(c.river_tiles)) == (
+        72,
+        30,
+        12,
+        18,
+    )
+    assert len(c.luxuries) == 25 and len(c.provisions) == 12
+    assert sum(not o["expansion"] for o in c.exchange_offices.values()) == 12
+    assert sum(o["expansion"] for o in c.exchange_offices.values()) == 6
+    assert sum(c["city_gates"]["counts"].values()) == 32
+    colours = [s["colour"] for s in c.scrolls.values()]
+    assert [colours.count(k) for k in ("gray", "yellow", "pink", "orange")] == [21, 21, 18, 12]
+    assert len(c["staircase_tiles"]["tiles"]) == 20
+    assert sum(v["coverable"] for v in c["staircase"]["spaces"].values()) == 12
+    goods = [x["good"] for x in c.luxuries.values()]
+    assert sorted(set(goods)) == ["dagger", "necklace", "oil_lamp", "slipper", "tajine"]
+    assert all(goods.count(g) == 5 for g in set(goods))
+
+
+def test_every_entry_says_where_its_values_come_from():
+    c = load()
+    for table in (
+        c.scrolls,
+        c.oases,
+        c.desert_towns,
+        c.river_tiles,
+        c.exchange_offices,
+        c.luxuries,
+        c.provisions,
+    ):
+        assert all(e["source"] in ("rulebook", "assumed") for e in table.values())
+    for section in (
+        "river",
+        "staircase",
+        "main_square",
+        "audience_disc",
+        "sahara",
+        "medina",
+        "staircase_tiles",
+    ):
+        assert c[section]["source"] == "assumed", section
+    assert all(p["penalty"] == 4 for p in c.provisions.values())  # 4 / 8 / 12 (German summary)
+
+
+def test_every_named_rule_exists():
+    c = Game().components  # building a game registers every rule
+    names, mods = set(), set()
+
+    def walk(effects):
+        for e in effects:
+            if e["op"] == "special":
+                names.add(e["name"])
+            for option in e.get("options", []):
+                walk(option)
+
+    for table in (c.scrolls, c.desert_towns, c.river_tiles):
+        for e in table.values():
+            for key in ("effect", "first", "second"):
+                walk(e.get(key, []))
+            for option in e.get("pair", []):
+                walk(option)
+            if "modifier" in e:
+                mods.add(e["modifier"])
+    assert names <= set(SPECIALS)
+    # Every modifier a scroll names is read somewhere in the engine.
+    source = "".join(p.read_text() for p in DEFAULT_PATH.parent.parent.glob("*.py"))
+    assert len(mods) == 30
+    assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
+    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(RESOLVE)
+
+
+def test_broken_files_name_the_field(tmp_path):
+    data = tomllib.loads(DEFAULT_PATH.read_text())
+    data["scroll"] = data["scroll"][:-1]
+    with pytest.raises(InputFileError, match="field scroll: expected 72 entries, found 71"):
+        parse("x.toml", data)
+    data = tomllib.loads(DEFAULT_PATH.read_text())
+    data["oasis"][4]["source"] = "guess"
+    with pytest.raises(InputFileError, match=r"field oasis\[4\]: source must be"):
+        parse("x.toml", data)
+    data = tomllib.loads(DEFAULT_PATH.read_text())
+    data["scroll"][18]["effect"] = [{"op": "teleport"}]
+    with pytest.raises(InputFileError, match=r"scroll\[18\].effect\[0\]: unknown effect"):
+        parse("x.toml", data)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema = [\n")
+    with pytest.raises(InputFileError, match=r"bad\.toml: not valid TOML"):
+        load(str(bad))
