@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tower.model.reference import FIELDS, PLACES
+from tower.model.reference import FIELDS, PLACES, bucket_table
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class BatchTowers:
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
-        self.caps = {f: int(model["caps"].get(f, 10**6)) for f in FIELDS}
+        self._luts = {f: np.asarray(bucket_table(model["buckets"][f])) for f in FIELDS[1:]}
         self.classes: list[str] = sorted(set(model["classes"].values()))
         self._class_index = {c: i for i, c in enumerate(self.classes)}
         # visiting order of the reference sampler: fresh by class, then place/class/age
@@ -149,8 +149,11 @@ class BatchTowers:
                 return result
             code = np.full(len(todo), g, dtype=np.int64)
             for f in level.fields:
-                v = np.minimum(ctx[f][todo], min(self.caps[f], self._radix[f] - 1))
-                code = code * self._radix[f] + v
+                v = ctx[f][todo]
+                if f != "m":
+                    lut = self._luts[f]
+                    v = lut[np.minimum(v, len(lut) - 1)]
+                code = code * self._radix[f] + np.minimum(v, self._radix[f] - 1)
             pos = np.searchsorted(level.codes, code)
             pos = np.minimum(pos, len(level.codes) - 1)
             found = level.codes[pos] == code

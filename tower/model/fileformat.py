@@ -8,7 +8,7 @@ Layout (schema ``tower.model/1``)::
      "params": {...} | null,            # physics parameters the traces were made with
      "provenance": {"traces": [{"file", "sha256", "sequences", "throws", "sources"}],
                     "fit": {...settings}, "command": "tower distill ..."},
-     "model": {"levels", "alpha", "caps", "age_cap", "classes", "observed_classes",
+     "model": {"levels", "alpha", "buckets", "age_cap", "classes", "observed_classes",
                "base", "tables"},       # see tower.model.reference
      "sha256": "<hex digest of the canonical JSON of everything else>"}
 
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
+from tower.model.fit import buckets_problem
 from tower.model.reference import DESTINATIONS, FIELDS, PLACES
 
 SCHEMA_PREFIX = "tower.model/"
@@ -111,7 +112,7 @@ def validate_model_section(model: Any) -> tuple[str, str] | None:
     """``(field, message)`` of the first fault of a ``model`` section, or ``None``."""
     if not isinstance(model, dict):
         return "", "expected an object"
-    for fld in ("levels", "alpha", "caps", "age_cap", "classes", "base", "tables"):
+    for fld in ("levels", "alpha", "buckets", "age_cap", "classes", "base", "tables"):
         if fld not in model:
             return fld, "missing field"
     levels = model["levels"]
@@ -124,11 +125,9 @@ def validate_model_section(model: Any) -> tuple[str, str] | None:
         return "alpha", "expected a positive number"
     if not isinstance(model["age_cap"], int) or not 1 <= model["age_cap"] <= 9:
         return "age_cap", "expected an integer in 1..9"
-    caps = model["caps"]
-    if not isinstance(caps, dict) or any(
-        k not in FIELDS or not isinstance(v, int) or v < 1 for k, v in caps.items()
-    ):
-        return "caps", "expected {field: positive integer}"
+    problem = buckets_problem(model["buckets"])
+    if problem:
+        return "buckets", problem
     classes = model["classes"]
     if not isinstance(classes, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and v and "." not in v and "|" not in v

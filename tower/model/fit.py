@@ -22,9 +22,17 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
-from tower.model.reference import DESTINATIONS, FIELDS, PLACES, fresh_group, resident_group
+from tower.model.reference import (
+    DESTINATIONS,
+    FIELDS,
+    PLACES,
+    bucket_table,
+    fresh_group,
+    resident_group,
+)
 from tower.pieces import Kind
 from tower.traces import TraceSequence
 
@@ -36,6 +44,15 @@ DEFAULT_CLASSES: dict[str, str] = {
     Kind.WATCHMAN.value: "pawn",
     Kind.BRIGAND.value: "pawn",
     Kind.CUBE.value: "cube",
+}
+
+_COARSE = [*range(11), 12, 14, 16, 19, 22, 26, 30, 35, 40, 46, 53, 61, 70, 80, 92, 106, 122, 140]
+#: Exact throw sizes up to 40; occupancies and counts out exact up to 10, then coarser.
+DEFAULT_BUCKETS: dict[str, list[int]] = {
+    "n": [*range(41), 45, 50, 60, 80, 100],
+    "I": _COARSE,
+    "P": _COARSE,
+    "o": _COARSE,
 }
 
 DEFAULT_LEVELS: tuple[tuple[str, ...], ...] = (
@@ -58,8 +75,9 @@ class FitSettings:
         Back-off strength: a key seen ``N`` times is used with probability N/(N+alpha).
     age_cap : int
         Residents older than this many throws share one age bucket (1..9).
-    caps : dict
-        Largest value of a context field; larger values are cut to it.
+    buckets : dict
+        Bucket edges of the context fields n, I, P, o (ascending, from 0): a value is
+        replaced by the largest edge not above it.
     prior : float
         Pseudo-count pulling a group's per-piece destination law towards its pool.
     classes : dict
@@ -69,7 +87,7 @@ class FitSettings:
     levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS
     alpha: float = 1.0
     age_cap: int = 3
-    caps: dict[str, int] = field(default_factory=lambda: {"n": 40, "I": 30, "P": 20, "o": 30})
+    buckets: dict[str, list[int]] = field(default_factory=lambda: dict(DEFAULT_BUCKETS))
     prior: float = 2.0
     classes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CLASSES))
 
@@ -81,13 +99,16 @@ class FitSettings:
             raise ValueError(f"age_cap must lie in 1..9, got {self.age_cap}")
         if self.alpha <= 0 or self.prior <= 0:
             raise ValueError("alpha and prior must be positive")
+        problem = buckets_problem(self.buckets)
+        if problem:
+            raise ValueError(problem)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "levels": [list(lv) for lv in self.levels],
             "alpha": self.alpha,
             "age_cap": self.age_cap,
-            "caps": dict(sorted(self.caps.items())),
+            "buckets": {f: list(e) for f, e in sorted(self.buckets.items())},
             "prior": self.prior,
             "classes": dict(sorted(self.classes.items())),
         }
@@ -117,6 +138,8 @@ class Observations:
                 raise ValueError(
                     f"trace seq {seq.seq}: piece {seq.pieces[pid]} has a kind with no class"
                 )
+        luts = {f: bucket_table(s.buckets[f]) for f in FIELDS[1:]}
+        luts["m"] = []
         since: dict[int, int] = {}
         inside: dict[int, str] = {}
         for t, throw in enumerate(seq.throws):
@@ -137,7 +160,7 @@ class Observations:
                 dests = ["out" if pid in out else after[pid] for pid in members]
                 outcome = tuple(dests.count(d) for d in DESTINATIONS)
                 for level, table in zip(s.levels, self.counts, strict=True):
-                    key = name + "".join(f"|{min(ctx[f], s.caps.get(f, ctx[f]))}" for f in level)
+                    key = name + "".join(f"|{_bucket(ctx[f], luts[f])}" for f in level)
                     table[key][outcome] += 1
                 tally = self.per_piece.setdefault(name, [0] * len(DESTINATIONS))
                 for i, k in enumerate(outcome):
@@ -172,7 +195,7 @@ class Observations:
             "levels": [list(lv) for lv in s.levels],
             "alpha": s.alpha,
             "age_cap": s.age_cap,
-            "caps": dict(sorted(s.caps.items())),
+            "buckets": {f: list(e) for f, e in sorted(s.buckets.items())},
             "classes": dict(sorted(s.classes.items())),
             "observed_classes": sorted({name.split(".")[1] for name in self.per_piece}),
             "base": self._base(),
@@ -210,6 +233,29 @@ class Observations:
                     name = resident_group(origin, cls, age, s.age_cap)
                     base[name] = _rounded(law(name, class_law))
         return base
+
+
+def _bucket(v: int, lut: list[int]) -> int:
+    if not lut:
+        return v
+    return lut[v] if v < len(lut) else lut[-1]
+
+
+def buckets_problem(buckets: object) -> str | None:
+    """What is wrong with a ``buckets`` mapping, or ``None``."""
+    if not isinstance(buckets, dict) or set(buckets) != set(FIELDS[1:]):
+        return f"buckets must give edges for exactly the fields {FIELDS[1:]}"
+    for f, edges in buckets.items():
+        if (
+            not isinstance(edges, list)
+            or not edges
+            or edges[0] != 0
+            or not all(isinstance(e, int) for e in edges)
+            or any(b <= a for a, b in pairwise(edges))
+            or edges[-1] > 100_000
+        ):
+            return f"buckets[{f!r}] must be increasing integers from 0 (at most 100000)"
+    return None
 
 
 def _rounded(probs: list[float]) -> list[float]:

@@ -10,13 +10,15 @@ many end in each place inside. The draw is conditioned on a context: ``m``, the 
 size ``n``, the number inside before the throw ``I``, the occupancy ``P`` of the group's
 own place, and ``o``, how many pieces already came out in this throw (which carries the
 correlation between groups). Which members take which destination is uniform (a shuffle).
+Context values other than ``m`` are bucketed: a value is replaced by the largest edge of
+``buckets[field]`` not above it (exact for small values, coarser for large ones).
 
 Outcome tables are smoothed by back-off: level 0 has the finest context; a key seen
 ``N`` times is used with probability ``N / (N + alpha)``, otherwise the next, coarser
 level is asked, and in the end a multinomial with per-piece destination probabilities.
 
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
-count, ...]``; a key is ``group|v1|v2...`` with the level's context values, capped.
+count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.
 
 Examples
 --------
@@ -37,12 +39,26 @@ from typing import Any
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
 PLACES: tuple[str, ...] = ("funnel", "floor1", "floor2", "ramp")
 DESTINATIONS: tuple[str, ...] = ("out", *PLACES)
-#: The context fields a level may condition on.
+#: The context fields a level may condition on. ``m`` is exact; the others are bucketed.
 FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "o")
 
 #: A resident as the sampler sees it: (class, place, since, payload). A fresh piece:
 #: (class, payload). Payloads are carried through untouched (pieces, ids, ...).
 Resident = tuple[str, str, int, Any]
+
+
+def bucket_table(edges: Sequence[int]) -> list[int]:
+    """``table[v]``: the largest edge not above ``v``, for ``v`` in ``0..edges[-1]``.
+
+    >>> bucket_table([0, 1, 2, 4])
+    [0, 1, 2, 2, 4]
+    """
+    table, e = [], 0
+    for v in range(edges[-1] + 1):
+        if e + 1 < len(edges) and edges[e + 1] <= v:
+            e += 1
+        table.append(edges[e])
+    return table
 
 
 def fresh_group(cls: str) -> str:
@@ -61,7 +77,7 @@ class ReferenceSampler:
     Parameters
     ----------
     model : dict
-        ``levels`` (list of field lists), ``alpha``, ``caps`` (field -> max value),
+        ``levels`` (list of field lists), ``alpha``, ``buckets`` (field -> edges),
         ``age_cap``, ``classes`` (kind -> class), ``base`` (group -> 5 probabilities),
         ``tables`` (one dict per level: key -> flat entry list).
     """
@@ -69,7 +85,7 @@ class ReferenceSampler:
     def __init__(self, model: dict[str, Any]) -> None:
         self.levels: list[list[str]] = [list(f) for f in model["levels"]]
         self.alpha = float(model["alpha"])
-        self.caps: dict[str, int] = dict(model["caps"])
+        self.buckets: dict[str, list[int]] = {f: list(e) for f, e in model["buckets"].items()}
         self.age_cap = int(model["age_cap"])
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {}
@@ -81,7 +97,7 @@ class ReferenceSampler:
             self.base[group] = [c / acc for c in cum]
         # per level: positions of its fields in a context tuple (m, n, I, P, o)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
-        self._caps = tuple(self.caps.get(f, 1 << 62) for f in FIELDS)
+        self._luts = [bucket_table(self.buckets[f]) for f in FIELDS[1:]]
         # per level: (group, v1, ...) -> (total count, cumulative counts, outcomes)
         self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]]]]] = []
         for table in model["tables"]:
@@ -101,7 +117,9 @@ class ReferenceSampler:
 
         ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, o).
         """
-        capped = [min(v, c) for v, c in zip(ctx, self._caps, strict=True)]
+        capped = [ctx[0]]
+        for v, lut in zip(ctx[1:], self._luts, strict=True):
+            capped.append(lut[v] if v < len(lut) else lut[-1])
         for picks, table in zip(self._picks, self.tables, strict=True):
             entry = table.get((group, *[capped[i] for i in picks]))
             if entry is None:
