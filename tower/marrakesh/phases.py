@@ -351,6 +351,11 @@ def _end_turn(state: State, t: Task) -> None:
         pl.vendors[s] = 1
     if pl.souk_vendor:
         pl.souk_vendor = 1
+    refill_display(state)
+
+
+def refill_display(state: State) -> None:
+    """Restock empty souk shops and scroll stacks and reveal every top."""
     _refill(state.shops, state.shop_open, range(len(state.shops)))
     for g in range(len(SCROLL_COLOURS)):
         _refill(state.stacks, state.stack_open, range(3 * g, 3 * g + 3))

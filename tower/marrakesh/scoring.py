@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from tower.marrakesh.actions import GOODS, RESOURCES, VENDOR_SECTORS, Action, action_id
 from tower.marrakesh.effects import board_keshis, run_effects
+from tower.marrakesh.phases import refill_display
 from tower.marrakesh.rules import (
     T,
     Task,
@@ -96,6 +97,8 @@ def _river_reset(state: State, t: Task) -> None:
         pl.river_tick = 0
         pl.jetty = -1
     state.jetty_taken = [False] * len(state.jetty_taken)
+    # Scrolls or goods taken by a river-tile bonus are replaced now, as at a turn's end.
+    refill_display(state)
 
 
 def provision_cost(state: State, p: int) -> dict[str, int]:
