@@ -105,7 +105,9 @@ def _deploy(state: State, t: Task) -> None:
         if src == "held":
             pl.held.remove(c)
             state.issued[c] -= 1
-        if t.get("then"):
+        if t.get("then") and c != "red":
+            # Ruling (scroll 64): a keshi that fits nowhere still names its sector; a water
+            # vendor that fits nowhere names none, so no action follows.
             push(state, T("action", p=p, s=sector_of(c)))
         return
     if c in ("red", "pink", "brown"):
