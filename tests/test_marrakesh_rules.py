@@ -684,3 +684,172 @@ def test_additional_exchange_offices_join_the_pool():
         o for seed in range(40) for o in Game(GameConfig(players=2)).new_initial_state(seed).offices
     }
     assert max(base) <= 12
+
+
+def _resolve_randomly(state, rng) -> None:
+    """Take random legal choices until the pending work is done."""
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+        check(state)
+
+
+@pytest.mark.parametrize("sid", range(1, 73))
+def test_every_scroll_can_be_bought_and_resolved(sid):
+    """Each of the 72 scrolls, bought in the madrasa with random follow-up choices (the
+    board is seeded so that most effects have something to act on)."""
+    import random
+
+    state = blank(players=3, modules=("desert_towns",), seed=sid)
+    pl = state.players[0]
+    give(state, 0, "gray", 7)
+    for c in (
+        "turquoise",
+        "white",
+        "black",
+        "pink",
+        "brown",
+        "beige",
+        "yellow",
+        "purple",
+        "orange",
+    ):
+        give(state, 0, c, 2)
+    pl.revealed = [True] * 6
+    pl.claimed = [pl.oases[5]]
+    pl.claimed_at[5] = True
+    pl.dates, pl.water, pl.dinars = 6, 3, 3
+    colour = state.game.components.scrolls[sid]["colour"]
+    stack = 3 * ("gray", "yellow", "pink", "orange").index(colour)
+    for st in state.stacks:
+        if sid in st:
+            st.remove(sid)
+    state.stacks[stack].append(sid)
+    run(state, T("action", p=0, s="gray"))
+    state.apply(f"scroll:{colour}0")
+    assert sid in pl.scrolls
+    rng = random.Random(sid)
+    _resolve_randomly(state, rng)
+    assert sid in pl.scrolls
+
+
+def test_random_games_with_every_permanent_scroll_owned():
+    """Random games in which each player owns a random half of the non-instant scrolls from
+    the start: every modifier's rule runs under the invariants."""
+    import random
+
+    from tower.marrakesh import RandomAgent
+
+    game = Game(GameConfig(players=3, modules=frozenset({"desert_towns", "imam_sultan"})))
+    lasting = [s for s, e in game.components.scrolls.items() if e["timing"] != "instant"]
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = game.new_initial_state(seed)
+        for pl in state.players:
+            pl.scrolls = sorted(rng.sample(lasting, len(lasting) // 2))
+            for st in state.stacks:
+                st[:] = [s for s in st if s not in pl.scrolls]
+        agents = [RandomAgent(seed * 7 + k) for k in range(3)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.sample_chance()
+            else:
+                p = state.pending_players()[0] if state.current_player < 0 else state.current_player
+                state.apply(agents[p].step(state, p), player=p)
+            check(state)
+
+
+def test_scrolls_35_and_50_water_vendor_bonuses():
+    state = blank()
+    pl = state.players[0]
+    pl.scrolls = [35, 50]
+    pl.vendors = {"green": 1}
+    state.issued["red"] += 1
+    water, score = pl.water, pl.score
+    run(state, T("vendor_water", p=0, s="green", action=True))
+    assert pl.water == water + 2 and pl.score == score + 2
+    run(state, T("vendor_water", p=0, s="green", action=False))
+    assert pl.water == water + 4 and pl.score == score + 2
+
+
+def test_scroll_45_claims_an_oasis_for_one_resource():
+    state = blank()
+    pl = state.players[0]
+    pl.scrolls = [45]
+    pl.revealed[2] = True
+    pl.water, pl.dates, pl.dinars = 0, 0, 1
+    run(state, T("action", p=0, s="brown"))
+    state.apply("slot:4")
+    assert pl.dinars == 0 and pl.claimed == [pl.oases[2]]
+
+
+def test_scroll_56_jetty_steps_score_double_and_63_two_connection_bonuses():
+    state = blank()
+    pl = state.players[0]
+    pl.scrolls = [56, 63]
+    pl.river = state.game.components["river"]["jetty"]
+    pl.jetty = 0
+    pl.water = 0
+    score = pl.score
+    run(state, T("river", p=0, n=2))
+    assert pl.score == score + 4
+    # Scroll 63: two different bonuses of the line (here it has two: both are taken).
+    pl.palace = 2
+    spaces = line_spaces(state, 0, 1)
+    assert len(spaces) == 2
+    effects = [e for sp in spaces for e in space_effect(state, sp)]
+    assert {e["op"] for e in effects} <= {"gain", "points", "keshi"}
+    score, white = pl.score, pl.keshis["white"]
+    run(state, T("stair_move", p=0, w="palace", n=1))
+    assert legal(state) == ["choice:0", "choice:1"]
+    state.apply("choice:0")
+    assert state.is_terminal()
+    points = sum(e["n"] for e in effects if e["op"] == "points")
+    keshis = sum(e["n"] for e in effects if e["op"] == "keshi" and e["colour"] == "white")
+    assert pl.score == score + points and pl.keshis["white"] == white + keshis
+
+
+def test_scrolls_22_32_66_city_gates():
+    state = blank()
+    pl = state.players[0]
+    pl.scrolls = [22, 32, 66]
+    give(state, 0, "beige", 2)
+    pl.dinars = 0
+    state.workshops = [["green"], ["gray"], ["white"], ["black"]]
+    score = pl.score
+    run(state, T("action", p=0, s="beige"))
+    assert "gate:w1/gray" in legal(state)  # 1 dinar less: free
+    state.apply("gate:w0/green")  # the left workshop for 0 dinars: no points lost
+    state.apply("slot:7")
+    assert pl.score == score and pl.held == ["green", "green"]
+
+
+def test_scrolls_34_46_18_souk_repeats_and_extra_resource():
+    state = blank()
+    pl = state.players[0]
+    pl.scrolls = [46, 18]
+    give(state, 0, "yellow", 2)
+    run(state, T("action", p=0, s="souk"))
+    state.apply("colour:yellow")
+    state.apply("resource:dinars")  # scroll 18
+    assert "colour:yellow" in legal(state)  # scroll 46: the office again
+    state.apply("colour:yellow")
+    state.apply("resource:dinars")
+    assert pl.keshis["yellow"] == 0 and state.is_terminal()
+
+
+def test_scroll_65_main_square_twice_and_31_extra_spectator():
+    state = blank()
+    pl = state.players[0]
+    pl.scrolls = [65, 31]
+    disc = state.game.components["audience_disc"]["pink"]
+    spaces = state.game.components["main_square"]["spaces"]
+    space = next(i for i, e in enumerate(spaces) if e[0]["op"] == "points")
+    pl.square[space] = True
+    pl.keshis["pink"] = 1
+    state.issued["pink"] += 1
+    pl.disc = 0
+    score = pl.score
+    run(state, T("action", p=0, s="pink"))
+    n = spaces[space][0]["n"]
+    expected = n * (disc[(space - 1) % 8] + 1) + n * (disc[(space - 2) % 8] + 1)
+    assert pl.disc == 2 and pl.score == score + expected
