@@ -894,12 +894,6 @@ def check_placement(spec: TowerSpec) -> None:
             f"narrower than the tube {t.width!r} x {t.depth!r}",
             field="funnel.top_width",
         )
-    if spec.ramp_top + gap > t.height:
-        raise PlacementError(
-            src,
-            f"the ramp rises to z = {spec.ramp_top:.1f}, too close to the tube top",
-            field="ramp.angle",
-        )
     ceiling, above = t.height, "the tube top"
     for i, f in enumerate(spec.floors):
         lo, hi = spec.floor_z_range(i)
