@@ -152,3 +152,37 @@ def test_no_retention_keeps_nothing():
     out, state = model.throw(model.new_state(), mixed_keshis(5), random.Random(1))
     assert out == sorted(mixed_keshis(5)) and state.residents == ()
     assert model.distribution(state, mixed_keshis(2)) == {tuple(sorted(mixed_keshis(2))): 1.0}
+
+
+def test_distilled_exact_distribution_matches_sampling(fitted):
+    rng = random.Random(6)
+    state = fitted.new_state()
+    for _ in range(2):
+        _, state = fitted.throw(state, mixed_keshis(5), rng)
+    pieces = mixed_keshis(4)
+    law = fitted.distribution(state, pieces)
+    assert sum(law.values()) == pytest.approx(1.0, abs=1e-9)
+    n = 20000
+    seen = Counter(tuple(fitted.throw(state, pieces, rng)[0]) for _ in range(n))
+    assert set(seen) <= set(law)
+    keys = sorted(law, key=law.get, reverse=True)[:12]
+    observed = np.array([seen[k] for k in keys] + [n - sum(seen[k] for k in keys)])
+    expected = np.array([law[k] for k in keys] + [1 - sum(law[k] for k in keys)]) * n
+    assert stats.chisquare(observed, expected).pvalue > 0.001
+
+
+def test_distilled_count_distribution_matches_sampling(fitted):
+    rng = random.Random(7)
+    state = fitted.new_state()
+    for _ in range(5):
+        _, state = fitted.throw(state, mixed_keshis(12), rng)
+    with pytest.raises(NotImplementedError, match="count_distribution"):
+        fitted.distribution(state, mixed_keshis(12), limit=1000)
+    law = fitted.count_distribution(state, mixed_keshis(12))
+    assert sum(law) == pytest.approx(1.0, abs=1e-9)
+    n = 20000
+    seen = Counter(len(fitted.throw(state, mixed_keshis(12), rng)[0]) for _ in range(n))
+    ks = [k for k, p in enumerate(law) if p * n >= 20]
+    observed = np.array([seen[k] for k in ks] + [n - sum(seen[k] for k in ks)])
+    expected = np.array([law[k] for k in ks] + [1 - sum(law[k] for k in ks)]) * n
+    assert stats.chisquare(observed, expected).pvalue > 0.001

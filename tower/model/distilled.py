@@ -8,6 +8,7 @@ kind. The shipped model of the ``marrakesh`` preset loads with :func:`load_shipp
 Examples
 --------
 >>> import random
+from collections import Counter, defaultdict
 >>> from tower.model import load_shipped
 >>> from tower.pieces import mixed_keshis
 >>> model = load_shipped("marrakesh")
@@ -19,8 +20,11 @@ Examples
 from __future__ import annotations
 
 import random
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from importlib import resources
+from itertools import product
+from math import comb, prod
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +131,91 @@ class DistilledModel(TowerModel):
         out_pieces.sort(key=_piece_key)
         stay.sort(key=_resident_key)
         return out_pieces, _sorted_state(tuple(stay), state.throws + 1)
+
+    def distribution(
+        self, state: TowerState, pieces: Sequence[Piece], limit: int = 100_000
+    ) -> dict[tuple[Piece, ...], float]:
+        """Exact law of the pieces out, by dynamic programming over the groups.
+
+        The state of the recursion is (pieces out so far, their multiset); each group
+        adds ``k`` out with its exact back-off law and picks which members uniformly
+        (multivariate hypergeometric). Raises ``NotImplementedError`` when the number of
+        possible multisets out exceeds ``limit`` (large, varied states): then use
+        :meth:`count_distribution`, or sample.
+        """
+        kinds = sorted({*state.pieces, *pieces}, key=_piece_key)
+        have = Counter([*state.pieces, *pieces])
+        if prod(have[p] + 1 for p in kinds) > limit:
+            raise NotImplementedError(
+                f"more than {limit} possible multisets out; use count_distribution or sample"
+            )
+        index = {p: i for i, p in enumerate(kinds)}
+        law: dict[tuple[int, tuple[int, ...]], float] = {(0, (0,) * len(kinds)): 1.0}
+        for name, ctx, members in self._groups(state, pieces):
+            picks = _hypergeometric(Counter(index[p] for p in members), len(kinds))
+            new: dict[tuple[int, tuple[int, ...]], float] = defaultdict(float)
+            for (gone, vec), p in law.items():
+                for k, pk in enumerate(self.sampler.out_law(name, (*ctx, gone))):
+                    if pk == 0.0:
+                        continue
+                    for sub, ps in picks[k]:
+                        key = (gone + k, tuple(a + b for a, b in zip(vec, sub, strict=True)))
+                        new[key] += p * pk * ps
+            law = new
+        result: dict[tuple[Piece, ...], float] = defaultdict(float)
+        for (_, vec), p in law.items():
+            result[tuple(kinds[i] for i, c in enumerate(vec) for _ in range(c))] += p
+        return dict(result)
+
+    def count_distribution(self, state: TowerState, pieces: Sequence[Piece]) -> list[float]:
+        """Exact law of the number of pieces out: ``law[k]``, ``k = 0..inside + thrown``.
+
+        >>> import random
+        >>> from tower.pieces import mixed_keshis
+        >>> model = load_shipped("marrakesh")
+        >>> round(sum(model.count_distribution(model.new_state(), mixed_keshis(12))), 9)
+        1.0
+        """
+        total = len(state.residents) + len(pieces)
+        law = [1.0] + [0.0] * total
+        for name, ctx, _ in self._groups(state, pieces):
+            new = [0.0] * (total + 1)
+            for gone, p in enumerate(law):
+                if p == 0.0:
+                    continue
+                for k, pk in enumerate(self.sampler.out_law(name, (*ctx, gone))):
+                    new[gone + k] += p * pk
+            law = new
+        return law
+
+    def _groups(
+        self, state: TowerState, pieces: Sequence[Piece]
+    ) -> list[tuple[str, tuple[int, int, int, int], list[Piece]]]:
+        """(group name, context without ``o``, member pieces) in the sampler's order."""
+        cls_of = self.piece_class
+        residents = [(cls_of(r.piece), r.place, r.since, r.piece) for r in state.residents]
+        fresh = [(cls_of(p), p) for p in pieces]
+        n, inside = len(fresh), len(residents)
+        return [
+            (name, (len(members), n, inside, place_count), [p for _, p in members])
+            for name, _, place_count, members in self.sampler.groups(residents, fresh, state.throws)
+        ]
+
+
+def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int, ...], float]]]:
+    """For each ``k``: every way to draw ``k`` of the members (by piece index) and its chance."""
+    m = sum(have.values())
+    items = sorted(have.items())
+    ways: list[list[tuple[tuple[int, ...], float]]] = [[] for _ in range(m + 1)]
+    for take in product(*(range(c + 1) for _, c in items)):
+        k = sum(take)
+        weight = 1
+        vec = [0] * width
+        for (i, c), x in zip(items, take, strict=True):
+            weight *= comb(c, x)
+            vec[i] = x
+        ways[k].append((tuple(vec), weight / comb(m, k)))
+    return ways
 
 
 def _piece_key(p: Piece) -> tuple[str, str]:

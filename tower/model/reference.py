@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from collections.abc import Sequence
+from math import comb
 from typing import Any
 
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
@@ -112,14 +113,18 @@ class ReferenceSampler:
                 compiled[(group, *map(int, values))] = (acc, cum, outcomes)
             self.tables.append(compiled)
 
+    def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
+        capped = [ctx[0]]
+        for v, lut in zip(ctx[1:], self._luts, strict=True):
+            capped.append(lut[v] if v < len(lut) else lut[-1])
+        return capped
+
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
         """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
 
         ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, o).
         """
-        capped = [ctx[0]]
-        for v, lut in zip(ctx[1:], self._luts, strict=True):
-            capped.append(lut[v] if v < len(lut) else lut[-1])
+        capped = self._bucketed(ctx)
         for picks, table in zip(self._picks, self.tables, strict=True):
             entry = table.get((group, *[capped[i] for i in picks]))
             if entry is None:
@@ -134,19 +139,13 @@ class ReferenceSampler:
             counts[min(bisect_right(cum, rng.random()), 4)] += 1
         return tuple(counts)
 
-    def throw(
-        self,
-        residents: Sequence[Resident],
-        fresh: Sequence[tuple[str, Any]],
-        throws: int,
-        rng: random.Random,
-    ) -> tuple[list[Any], list[Resident]]:
-        """One throw. ``throws`` is the index of this throw (residents have ``since < throws``).
+    def groups(
+        self, residents: Sequence[Resident], fresh: Sequence[tuple[str, Any]], throws: int
+    ) -> list[tuple[str, str, int, list[tuple[int, Any]]]]:
+        """The groups of a throw in visiting order: (name, class, P, members).
 
-        Returns the payloads that came out and the residents after the throw (fresh
-        pieces that stay get ``since = throws``). Members of a group are taken in the
-        order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
-        Who goes where within a group is uniform: a partial Fisher-Yates shuffle.
+        ``P`` is the occupancy of the group's place before the throw (for fresh pieces,
+        the number inside); members are (since, payload) in the order given.
         """
         groups: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
         occupancy = [0, 0, 0, 0]
@@ -162,12 +161,51 @@ class ReferenceSampler:
             if key not in groups:
                 groups[key] = (cls, [])
             groups[key][1].append((since, payload))
+        return [
+            (name, cls, occupancy[index] if index >= 0 else len(residents), members)
+            for (index, name), (cls, members) in sorted(groups.items())
+        ]
+
+    def out_law(self, group: str, ctx: tuple[int, ...]) -> list[float]:
+        """Exact probability that ``k`` of the group's ``m`` pieces go out, ``k = 0..m``."""
+        m = ctx[0]
+        law = [0.0] * (m + 1)
+        capped = self._bucketed(ctx)
+        reach = 1.0  # probability that the draw gets down to this level
+        for picks, table in zip(self._picks, self.tables, strict=True):
+            entry = table.get((group, *[capped[i] for i in picks]))
+            if entry is None:
+                continue
+            total, cum, outcomes = entry
+            prev = 0
+            for c, outcome in zip(cum, outcomes, strict=True):
+                law[outcome[0]] += reach * (c - prev) / (total + self.alpha)
+                prev = c
+            reach *= self.alpha / (total + self.alpha)
+        p = self.base[group][0]
+        for k in range(m + 1):
+            law[k] += reach * comb(m, k) * p**k * (1 - p) ** (m - k)
+        return law
+
+    def throw(
+        self,
+        residents: Sequence[Resident],
+        fresh: Sequence[tuple[str, Any]],
+        throws: int,
+        rng: random.Random,
+    ) -> tuple[list[Any], list[Resident]]:
+        """One throw. ``throws`` is the index of this throw (residents have ``since < throws``).
+
+        Returns the payloads that came out and the residents after the throw (fresh
+        pieces that stay get ``since = throws``). Members of a group are taken in the
+        order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
+        Who goes where within a group is uniform: a partial Fisher-Yates shuffle.
+        """
         n, inside, gone = len(fresh), len(residents), 0
         out: list[Any] = []
         after: list[Resident] = []
-        for (index, name), (cls, members) in sorted(groups.items()):
+        for name, cls, place_count, members in self.groups(residents, fresh, throws):
             m = len(members)
-            place_count = occupancy[index] if index >= 0 else inside
             counts = self.outcome(name, (m, n, inside, place_count, gone), rng)
             # Uniform assignment: shuffle just the members of all but the largest share.
             rest = counts.index(max(counts))
