@@ -249,3 +249,45 @@ def test_bad_state_json_is_refused():
     del broken["board"]
     with pytest.raises(TowerError, match="malformed state"):
         State.from_json(game, broken)
+
+
+def _to_chance(state: State, rng: random.Random) -> None:
+    while not state.is_chance_node():
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def test_tower_throw_is_a_chance_node_drawn_from_the_model():
+    from tower.model import NoRetentionModel
+
+    game = Game(GameConfig(players=3, tower=NoRetentionModel()))
+    state = game.new_initial_state(8)
+    rng = random.Random(8)
+    _to_chance(state, rng)
+    assert state.current_player == CHANCE and state.legal_actions() == []
+    thrown = sorted(c for pl in state.players for c in pl.hand)
+    law = state.chance_outcomes()
+    assert len(law) == 1 and law[0][1] == 1.0
+    out = state.sample_chance()
+    assert sorted(p.split(":")[1] for p in out) == thrown
+    assert sum(state.display.values()) == 9 and state.tower.residents == ()
+
+
+def test_keshis_stuck_in_the_tower_stay_across_rounds_and_seasons():
+    game = Game(GameConfig(players=4))  # the baseline model keeps 1/3 of thrown keshis
+    state = game.new_initial_state(5)
+    rng = random.Random(5)
+    seen_old = False
+    while not state.is_terminal():
+        if state.is_chance_node():
+            if state.tower.throws == 0:  # the exact law is costly later on (many residents)
+                law = state.chance_outcomes()
+                assert abs(sum(p for _, p in law) - 1.0) < 1e-9
+            throws = state.tower.throws
+            state.sample_chance()
+            assert state.tower.throws == throws + 1
+            seen_old |= any(r.since < state.tower.throws - 4 for r in state.tower.residents)
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    assert state.tower.throws == 12
+    assert seen_old  # some keshi outlived a whole season inside the tower
+    check(state)
