@@ -311,6 +311,8 @@ def _assistant_options(state: State, t: Task) -> list[int]:
         i = SECTOR_INDEX[s]
         if s == "souk" or sectors.room(state, p, s) > 0:
             out.append(action_id("assistant", 2 * i))
+        # Ruling: the sector action is always allowed, even when it would achieve nothing
+        # (the rulebook offers both options to every assistant).
         out.append(action_id("assistant", 2 * i + 1))
     return sorted(out)
 

@@ -597,7 +597,9 @@ def _madrasa_options(state: State, t: Task) -> list[int]:
         if scrolls[sid]["scholars"] <= t["budget"] and pl.dates >= scroll_cost(state, p, sid):
             out.append(action_id("scroll", i))
     if t["forced"] < 0 or not out:
-        out.append(PASS)  # after a swap one of the new scrolls must be bought, if possible
+        # Ruling: after a swap one of the new scrolls must be bought; if none is affordable
+        # the obligation lapses (the dinar is spent all the same).
+        out.append(PASS)
     if t["bought"] == 0 and t["forced"] < 0 and not pl.swapped and can_pay(state, p, {"dinars": 1}):
         out += [action_id("swap", g) for g in range(4) if all(state.stacks[3 * g : 3 * g + 3])]
     return sorted(out)
