@@ -22,9 +22,10 @@ Effect = dict[str, Any]
 PASS = action_id("pass")
 
 
-def run_effects(state: State, p: int, effects: list[Effect]) -> None:
-    """Schedule ``effects`` for player ``p`` to run next, in order."""
-    push(state, *[T("fx", p=p, e=e) for e in effects])
+def run_effects(state: State, p: int, effects: list[Effect], why: str = "bonus") -> None:
+    """Schedule ``effects`` for player ``p`` to run next, in order; ``why`` names the source
+    in the score events."""
+    push(state, *[T("fx", p=p, e=e, why=why) for e in effects])
 
 
 @task("fx")
@@ -36,7 +37,7 @@ def _fx(state: State, t: Task) -> None:
         for r in RESOURCES:
             setattr(pl, r, getattr(pl, r) + e.get(r, 0))
     elif op == "points":
-        score(state, p, e["n"], e.get("why", "bonus"))
+        score(state, p, e["n"], t.get("why", "bonus"))
     elif op == "keshi":
         colour, n = e["colour"], e.get("n", 1)
         if colour in KESHI_COLOURS:
@@ -56,7 +57,7 @@ def _fx(state: State, t: Task) -> None:
         elif e["n"] > 0:
             push(state, T("stair", p=p, w=e["which"], n=e["n"]))
     elif op == "choose":
-        push(state, ask("choose", p, options=e["options"]))
+        push(state, ask("choose", p, options=e["options"], why=t.get("why", "bonus")))
     elif op == "special":
         SPECIALS[e["name"]](state, p, e)
     else:
@@ -104,7 +105,7 @@ def _choose_options(state: State, t: Task) -> list[int]:
 
 @resolve("choose")
 def _choose(state: State, t: Task, a: Action) -> None:
-    run_effects(state, t["p"], t["options"][a.arg])
+    run_effects(state, t["p"], t["options"][a.arg], t["why"])
 
 
 # -- specials ---------------------------------------------------------------------------
@@ -149,7 +150,7 @@ def _connection_all(state: State, p: int, e: Effect) -> None:
     pl = state.players[p]
     line = (sectors.segment(state, pl.mosque), sectors.segment(state, pl.palace))
     for space in reversed(sectors.line_spaces(state, *line)):
-        run_effects(state, p, sectors.space_effect(state, space))
+        run_effects(state, p, sectors.space_effect(state, space), "scroll 59: connection line")
 
 
 def _souk_vendor(state: State, p: int, e: Effect) -> None:
@@ -254,7 +255,7 @@ def _square_spectators(state: State, p: int, e: Effect) -> None:
     spaces = state.game.components["main_square"]["spaces"]
     for i in reversed(range(8)):
         if spectators(state, p, i) == e["spectators"]:
-            run_effects(state, p, scaled(spaces[i], e["times"]))
+            run_effects(state, p, scaled(spaces[i], e["times"]), "scroll 47: main square")
 
 
 def _square_all(state: State, p: int, e: Effect) -> None:
@@ -265,7 +266,9 @@ def _square_all(state: State, p: int, e: Effect) -> None:
     spaces = state.game.components["main_square"]["spaces"]
     for i in reversed(range(8)):
         if pl.square[i]:
-            run_effects(state, p, scaled(spaces[i], spectators(state, p, i)))
+            run_effects(
+                state, p, scaled(spaces[i], spectators(state, p, i)), "scroll 70: main square"
+            )
 
 
 def _square_actions(state: State, p: int, e: Effect) -> None:

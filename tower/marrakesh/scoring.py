@@ -67,9 +67,10 @@ def _river_evaluation(state: State, t: Task) -> None:
     if "pair" in tile:
         items.append(ask("river_pair", first, other=second if rewarded_second else -1))
     else:
-        items += [T("fx", p=first, e=e) for e in tile["first"]]
+        why = f"river tile {tile['id']}"
+        items += [T("fx", p=first, e=e, why=why) for e in tile["first"]]
         if rewarded_second:
-            items += [T("fx", p=second, e=e) for e in tile.get("second", [])]
+            items += [T("fx", p=second, e=e, why=why) for e in tile.get("second", [])]
     items.append(T("river_reset"))
     push(state, *items)
 
@@ -81,10 +82,11 @@ def _river_pair_options(state: State, t: Task) -> list[int]:
 
 @resolve("river_pair")
 def _river_pair(state: State, t: Task, a: Action) -> None:
-    pair = state.game.components.river_tiles[state.river_tiles[state.season - 1]]["pair"]
+    tile = state.river_tiles[state.season - 1]
+    pair = state.game.components.river_tiles[tile]["pair"]
     if t["other"] >= 0:
-        run_effects(state, t["other"], pair[1 - a.arg])
-    run_effects(state, t["p"], pair[a.arg])
+        run_effects(state, t["other"], pair[1 - a.arg], f"river tile {tile}")
+    run_effects(state, t["p"], pair[a.arg], f"river tile {tile}")
 
 
 @task("river_reset")

@@ -160,7 +160,7 @@ def _place_pink(state: State, t: Task, a: Action) -> None:
     if t.get("then"):
         push(state, T("action", p=p, s="pink"))
     for i in reversed(bonus):
-        run_effects(state, p, spaces[i])
+        run_effects(state, p, spaces[i], "main square: entertainer deployed")
 
 
 @options("place_brown")
@@ -179,9 +179,9 @@ def _place_brown(state: State, t: Task, a: Action) -> None:
     if t.get("then"):
         push(state, T("action", p=p, s="brown"))
     if s == 0:
-        run_effects(state, p, sahara["start_right"])
+        run_effects(state, p, sahara["start_right"], "sahara: start oasis")
     elif s == 1:
-        run_effects(state, p, sahara["start_left"])
+        run_effects(state, p, sahara["start_left"], "sahara: start oasis")
     elif s < 8:
         pl.revealed[s - 2] = True  # discovering the oasis
         if has_mod(state, p, "discover_scores"):
@@ -268,7 +268,8 @@ def _orchard(state: State, t: Task, a: Action) -> None:
     if a.arg == 0:
         state.players[t["p"]].dates += 1
     else:
-        run_effects(state, t["p"], mod_values(state, t["p"], "orchard_alternative")[a.arg - 1])
+        alternatives = mod_values(state, t["p"], "orchard_alternative")
+        run_effects(state, t["p"], alternatives[a.arg - 1], "date orchard: scrolls 23-25")
 
 
 # -- river ------------------------------------------------------------------------------
@@ -330,7 +331,8 @@ def _river_move(state: State, t: Task) -> None:
 @task("rapid")
 def _rapid(state: State, t: Task) -> None:
     times = 2 if has_mod(state, t["p"], "rapid_double") else 1  # scroll 60
-    run_effects(state, t["p"], state.game.components["river"]["rapid_bonuses"][t["i"]] * times)
+    bonus = state.game.components["river"]["rapid_bonuses"][t["i"]]
+    run_effects(state, t["p"], bonus * times, f"river: rapid {t['i'] + 1}")
 
 
 # -- mosque and palace ------------------------------------------------------------------
@@ -404,7 +406,7 @@ def _threshold(state: State, t: Task) -> None:
     state.players[p].dinars += state.game.components["staircase"]["threshold_dinars"]
     push(state, ask("connection", p, line=t["line"], skip=-1))
     for value in reversed(mod_values(state, p, "threshold_bonus")):  # scrolls 13-16
-        run_effects(state, p, value)
+        run_effects(state, p, value, "staircase: threshold scroll")
 
 
 @options("connection")
@@ -418,7 +420,8 @@ def _connection(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     if t["skip"] < 0 and has_mod(state, p, "connection_two"):
         push(state, ask("connection", p, line=t["line"], skip=a.arg))  # scroll 63
-    run_effects(state, p, space_effect(state, line_spaces(state, *t["line"])[a.arg]))
+    space = line_spaces(state, *t["line"])[a.arg]
+    run_effects(state, p, space_effect(state, space), f"staircase: connection bonus {space}")
 
 
 # -- souk -------------------------------------------------------------------------------
@@ -469,8 +472,8 @@ def _souk(state: State, t: Task, a: Action) -> None:
         office = state.game.components.exchange_offices[state.offices[state.season - 1]]
         push(state, ask("souk", p, ex=t["ex"] + 1, lux=0))
         for value in mod_values(state, p, "exchange_extra"):  # scroll 18
-            run_effects(state, p, value)
-        run_effects(state, p, office[c])
+            run_effects(state, p, value, "souk: scroll 18")
+        run_effects(state, p, office[c], "souk: exchange office")
         return
     push(state, ask("souk", p, ex=0, lux=t["lux"] + 1))
     lux = state.shops[a.arg][-1]
@@ -511,7 +514,7 @@ def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
     lux = state.shops[shop].pop()
     state.shop_open[shop] = False  # the next good is revealed at the end of the turn
     pl.luxuries.append(lux)
-    run_effects(state, p, state.game.components.luxuries[lux]["reward"])
+    run_effects(state, p, state.game.components.luxuries[lux]["reward"], f"souk: luxury good {lux}")
 
 
 # -- main square ------------------------------------------------------------------------
@@ -561,7 +564,7 @@ def _square_space_options(state: State, t: Task) -> list[int]:
 def _square_space(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     effects = state.game.components["main_square"]["spaces"][a.arg]
-    run_effects(state, p, scaled(effects, spectators(state, p, a.arg)))
+    run_effects(state, p, scaled(effects, spectators(state, p, a.arg)), "main square")
 
 
 @task("square_extras")
@@ -575,7 +578,7 @@ def _square_extras(state: State, t: Task) -> None:
     if has_mod(state, p, "square_ones"):
         for i in reversed(range(8)):  # scroll 51
             if spectators(state, p, i) == 1:
-                run_effects(state, p, spaces[i])
+                run_effects(state, p, spaces[i], "main square: scroll 51")
 
 
 # -- madrasa ----------------------------------------------------------------------------
@@ -635,7 +638,7 @@ def take_scroll(state: State, p: int, stack: int) -> None:
     state.players[p].scrolls.append(sid)
     entry = state.game.components.scrolls[sid]
     if entry["timing"] == "instant":
-        run_effects(state, p, entry["effect"])
+        run_effects(state, p, entry["effect"], f"scroll {sid}")
 
 
 # -- medina -----------------------------------------------------------------------------
@@ -758,7 +761,7 @@ def _sahara(state: State, t: Task, a: Action) -> None:
         pl.towns_claimed[path] = True
         town = state.game.components.desert_towns[pl.towns[path]]
         if town["kind"] == "instant":
-            run_effects(state, p, town["effect"])
+            run_effects(state, p, town["effect"], f"desert town {pl.towns[path]}")
         return
     i = a.arg - 2
     if has_mod(state, p, "oasis_one_resource"):
