@@ -853,3 +853,14 @@ def test_scroll_65_main_square_twice_and_31_extra_spectator():
     n = spaces[space][0]["n"]
     expected = n * (disc[(space - 1) % 8] + 1) + n * (disc[(space - 2) % 8] + 1)
     assert pl.disc == 2 and pl.score == score + expected
+
+
+def test_nobody_wins_the_river_from_the_start_space():
+    state = blank(players=3)
+    state.river_tiles[0] = 8  # 3 points
+    before = state.scores()
+    run(state, T("river_evaluation"))
+    assert state.scores() == before
+    state.players[2].river = 1
+    run(state, T("river_evaluation"))
+    assert state.scores() == [before[0], before[1], before[2] + 3]

@@ -60,16 +60,19 @@ def river_ranking(state: State) -> list[int]:
 @task("river_evaluation")
 def _river_evaluation(state: State, t: Task) -> None:
     tile = state.game.components.river_tiles[state.river_tiles[state.season - 1]]
-    first, second = river_ranking(state)[:2]
+    # Ruling: a fisherman still on the start space is nowhere "down the river" and wins
+    # nothing; with every fisherman there, the tile goes unused.
+    ranked = [p for p in river_ranking(state) if state.players[p].river > 0]
+    first = ranked[0] if ranked else -1
     # In a 2-player game second place is not rewarded.
-    rewarded_second = state.num_players > 2
+    second = ranked[1] if len(ranked) > 1 and state.num_players > 2 else -1
+    why = f"river tile {tile['id']}"
     items: list[Task] = []
-    if "pair" in tile:
-        items.append(ask("river_pair", first, other=second if rewarded_second else -1))
-    else:
-        why = f"river tile {tile['id']}"
+    if first >= 0 and "pair" in tile:
+        items.append(ask("river_pair", first, other=second))
+    elif first >= 0:
         items += [T("fx", p=first, e=e, why=why) for e in tile["first"]]
-        if rewarded_second:
+        if second >= 0:
             items += [T("fx", p=second, e=e, why=why) for e in tile.get("second", [])]
     items.append(T("river_reset"))
     push(state, *items)
