@@ -1,0 +1,48 @@
+"""Self-play statistics: the same numbers in-process, on local processes and on Dask;
+the ``tower selfplay`` command."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from tower.cli import cli
+from tower.marrakesh.selfplay import selfplay
+
+
+def _same(a: dict, b: dict) -> None:
+    a, b = dict(a), dict(b)
+    a.pop("games_per_s")
+    b.pop("games_per_s")
+    assert a == b
+
+
+def test_selfplay_is_the_same_on_processes_and_dask():
+    local = selfplay(12, players=3, seed=4)
+    assert local["games"] == 12 and len(local["wins_by_seat"]) == 3
+    assert abs(sum(local["wins_by_seat"]) - 12) < 1e-9
+    _same(local, selfplay(12, players=3, seed=4, workers=2))
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        _same(local, selfplay(12, players=3, seed=4, scheduler=cluster.scheduler_address))
+
+
+def test_selfplay_command_prints_final_scores_and_json():
+    runner = CliRunner()
+    result = runner.invoke(cli, ["selfplay", "1", "--players", "4", "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert "final scores: player 0:" in result.output and "winner(s): player" in result.output
+    result = runner.invoke(cli, ["selfplay", "3", "--players", "2", "--modules", "all", "--json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert stats["modules"] == sorted(stats["modules"]) and len(stats["modules"]) == 5
+    assert stats["min_score"] <= stats["mean_score"] <= stats["max_score"]
+
+
+def test_bench_game_reports_the_issue_keys():
+    from tower.bench.game import run
+
+    figures = run(quick=True)
+    assert figures["games_per_s"] > 0 and figures["decisions_per_s"] > figures["games_per_s"]

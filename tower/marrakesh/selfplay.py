@@ -1,0 +1,111 @@
+"""Self-play statistics: many games between random agents, on local processes or Dask.
+
+:func:`selfplay` splits the seeds into chunks; each chunk is played by
+:func:`play_seeds` in this process (``workers=1``), in a local process pool, or on a Dask
+cluster (``scheduler="tcp://..."``). Results are the same in every case: game ``i`` is
+played from seed ``seed + i`` with agents seeded from it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tower.model.interface import TowerModel
+
+
+def load_tower(model_path: str | None) -> TowerModel:
+    """A model file, else the shipped distilled model, else the baseline."""
+    from tower.errors import TowerError
+    from tower.model import BaselineModel, load_model, load_shipped
+
+    if model_path is not None:
+        return load_model(model_path)
+    try:
+        return load_shipped("marrakesh")
+    except TowerError:
+        return BaselineModel()
+
+
+def play_seeds(
+    players: int, modules: Sequence[str], model_path: str | None, seeds: Sequence[int]
+) -> list[tuple[list[int], list[int]]]:
+    """Play one random game per seed; returns (scores, winners) per game."""
+    from tower.marrakesh import Game, GameConfig, RandomAgent, play
+
+    game = Game(GameConfig(players, frozenset(modules), load_tower(model_path)))
+    out = []
+    for s in seeds:
+        state = play(game, [RandomAgent(1000 * s + k) for k in range(players)], seed=s)
+        out.append((state.scores(), state.winners()))
+    return out
+
+
+def selfplay(
+    n: int,
+    players: int = 4,
+    seed: int = 0,
+    modules: Sequence[str] = (),
+    model_path: str | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``n`` games and return score statistics (see the keys of the result)."""
+    seeds = list(range(seed, seed + n))
+    size = max(1, min(50, n // max(1, 4 * workers)))
+    chunks = [seeds[i : i + size] for i in range(0, n, size)]
+    args = (players, tuple(sorted(modules)), model_path)
+    results: list[tuple[list[int], list[int]]] = []
+    start = time.perf_counter()
+    if scheduler is not None:
+        from distributed import Client, as_completed
+
+        with Client(scheduler) as client:
+            futures = [client.submit(play_seeds, *args, c, pure=False) for c in chunks]
+            done = {}
+            for fut in as_completed(futures):
+                done[futures.index(fut)] = fut.result()
+                if progress:
+                    progress(len(done[futures.index(fut)]))
+            for i in range(len(chunks)):
+                results += done[i]
+    elif workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            for part in pool.map(play_seeds, *zip(*[(*args, c) for c in chunks], strict=True)):
+                results += part
+                if progress:
+                    progress(len(part))
+    else:
+        for c in chunks:
+            part = play_seeds(*args, c)
+            results += part
+            if progress:
+                progress(len(part))
+    elapsed = time.perf_counter() - start
+    scores = [r[0] for r in results]
+    wins = [0.0] * players
+    for _, winners in results:
+        for w in winners:
+            wins[w] += 1 / len(winners)
+    flat = [s for row in scores for s in row]
+    return {
+        "games": n,
+        "players": players,
+        "modules": sorted(modules),
+        "tower_model": load_tower(model_path).name,
+        "mean_score": statistics.fmean(flat),
+        "stdev_score": statistics.pstdev(flat),
+        "min_score": min(flat),
+        "max_score": max(flat),
+        "mean_winning_score": statistics.fmean(max(row) for row in scores),
+        "mean_score_by_seat": [statistics.fmean(r[i] for r in scores) for i in range(players)],
+        "wins_by_seat": wins,
+        "games_per_s": n / elapsed,
+        "first_game_scores": scores[0],
+        "first_game_winners": results[0][1],
+    }
