@@ -186,3 +186,31 @@ def test_distilled_count_distribution_matches_sampling(fitted):
     observed = np.array([seen[k] for k in ks] + [n - sum(seen[k] for k in ks)])
     expected = np.array([law[k] for k in ks] + [1 - sum(law[k] for k in ks)]) * n
     assert stats.chisquare(observed, expected).pvalue > 0.001
+
+
+def test_outcome_probabilities_are_a_law(fitted):
+    from itertools import product
+
+    sampler = fitted.sampler
+    for group, ctx in [
+        ("fresh.keshi", (3, 12, 4, 4, 0)),
+        ("floor1.keshi.2", (4, 12, 9, 6, 7)),
+        ("floor2.pawn.1", (2, 17, 30, 12, 3)),
+    ]:
+        m = ctx[0]
+        vectors = [v for v in product(range(m + 1), repeat=5) if sum(v) == m]
+        probs = {v: sampler.outcome_probability(group, ctx, v) for v in vectors}
+        assert sum(probs.values()) == pytest.approx(1.0, abs=1e-9)
+        law = sampler.out_law(group, ctx)
+        for k in range(m + 1):
+            assert law[k] == pytest.approx(sum(p for v, p in probs.items() if v[0] == k))
+
+
+def test_held_out_likelihood_prefers_the_right_tower(synthetic, fitted):
+    from tower.model.fit import log_likelihood
+
+    _, _, held = synthetic
+    other = SyntheticTower(fresh_out=(0.4, 0.6), hazard=(0.3, 0.5, 0.5, 0.9))
+    wrong = fit_tables(other.traces(300, seed=5), FitSettings())
+    right = log_likelihood(fitted.doc["model"], held[:100])
+    assert right > log_likelihood(wrong, held[:100]) + 0.5

@@ -31,7 +31,7 @@ from typing import Any
 from tower.errors import TowerError
 from tower.model import fileformat
 from tower.model.interface import Resident, TowerModel, TowerState
-from tower.model.reference import ReferenceSampler
+from tower.model.reference import ReferenceSampler, groups
 from tower.pieces import Kind, Piece, Place
 
 #: Where shipped models live: package data, so an installed ``tower`` has them.
@@ -198,7 +198,9 @@ class DistilledModel(TowerModel):
         n, inside = len(fresh), len(residents)
         return [
             (name, (len(members), n, inside, place_count), [p for _, p in members])
-            for name, _, place_count, members in self.sampler.groups(residents, fresh, state.throws)
+            for name, _, place_count, members in groups(
+                residents, fresh, state.throws, self.sampler.age_cap
+            )
         ]
 
 

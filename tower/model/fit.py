@@ -20,17 +20,20 @@ Examples
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
+from math import factorial, log, prod
 from typing import Any
 
 from tower.model.reference import (
     DESTINATIONS,
     FIELDS,
     PLACES,
+    ReferenceSampler,
     bucket_table,
     fresh_group,
+    groups,
     resident_group,
 )
 from tower.pieces import Kind
@@ -132,41 +135,18 @@ class Observations:
     def add_sequence(self, seq: TraceSequence) -> None:
         """Count every group outcome of one traced sequence."""
         s = self.settings
-        classes = [s.classes.get(p.kind.value) for p in seq.pieces]
-        for pid, cls in enumerate(classes):
-            if cls is None:
-                raise ValueError(
-                    f"trace seq {seq.seq}: piece {seq.pieces[pid]} has a kind with no class"
-                )
         luts = {f: bucket_table(s.buckets[f]) for f in FIELDS[1:]}
-        luts["m"] = []
-        since: dict[int, int] = {}
-        inside: dict[int, str] = {}
-        for t, throw in enumerate(seq.throws):
-            groups: dict[tuple[int, str], list[int]] = defaultdict(list)
-            occupancy = Counter(inside.values())
-            for pid in throw.thrown:
-                groups[(-1, fresh_group(classes[pid]))].append(pid)
-                since[pid] = t
-            for pid, place in inside.items():
-                name = resident_group(place, classes[pid], t - since[pid], s.age_cap)
-                groups[(PLACES.index(place), name)].append(pid)
-            out = set(throw.out)
-            after = {pid: place.value for pid, place in throw.inside.items()}
-            ctx = {"n": len(throw.thrown), "I": len(inside), "o": 0}
-            for (place_index, name), members in sorted(groups.items()):
-                ctx["m"] = len(members)
-                ctx["P"] = len(inside) if place_index < 0 else occupancy[PLACES[place_index]]
-                dests = ["out" if pid in out else after[pid] for pid in members]
-                outcome = tuple(dests.count(d) for d in DESTINATIONS)
+        for throw, found in zip(seq.throws, group_outcomes(seq, s.classes, s.age_cap), strict=True):
+            for name, ctx, outcome in found:
+                values = dict(zip(FIELDS, ctx, strict=True))
                 for level, table in zip(s.levels, self.counts, strict=True):
-                    key = name + "".join(f"|{_bucket(ctx[f], luts[f])}" for f in level)
+                    key = name + "".join(
+                        f"|{_bucket(values[f], luts[f]) if f != 'm' else values[f]}" for f in level
+                    )
                     table[key][outcome] += 1
                 tally = self.per_piece.setdefault(name, [0] * len(DESTINATIONS))
                 for i, k in enumerate(outcome):
                     tally[i] += k
-                ctx["o"] += outcome[0]
-            inside = after
             self.throws += 1
             self.sizes[len(throw.thrown)] += 1
         self.sequences += 1
@@ -235,6 +215,38 @@ class Observations:
         return base
 
 
+def group_outcomes(
+    seq: TraceSequence, classes: dict[str, str], age_cap: int
+) -> Iterator[list[tuple[str, tuple[int, int, int, int, int], tuple[int, ...]]]]:
+    """For every throw of ``seq``: its groups in the sampler's order with their outcomes.
+
+    Yields one list per throw of ``(group name, (m, n, I, P, o), destination counts)``.
+    """
+    piece_class = []
+    for piece in seq.pieces:
+        if piece.kind.value not in classes:
+            raise ValueError(f"trace seq {seq.seq}: piece {piece} has a kind with no class")
+        piece_class.append(classes[piece.kind.value])
+    since: dict[int, int] = {}
+    inside: dict[int, str] = {}
+    for t, throw in enumerate(seq.throws):
+        for pid in throw.thrown:
+            since[pid] = t
+        residents = [(piece_class[p], place, since[p], p) for p, place in sorted(inside.items())]
+        fresh = [(piece_class[p], p) for p in throw.thrown]
+        out = set(throw.out)
+        after = {pid: place.value for pid, place in throw.inside.items()}
+        n, total, gone = len(fresh), len(residents), 0
+        found = []
+        for name, _, place_count, members in groups(residents, fresh, t, age_cap):
+            dests = ["out" if pid in out else after[pid] for _, pid in members]
+            outcome = tuple(dests.count(d) for d in DESTINATIONS)
+            found.append((name, (len(members), n, total, place_count, gone), outcome))
+            gone += outcome[0]
+        yield found
+        inside = after
+
+
 def _bucket(v: int, lut: list[int]) -> int:
     if not lut:
         return v
@@ -260,6 +272,26 @@ def buckets_problem(buckets: object) -> str | None:
 
 def _rounded(probs: list[float]) -> list[float]:
     return [round(p, 9) for p in probs]
+
+
+def log_likelihood(model: dict[str, Any], sequences: Iterable[TraceSequence]) -> float:
+    """Mean log-probability per throw that the model gives the traced throws.
+
+    Each throw's probability is the product over its groups of the joint outcome's
+    probability (:meth:`ReferenceSampler.outcome_probability`) and of the particular
+    assignment of members to destinations (uniform). Higher is better; comparing fit
+    settings on sequences not used for fitting is a proper way to tune them.
+    """
+    sampler = ReferenceSampler(model)
+    total, throws = 0.0, 0
+    for seq in sequences:
+        for found in group_outcomes(seq, sampler.classes, sampler.age_cap):
+            for name, ctx, outcome in found:
+                p = sampler.outcome_probability(name, ctx, outcome)
+                ways = factorial(ctx[0]) / prod(factorial(k) for k in outcome)
+                total += log(max(p, 1e-300) / ways)
+            throws += 1
+    return total / max(throws, 1)
 
 
 def fit_tables(sequences: Iterable[TraceSequence], settings: FitSettings) -> dict[str, Any]:

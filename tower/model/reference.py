@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from collections.abc import Sequence
-from math import comb
+from math import comb, factorial
 from typing import Any
 
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
@@ -139,33 +139,6 @@ class ReferenceSampler:
             counts[min(bisect_right(cum, rng.random()), 4)] += 1
         return tuple(counts)
 
-    def groups(
-        self, residents: Sequence[Resident], fresh: Sequence[tuple[str, Any]], throws: int
-    ) -> list[tuple[str, str, int, list[tuple[int, Any]]]]:
-        """The groups of a throw in visiting order: (name, class, P, members).
-
-        ``P`` is the occupancy of the group's place before the throw (for fresh pieces,
-        the number inside); members are (since, payload) in the order given.
-        """
-        groups: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
-        occupancy = [0, 0, 0, 0]
-        for cls, payload in fresh:
-            key = (-1, fresh_group(cls))
-            if key not in groups:
-                groups[key] = (cls, [])
-            groups[key][1].append((throws, payload))
-        for cls, place, since, payload in residents:
-            index = _PLACE_INDEX[place]
-            occupancy[index] += 1
-            key = (index, resident_group(place, cls, throws - since, self.age_cap))
-            if key not in groups:
-                groups[key] = (cls, [])
-            groups[key][1].append((since, payload))
-        return [
-            (name, cls, occupancy[index] if index >= 0 else len(residents), members)
-            for (index, name), (cls, members) in sorted(groups.items())
-        ]
-
     def out_law(self, group: str, ctx: tuple[int, ...]) -> list[float]:
         """Exact probability that ``k`` of the group's ``m`` pieces go out, ``k = 0..m``."""
         m = ctx[0]
@@ -187,6 +160,32 @@ class ReferenceSampler:
             law[k] += reach * comb(m, k) * p**k * (1 - p) ** (m - k)
         return law
 
+    def outcome_probability(self, group: str, ctx: tuple[int, ...], counts: Sequence[int]) -> float:
+        """Exact probability of the destination counts ``counts`` for one group."""
+        m = ctx[0]
+        target = tuple(counts)
+        prob = 0.0
+        capped = self._bucketed(ctx)
+        reach = 1.0
+        for picks, table in zip(self._picks, self.tables, strict=True):
+            entry = table.get((group, *[capped[i] for i in picks]))
+            if entry is None:
+                continue
+            total, cum, outcomes = entry
+            prev = 0
+            for c, outcome in zip(cum, outcomes, strict=True):
+                if outcome == target:
+                    prob += reach * (c - prev) / (total + self.alpha)
+                prev = c
+            reach *= self.alpha / (total + self.alpha)
+        probs = self.base[group]
+        multinomial = float(factorial(m))
+        last = 0.0
+        for k, c in zip(target, probs, strict=True):
+            multinomial *= (c - last) ** k / factorial(k)
+            last = c
+        return prob + reach * multinomial
+
     def throw(
         self,
         residents: Sequence[Resident],
@@ -204,7 +203,7 @@ class ReferenceSampler:
         n, inside, gone = len(fresh), len(residents), 0
         out: list[Any] = []
         after: list[Resident] = []
-        for name, cls, place_count, members in self.groups(residents, fresh, throws):
+        for name, cls, place_count, members in groups(residents, fresh, throws, self.age_cap):
             m = len(members)
             counts = self.outcome(name, (m, n, inside, place_count, gone), rng)
             # Uniform assignment: shuffle just the members of all but the largest share.
@@ -224,6 +223,35 @@ class ReferenceSampler:
 
 
 _PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
+
+
+def groups(
+    residents: Sequence[Resident], fresh: Sequence[tuple[str, Any]], throws: int, age_cap: int
+) -> list[tuple[str, str, int, list[tuple[int, Any]]]]:
+    """The groups of a throw in visiting order: (name, class, P, members).
+
+    ``P`` is the occupancy of the group's place before the throw (for fresh pieces, the
+    number inside); members are (since, payload) in the order given. Fresh groups come
+    first, then places top to bottom, each by class and age.
+    """
+    found: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
+    occupancy = [0, 0, 0, 0]
+    for cls, payload in fresh:
+        key = (-1, fresh_group(cls))
+        if key not in found:
+            found[key] = (cls, [])
+        found[key][1].append((throws, payload))
+    for cls, place, since, payload in residents:
+        index = _PLACE_INDEX[place]
+        occupancy[index] += 1
+        key = (index, resident_group(place, cls, throws - since, age_cap))
+        if key not in found:
+            found[key] = (cls, [])
+        found[key][1].append((since, payload))
+    return [
+        (name, cls, occupancy[index] if index >= 0 else len(residents), members)
+        for (index, name), (cls, members) in sorted(found.items())
+    ]
 
 
 def _emit(dest: int, cls: str, members: list, out: list, after: list) -> None:
