@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "tower.cli.calibrate:calibrate",
     "meshes": "tower.cli.meshes:meshes",
     "selfplay": "tower.cli.selfplay:selfplay",
+    "play": "tower.cli.play:play",
 }
 
 
