@@ -291,3 +291,18 @@ def test_keshis_stuck_in_the_tower_stay_across_rounds_and_seasons():
     assert state.tower.throws == 12
     assert seen_old  # some keshi outlived a whole season inside the tower
     check(state)
+
+
+def test_replay_from_history_with_selections_in_any_order():
+    game = Game(GameConfig(players=3))
+    state = game.new_initial_state(21)
+    rng = random.Random(21)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.sample_chance()
+        elif state.current_player == SIMULTANEOUS:
+            p = state.pending_players()[-1]  # the last pending player chooses first
+            state.apply(rng.choice(state.legal_actions(p)), player=p)
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    assert game.replay(21, state.history).to_json() == state.to_json()

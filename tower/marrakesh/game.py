@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tower.errors import TowerError
 from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, Action
@@ -77,14 +78,30 @@ class Game:
     def action_from_id(self, i: int) -> Action:
         return ACTIONS[i]
 
-    def replay(self, seed: int, actions: Iterable[Action | int | str]):  # -> State
-        """Replay player actions from ``seed``; chance nodes draw from the state's own
-        generator, so the result equals the original game exactly."""
+    def replay(
+        self, seed: int, actions: Iterable[Action | int | str | tuple[int, Any]]
+    ):  # -> State
+        """Replay a game from ``seed`` and its player actions; chance nodes draw from the
+        state's own generator, so the result equals the original game exactly.
+
+        Items are actions (an :class:`Action`, id or string), ``(player, action)`` pairs,
+        or the lines of ``state.history`` (``"2 select:green+gray+red"``; ``"chance ..."``
+        lines are skipped, the throw being drawn again).
+        """
         state = self.new_initial_state(seed)
-        for a in actions:
+        for item in actions:
+            player = None
+            if isinstance(item, tuple):
+                player, item = item
+            elif isinstance(item, str):
+                head, _, rest = item.partition(" ")
+                if head == "chance":
+                    continue
+                if rest and head.isdigit():
+                    player, item = int(head), rest
             while state.is_chance_node():
                 state.sample_chance()
-            state.apply(a)
+            state.apply(item, player=player)
         while state.is_chance_node():
             state.sample_chance()
         return state
