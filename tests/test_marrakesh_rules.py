@@ -590,7 +590,11 @@ def test_scroll_33_dates_and_water_stand_in_for_dinars():
     run(state, T("action", p=0, s="beige"))
     assert "gate:w2/white" in legal(state) and "gate:w3/black" in legal(state)
     state.apply("gate:w3/black")
-    assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0)
+    # Each missing dinar: the player chooses water or dates.
+    assert legal(state) == ["resource:water", "resource:dates"]
+    state.apply("resource:dates")
+    assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0)  # the rest had to be water
+    assert state.stack[-1]["k"] == "gate_space"
 
 
 def test_scroll_72_returns_resources_for_two_points_each():

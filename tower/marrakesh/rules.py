@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
-from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, RESOURCES, Action
+from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, OFFSETS, RESOURCES, Action
 from tower.pieces import Piece
 
 if TYPE_CHECKING:
@@ -129,28 +129,40 @@ def can_pay(state: State, p: int, cost: dict[str, int]) -> bool:
 
 
 def pay(state: State, p: int, cost: dict[str, int]) -> None:
-    """Pay ``cost`` (checked with :func:`can_pay` first)."""
+    """Pay ``cost`` (checked with :func:`can_pay` first). Under scroll 33 a dinar shortfall
+    becomes pending decisions: which of water or dates pays each missing dinar."""
     pl = state.players[p]
+    missing = 0
     for r in RESOURCES:
         n = cost.get(r, 0)
         take = min(n, getattr(pl, r))
         setattr(pl, r, getattr(pl, r) - take)
-        if r == "dinars" and take < n:
-            # Ruling: a dinar shortfall under scroll 33 is paid from the larger of water and
-            # dates, one at a time (the text gives no order; this keeps the choice out of the
-            # action space).
-            pay_any(state, p, n - take, among=("water", "dates"))
+        if r == "dinars":
+            missing = n - take
+    pay_any(state, p, missing, among=("water", "dates"))
 
 
 def pay_any(state: State, p: int, n: int, among: tuple[str, ...] = RESOURCES) -> None:
-    """Pay ``n`` resources of any kind. Ruling: "any resource" costs are taken from the
-    largest pile first (ties: water, dates, dinars)."""
-    pl = state.players[p]
-    for _ in range(n):
-        r = max(among, key=lambda name: getattr(pl, name))
-        if getattr(pl, r) <= 0:
-            raise AssertionError("pay_any called without enough resources")
-        setattr(pl, r, getattr(pl, r) - 1)
+    """Pay ``n`` resources of the player's choice among ``among``: one pending decision
+    each (taken automatically when only one kind is left). Call it after scheduling what
+    follows the payment, so that the payment is decided first."""
+    push(state, *[ask("pay_resource", p, among=list(among)) for _ in range(n)])
+
+
+@options("pay_resource")
+def _pay_resource_options(state: State, t: Task) -> list[int]:
+    pl = state.players[t["p"]]
+    return [
+        OFFSETS["resource"] + i
+        for i, r in enumerate(RESOURCES)
+        if r in t["among"] and getattr(pl, r) > 0
+    ]
+
+
+@resolve("pay_resource")
+def _pay_resource(state: State, t: Task, a: Action) -> None:
+    pl = state.players[t["p"]]
+    setattr(pl, RESOURCES[a.arg], getattr(pl, RESOURCES[a.arg]) - 1)
 
 
 def total_resources(pl: Player) -> int:

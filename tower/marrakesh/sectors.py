@@ -616,13 +616,13 @@ def _madrasa(state: State, t: Task, a: Action) -> None:
         return
     if a.kind == "swap":
         # Once per round, before the first purchase: 1 dinar, tops of one colour to the bottom.
-        pay(state, p, {"dinars": 1})
         pl.swapped = True
         for i in range(3 * a.arg, 3 * a.arg + 3):
             st = state.stacks[i]
             st.insert(0, st.pop())
             state.stack_open[i] = True
         push(state, ask("madrasa", p, budget=t["budget"], bought=0, forced=a.arg))
+        pay(state, p, {"dinars": 1})  # any choice of payment comes first
         return
     sid = state.stacks[a.arg][-1]
     pl.dates -= scroll_cost(state, p, sid)
@@ -668,8 +668,8 @@ def _medina(state: State, t: Task, a: Action) -> None:
         return
     w, colour = divmod(a.arg, 12)
     price = gate_price(state, p, w)
-    pay(state, p, {"dinars": price})
     push(state, *buy_gate(state, p, w, KESHI_COLOURS[colour], price), ask("medina", p))
+    pay(state, p, {"dinars": price})  # any choice of payment comes first
 
 
 def buy_gate(state: State, p: int, w: int, colour: str, price: int) -> list[Task]:
@@ -764,12 +764,12 @@ def _sahara(state: State, t: Task, a: Action) -> None:
             run_effects(state, p, town["effect"], f"desert town {pl.towns[path]}")
         return
     i = a.arg - 2
-    if has_mod(state, p, "oasis_one_resource"):
+    pl.claimed_at[i] = True
+    claim_oasis(state, p, pl.oases[i])
+    if has_mod(state, p, "oasis_one_resource"):  # any choice of payment comes first
         pay_any(state, p, 1)
     else:
         pay(state, p, oasis_cost(state, p, i))
-    pl.claimed_at[i] = True
-    claim_oasis(state, p, pl.oases[i])
 
 
 def claim_oasis(state: State, p: int, oid: int) -> None:
@@ -831,16 +831,38 @@ def _exchange_return(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
     c = KESHI_COLOURS[a.arg]
-    state.issued[c] -= 1
-    if c == "red":
-        # Ruling: the vendor returned is the one in the last sector (board order).
-        del pl.vendors[max(pl.vendors, key=SECTOR_INDEX.get)]
-    else:
-        pl.keshis[c] -= 1
-        if c == "pink":
-            # Ruling: the entertainer returned is the one on the last occupied space.
-            pl.square[max(i for i in range(8) if pl.square[i])] = False
     push(state, ask("exchange_take", p, c=c))
+    if c in ("red", "pink"):
+        push(state, ask("return_" + c, p))  # which vendor, which entertainer
+        return
+    pl.keshis[c] -= 1
+    state.issued[c] -= 1
+
+
+@options("return_red")
+def _return_red_options(state: State, t: Task) -> list[int]:
+    vendors = state.players[t["p"]].vendors
+    return [action_id("sector", SECTOR_INDEX[s]) for s in VENDOR_SECTORS if s in vendors]
+
+
+@resolve("return_red")
+def _return_red(state: State, t: Task, a: Action) -> None:
+    del state.players[t["p"]].vendors[SECTORS[a.arg]]
+    state.issued["red"] -= 1
+
+
+@options("return_pink")
+def _return_pink_options(state: State, t: Task) -> list[int]:
+    square = state.players[t["p"]].square
+    return [action_id("slot", i) for i in range(8) if square[i]]
+
+
+@resolve("return_pink")
+def _return_pink(state: State, t: Task, a: Action) -> None:
+    pl = state.players[t["p"]]
+    pl.square[a.arg] = False
+    pl.keshis["pink"] -= 1
+    state.issued["pink"] -= 1
 
 
 @options("exchange_take")
