@@ -54,3 +54,11 @@ def test_board_hides_other_screens_and_parse_choice():
     assert parse_choice(str(legal[-1]), legal) == legal[-1]
     assert parse_choice(" Q ", legal) == QUIT
     assert parse_choice("0", legal) is None and parse_choice("colour:nope", legal) is None
+
+
+def test_selection_colours_in_any_order():
+    from tower.marrakesh import Action
+
+    legal = [Action.parse("select:green+gray+red"), Action.parse("select:green+gray+white")]
+    assert parse_choice("select:red+green+gray", legal) == legal[0]
+    assert parse_choice("select:red+green+blue", legal) is None

@@ -7,6 +7,10 @@ now, resources, keshis on the board and held, scrolls, luxury goods, and progres
 staircases and the river. Ties are broken by the agent's own
 seeded generator, so the agent is deterministic given its seed.
 
+The agent reads the engine state it is given, but its value counts only the player's own
+points and assets, so it gains nothing from the hidden stack orders or other players'
+screens.
+
 The hidden phase-1 selection has no immediate effect to look ahead to, so it is scored
 by :func:`selection_value`: keshis for sectors that still have room, red (wild) and
 goods keshis for the souk.

@@ -27,6 +27,7 @@ from tower.marrakesh.actions import SCROLL_COLOURS, Action
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.agents import Agent
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
+from tower.pieces import KESHI_COLOURS
 
 QUIT = "quit"
 
@@ -162,13 +163,19 @@ def format_actions(actions: Sequence[Action]) -> str:
 
 def parse_choice(text: str, legal: Sequence[Action]) -> Action | str | None:
     """The action ``text`` names: a number from :func:`format_actions` or the action's
-    string form; :data:`QUIT` for ``q``/``quit``; ``None`` if it names no legal action."""
+    string form (a selection's colours in any order); :data:`QUIT` for ``q``/``quit``;
+    ``None`` if it names no legal action."""
     t = text.strip()
     if t.lower() in ("q", "quit", "exit"):
         return QUIT
     if t.isdigit():
         i = int(t)
         return legal[i - 1] if 1 <= i <= len(legal) else None
+    if t.startswith("select:"):
+        # The three colours in any order: select:red+green+gray = select:green+gray+red.
+        colours = t.split(":", 1)[1].split("+")
+        if all(c in KESHI_COLOURS for c in colours):
+            t = "select:" + "+".join(sorted(colours, key=KESHI_COLOURS.index))
     return next((a for a in legal if str(a) == t), None)
 
 
