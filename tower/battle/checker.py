@@ -5,9 +5,9 @@ watchmen and wall) and a :class:`TowerStart` (a given tower state, or a pool of 
 towers from the model) and returns, per player, the law of attackers repelled and of
 breaches, the expected points and losses, and how hiring 0 to 3 watchmen changes them.
 The first battle is exact when the model gives :meth:`~tower.model.TowerModel.distribution`
-and the tower start has few distinct states; everything else is Monte Carlo with its
-standard error. :func:`check` scores an observed throw (what went in, what came out) by a
-tail probability under the model.
+and the outcomes to enumerate are few (:func:`outcome_bound`); everything else is Monte
+Carlo with its standard error. :func:`check` scores an observed throw (what went in, what
+came out) by a tail probability under the model.
 
 Examples
 --------
@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -48,9 +48,26 @@ from tower.pieces import KESHI_COLOURS, Kind, Piece
 
 Method = Literal["exact", "monte carlo"]
 
-#: The first battle is computed exactly from ``model.distribution`` when the tower start has
-#: at most this many distinct states (one exact law per state).
-EXACT_MAX_STATES = 8
+#: Exact laws are used when the outcomes to enumerate stay below this bound. Whatever the
+#: model, the pieces out are a sub-multiset of the residents and the pieces thrown, so a
+#: state admits at most prod(count + 1) outcomes over its distinct pieces.
+EXACT_MAX_OUTCOMES = 20000
+
+
+def outcome_bound(states: Iterable[TowerState], thrown: Sequence[Piece]) -> int:
+    """Upper bound on the outcomes to enumerate for exact laws from ``states``.
+
+    >>> from tower.pieces import mixed_keshis
+    >>> outcome_bound([TowerState()], mixed_keshis(3) + mixed_keshis(1))
+    12
+    """
+    total = 0
+    for state in states:
+        bound = 1
+        for n in Counter([*state.pieces, *thrown]).values():
+            bound *= n + 1
+        total += bound
+    return total
 
 
 class ImpossibleObservation(TowerError, ValueError):
@@ -304,22 +321,28 @@ def exact_first_battle(
 ) -> PlayerStats | None:
     """The first player's battle computed exactly from ``model.distribution``.
 
-    Returns ``None`` when the model has no exact law or the tower start has more than
-    :data:`EXACT_MAX_STATES` distinct states.
+    Returns ``None`` when the model has no exact law or the enumeration could exceed
+    :data:`EXACT_MAX_OUTCOMES` outcomes (see :func:`outcome_bound`).
     """
     distinct = tower.distinct()
-    if len(distinct) > EXACT_MAX_STATES:
+    thrown = _first_throw(situation)
+    if outcome_bound(distinct, thrown) > EXACT_MAX_OUTCOMES:
         return None
     player = situation.order[0]
-    thrown = _first_throw(situation)
-    tally = _Tally()
+    wall = situation.walls[player]
+    by_summary: Counter[Summary] = Counter()
+    example: dict[Summary, tuple[Piece, ...]] = {}
     try:
         for state, mult in distinct.items():
-            law = model.distribution(state, thrown)
-            for out, p in law.items():
-                tally.add(resolve_battle(player, out, situation.walls[player]), p * mult)
+            for out, p in model.distribution(state, thrown).items():
+                key = summarise(out)  # the battle depends on the summary only
+                by_summary[key] += p * mult
+                example.setdefault(key, out)
     except NotImplementedError:
         return None
+    tally = _Tally()
+    for key, p in by_summary.items():
+        tally.add(resolve_battle(player, example[key], wall), p)
     return tally.stats(player, situation.recruited.get(player, 0), "exact")
 
 
@@ -474,6 +497,8 @@ class CheckResult:
     probability: float
     tail: float
     tail_se: float
+    tail_low: float
+    tail_high: float
     method: Method
     samples: int
     outcome: BattleOutcome | None
@@ -487,6 +512,8 @@ class CheckResult:
             "probability": self.probability,
             "tail": self.tail,
             "tail_se": self.tail_se,
+            "tail_low": self.tail_low,
+            "tail_high": self.tail_high,
             "method": self.method,
             "samples": self.samples,
             "note": self.note,
@@ -536,7 +563,7 @@ def check(
 ) -> CheckResult:
     """Score ``obs`` by the tail probability of its battle summary under ``model``.
 
-    Exact when ``model.distribution`` exists and the tower start has few distinct states;
+    Exact when ``model.distribution`` exists and the outcomes to enumerate are few;
     otherwise the law of the summary is estimated from ``samples`` throws (the tail's
     standard error is the binomial one).
 
@@ -549,7 +576,7 @@ def check(
     method: Method = "exact"
     distinct = tower.distinct()
     try:
-        if len(distinct) > EXACT_MAX_STATES:
+        if outcome_bound(distinct, obs.thrown) > EXACT_MAX_OUTCOMES:
             raise NotImplementedError
         total = sum(distinct.values())
         for state, mult in distinct.items():
@@ -572,17 +599,40 @@ def check(
         )
     tol = 1e-12
     tail = min(1.0, sum(p for p in law.values() if p <= p_obs + tol))
+    low = high = tail
     if method == "exact":
         se, note = 0.0, "exact law of the summary from model.distribution"
     else:
         se = math.sqrt(tail * (1.0 - tail) / samples)
-        note = f"law of the summary estimated from {samples} model throws"
+        # Which summaries count as "at most as likely" depends on estimated probabilities;
+        # moving p_obs by about 3 standard errors of a difference of two estimates
+        # (4 sqrt(p/N)) brackets that ordering uncertainty.
+        delta = 4.0 * math.sqrt(max(p_obs, 1.0 / samples) / samples)
+        low = sum(p for p in law.values() if p <= p_obs - delta + tol)
+        high = min(1.0, sum(p for p in law.values() if p <= p_obs + delta + tol))
+        note = (
+            f"law of the summary estimated from {samples} model throws; the ordering of "
+            f"nearly equally likely summaries puts the tail between {low:.3f} and {high:.3f}"
+        )
         if p_obs == 0.0:
             tail, se = 0.0, 0.0
-            note += f"; the observation never occurred: tail < {3 / samples:.2g} (95% bound)"
+            note = (
+                f"law of the summary estimated from {samples} model throws; the observation "
+                f"never occurred: tail < {3 / samples:.2g} (95% bound)"
+            )
+            low, high = 0.0, 3 / samples
     outcome = None
     if obs.player is not None and obs.wall is not None:
         outcome = resolve_battle(obs.player, obs.out, obs.wall)
     return CheckResult(
-        observed, p_obs, tail, se, method, 0 if method == "exact" else samples, outcome, note
+        observed,
+        p_obs,
+        tail,
+        se,
+        low,
+        high,
+        method,
+        0 if method == "exact" else samples,
+        outcome,
+        note,
     )

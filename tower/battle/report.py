@@ -87,7 +87,7 @@ def check_text(result: CheckResult) -> str:
     summary = ", ".join(f"{n} × {c}" for c, n in result.summary) or "nothing"
     tail = f"{result.tail:.4f}"
     if result.method == "monte carlo":
-        tail += f" ± {result.tail_se:.4f}"
+        tail += f" ± {result.tail_se:.4f} (range {result.tail_low:.4f} to {result.tail_high:.4f})"
     lines = [
         f"came out: {summary}",
         f"probability of this summary: {result.probability:.4f}",

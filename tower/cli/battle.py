@@ -67,7 +67,6 @@ def _write_json(path: Path, data: dict) -> None:
     "plot_path",
     default="battle.png",
     show_default=True,
-    type=click.Path(path_type=Path),
     help="PNG written here ('' for none).",
 )
 @click.option(
@@ -91,7 +90,7 @@ def battle(
     model_name: str,
     samples: int,
     seed: int,
-    plot_path: Path,
+    plot_path: str,
     json_path: Path | None,
     no_hiring: bool,
 ) -> None:
@@ -127,7 +126,7 @@ def battle(
     result = analyse(model, situation, tower, samples=samples, seed=seed, hiring=not no_hiring)
     click.echo(note)
     click.echo(table(result))
-    if str(plot_path):
+    if plot_path:
         click.echo(f"plot: {plot(result, plot_path)}")
     if json_path is not None:
         _write_json(json_path, {**result.to_json(), "note": note})

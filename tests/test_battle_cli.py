@@ -1,0 +1,139 @@
+"""``tower battle`` and ``tower battle check`` on the command line."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tower.cli import main
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_battle_without_arguments_prints_the_table_and_writes_a_plot(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["battle"], capsys)
+    assert code == 0, err
+    assert out.startswith("model: ")  # says which model, and why if it fell back
+    assert "season 2: 4 players in battle order red, yellow, green, blue" in out
+    rows = [
+        line.split() for line in out.splitlines() if re.match(r"^(red|yellow|green|blue) ", line)
+    ]
+    # 4 player rows, then 4 x 4 hiring rows; every player hired 2 with 2 repaired sections
+    assert [r[0] for r in rows[:4]] == ["red", "yellow", "green", "blue"]
+    assert all(r[1] == "2" and r[2] == "2" for r in rows[:4])
+    assert len(rows) == 4 + 16
+    # with 2 bricks and 2 brigands the first player can never be breached
+    assert rows[0][6] == "0.00" and rows[0][9] == "1.00"
+    png = tmp_path / "battle.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_battle_writes_json_and_rejects_bad_options(tmp_path, capsys):
+    path = tmp_path / "a.json"
+    argv = [
+        "battle",
+        "--players",
+        "2",
+        "--season",
+        "3",
+        "--recruited",
+        "red=3",
+        "--walls",
+        "red=1,yellow=4",
+        "--samples",
+        "200",
+        "--plot",
+        "",
+        "--json",
+        str(path),
+        "--model",
+        "baseline",
+        "--no-hiring",
+    ]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert "json: " in out
+    data = json.loads(path.read_text())
+    assert data["situation"]["recruited"] == {"red": 3, "yellow": 0}
+    assert data["situation"]["walls"]["yellow"]["repaired"] == 4
+    assert data["hiring"] == [] and len(data["players"]) == 2
+    code, _, err = run(["battle", "--recruited", "purple=2", "--plot", ""], capsys)
+    assert code == 2 and "--recruited" in err
+    code, _, err = run(["battle", "--recruited", "4", "--plot", ""], capsys)
+    assert code == 2 and "recruited 4" in err
+
+
+def test_check_gives_a_tail_probability(capsys):
+    argv = [
+        "battle",
+        "check",
+        "--thrown",
+        "2*watchman:red,2*brigand",
+        "--out",
+        "watchman:red,2*brigand",
+        "--player",
+        "red",
+        "--wall",
+        "1",
+        "--tower",
+        "empty",
+        "--json",
+    ]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert 0.0 <= data["tail"] <= 1.0 and 0.0 < data["probability"] <= 1.0
+    assert data["outcome"] == {
+        "player": "red",
+        "repelled": 2,
+        "points": 2,
+        "breaches": [],
+        "penalties": [],
+    }
+
+
+def test_check_reads_an_observation_file(tmp_path, capsys):
+    obs = {
+        "format": "tower.battle-observation/1",
+        "thrown": ["watchman:blue", "3*brigand"],
+        "out": ["3*brigand"],
+        "player": "blue",
+        "wall": {"repaired": 0},
+        "tower": "empty",
+    }
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps(obs))
+    code, out, err = run(["battle", "check", str(path)], capsys)
+    assert code == 0, err
+    tail = float(re.search(r"tail probability .*?: ([0-9.]+)", out).group(1))
+    assert 0.0 <= tail <= 1.0
+    assert "3 breach(es) at section(s) 1, 2, 3" in out
+
+
+@pytest.mark.parametrize(
+    ("obs", "message"),
+    [
+        ({"thrown": ["brigand"], "out": ["2*brigand"]}, "impossible observation: 2 × brigand"),
+        ({"thrown": ["4*watchman:red"], "out": []}, "impossible observation: 4 × watchman:red"),
+        ({"thrown": ["brigand"], "out": ["dragon:red"]}, "field out"),
+        ({"thrown": "brigand", "out": []}, "field thrown"),
+        ({"thrown": [], "out": [], "wall": {"repaired": 9}}, "field wall.repaired"),
+    ],
+)
+def test_check_flags_impossible_or_malformed_observations(tmp_path, capsys, obs, message):
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"format": "tower.battle-observation/1", "tower": "empty", **obs}))
+    code, out, err = run(["battle", "check", str(path), "--model", "baseline"], capsys)
+    assert code == 2
+    assert message in err and out == ""
