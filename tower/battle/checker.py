@@ -258,7 +258,7 @@ class PlayerStats:
         }
 
 
-class _Tally:
+class OutcomeTally:
     """Weighted accumulator of battle outcomes for one player."""
 
     def __init__(self) -> None:
@@ -340,7 +340,7 @@ def exact_first_battle(
                 example.setdefault(key, out)
     except NotImplementedError:
         return None
-    tally = _Tally()
+    tally = OutcomeTally()
     for key, p in by_summary.items():
         tally.add(resolve_battle(player, example[key], wall), p)
     return tally.stats(player, situation.recruited.get(player, 0), "exact")
@@ -361,7 +361,7 @@ def simulate(
         raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}")
     rng = random.Random(seed)
     order = situation.order[: len(situation.order) if players is None else players]
-    tallies = {p: _Tally() for p in order}
+    tallies = {p: OutcomeTally() for p in order}
     for _ in range(samples):
         box = [tower.draw(rng)]
 

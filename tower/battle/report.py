@@ -10,6 +10,10 @@ import textwrap
 from pathlib import Path
 
 from tower.battle.checker import Analysis, CheckResult, PlayerStats
+from tower.battle.physics import Comparison
+
+#: Model and physics agree when their means differ by at most this many combined SEs.
+AGREE_Z = 2.0
 
 
 def _pm(value: float, se: float, method: str) -> str:
@@ -106,6 +110,23 @@ def check_text(result: CheckResult) -> str:
             )
             + ", ".join(pen.value for pen in o.penalties)
         )
+    return "\n".join(lines)
+
+
+def comparison_text(rows: list[Comparison], replicates: int) -> str:
+    """Model against physics as text; ``agree`` means ``|z| <= AGREE_Z``."""
+    lines = [
+        f"physics cross-check: {replicates} simulated seasons from an empty tower",
+        f"{'player':7} {'quantity':9} {'model':>14} {'physics':>14} {'z':>6}",
+    ]
+    for r in rows:
+        verdict = "agree" if abs(r.z) <= AGREE_Z else "DIFFER"
+        lines.append(
+            f"{r.player:7} {r.quantity:9} {r.model:7.3f} ± {r.model_se:.3f} "
+            f"{r.physics:7.3f} ± {r.physics_se:.3f} {r.z:6.2f}  {verdict}"
+        )
+    agree = sum(abs(r.z) <= AGREE_Z for r in rows)
+    lines.append(f"{agree}/{len(rows)} agree within {AGREE_Z:g} combined standard errors")
     return "\n".join(lines)
 
 

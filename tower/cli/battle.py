@@ -77,6 +77,19 @@ def _write_json(path: Path, data: dict) -> None:
     help="Also write the analysis as JSON here.",
 )
 @click.option("--no-hiring", is_flag=True, help="Skip the hiring 0-3 table.")
+@click.option(
+    "--physics",
+    "physics_n",
+    default=0,
+    type=click.IntRange(0),
+    help="Cross-check with N simulated seasons (pybullet; needs --tower empty).",
+)
+@click.option(
+    "--physics-log",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="JSONL log of the simulated seasons; a rerun resumes from it.",
+)
 @click.pass_context
 def battle(
     ctx: click.Context,
@@ -93,6 +106,8 @@ def battle(
     plot_path: str,
     json_path: Path | None,
     no_hiring: bool,
+    physics_n: int,
+    physics_log: Path | None,
 ) -> None:
     """Analyse a season's Battles at the Wall under the tower model (default action)."""
     if ctx.invoked_subcommand is not None:
@@ -121,6 +136,8 @@ def battle(
         )
     except ValueError as exc:
         raise BadNotation(str(exc)) from None
+    if physics_n and tower_spec != "empty":
+        raise BadNotation("--physics simulates from an empty tower: add --tower empty")
     model, note = choose_model(model_name)
     tower = choose_tower(tower_spec, model, players, seed)
     result = analyse(model, situation, tower, samples=samples, seed=seed, hiring=not no_hiring)
@@ -128,8 +145,17 @@ def battle(
     click.echo(table(result))
     if plot_path:
         click.echo(f"plot: {plot(result, plot_path)}")
+    extra: dict = {"note": note}
+    if physics_n:
+        from tower.battle.physics import compare, physics_seasons, physics_stats
+        from tower.battle.report import comparison_text
+
+        seasons = physics_seasons(situation, physics_n, seed=seed, log=physics_log)
+        rows = compare(result, physics_stats(situation, seasons))
+        click.echo(comparison_text(rows, physics_n))
+        extra["physics"] = {"seasons": physics_n, "comparisons": [r.to_json() for r in rows]}
     if json_path is not None:
-        _write_json(json_path, {**result.to_json(), "note": note})
+        _write_json(json_path, {**result.to_json(), **extra})
         click.echo(f"json: {json_path}")
     click.echo(f"({time.perf_counter() - start:.1f} s)")
 

@@ -1,0 +1,185 @@
+"""Cross-checking the battle checker's model answers against the physics simulator.
+
+Each physics replicate is one season of battles in a fresh simulated tower
+(:class:`tower.physics.TowerSim`, pawns with their own shapes): the tower keeps its inside
+between the battles, exactly like the model's state. The model side is the checker's own
+answer for the same situation from an empty tower. Physics is imported lazily, so the
+checker works without pybullet.
+
+Replicates are appended one JSON line at a time to an optional log; a rerun with the same
+situation and seed resumes after the last complete line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tower.battle.checker import Analysis, OutcomeTally, PlayerStats, Situation
+from tower.errors import InputFileError
+from tower.marrakesh.modules.battle import fight_season, resolve_battle
+from tower.pieces import Piece
+
+LOG_FORMAT = "tower.battle-physics/1"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Model against physics for one player: ``z`` is the difference of the means over
+    their combined standard error."""
+
+    player: str
+    quantity: str
+    model: float
+    model_se: float
+    physics: float
+    physics_se: float
+
+    @property
+    def z(self) -> float:
+        """Standardised difference (0 when both standard errors vanish and means agree)."""
+        se = math.hypot(self.model_se, self.physics_se)
+        diff = self.physics - self.model
+        if se == 0.0:
+            return 0.0 if diff == 0.0 else math.inf
+        return diff / se
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return {
+            "player": self.player,
+            "quantity": self.quantity,
+            "model": self.model,
+            "model_se": self.model_se,
+            "physics": self.physics,
+            "physics_se": self.physics_se,
+            "z": self.z,
+        }
+
+
+def _header(situation: Situation, seed: int, preset: str) -> dict[str, Any]:
+    return {"format": LOG_FORMAT, "situation": situation.to_json(), "seed": seed, "preset": preset}
+
+
+def _read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
+    """Replicates already in ``path`` (dropping a torn last line); checks the header."""
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    if not lines:
+        return []
+    try:
+        first = json.loads(lines[0])
+    except json.JSONDecodeError:
+        raise InputFileError(str(path), "first line is not JSON", line=1) from None
+    if first != header:
+        raise InputFileError(
+            str(path), "the log belongs to another situation, seed or preset", line=1
+        )
+    done: list[dict[str, Any]] = []
+    for i, line in enumerate(lines[1:], start=2):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines):  # torn by an interruption: redo that replicate
+                break
+            raise InputFileError(str(path), "not JSON", line=i) from None
+        if rec.get("replicate") != len(done):
+            raise InputFileError(
+                str(path), f"expected replicate {len(done)}", line=i, field="replicate"
+            )
+        done.append(rec)
+    return done
+
+
+def physics_seasons(
+    situation: Situation,
+    replicates: int,
+    *,
+    seed: int = 0,
+    preset: str = "marrakesh",
+    log: Path | None = None,
+    progress: bool = True,
+) -> list[list[Piece]]:
+    """Run ``replicates`` seasons of battles in the simulator; returns, per replicate, the
+    pieces out of each battle (in battle order). Replicate ``j`` uses simulator seed
+    ``seed * 1_000_003 + j``, so a replicate is the same whenever it runs."""
+    from tqdm import tqdm
+
+    from tower.geometry import load_preset
+    from tower.physics import TowerGeometry, TowerSim
+
+    spec = load_preset(preset)
+    geometry = TowerGeometry.from_spec(spec)
+    header = _header(situation, seed, preset)
+    records = _read_log(log, header) if log is not None else []
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        # rewrite the header and the complete records (drops a torn last line)
+        tmp = log.with_name(log.name + ".tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in [header, *records]))
+        tmp.replace(log)
+    with tqdm(
+        total=replicates,
+        initial=min(len(records), replicates),
+        disable=not progress,
+        desc="physics seasons",
+    ) as bar:
+        for j in range(len(records), replicates):
+            sim = TowerSim(spec, seed=seed * 1_000_003 + j, geometry=geometry)
+            try:
+                season = fight_season(
+                    situation.season,
+                    situation.order,
+                    situation.recruited,
+                    situation.walls,
+                    lambda pieces, sim=sim: sim.throw(pieces).out_pieces,
+                )
+            finally:
+                sim.close()
+            rec = {"replicate": j, "outs": [[str(p) for p in s.out] for s in season.steps]}
+            records.append(rec)
+            if log is not None:
+                with log.open("a") as fh:
+                    fh.write(json.dumps(rec) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            bar.update(1)
+    return [
+        [tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in records[:replicates]
+    ]
+
+
+def physics_stats(
+    situation: Situation, seasons: list[list[tuple[Piece, ...]]]
+) -> list[PlayerStats]:
+    """Each player's battle statistics from simulated seasons (Monte Carlo)."""
+    tallies = {p: OutcomeTally() for p in situation.order}
+    for outs in seasons:
+        for player, out in zip(situation.order, outs, strict=True):
+            tallies[player].add(resolve_battle(player, out, situation.walls[player]))
+    return [
+        tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in situation.order
+    ]
+
+
+def compare(analysis: Analysis, physics: list[PlayerStats]) -> list[Comparison]:
+    """Model against physics, per player, for expected points and expected breaches."""
+    rows: list[Comparison] = []
+    for m, ph in zip(analysis.players, physics, strict=True):
+        rows.append(Comparison(m.player, "points", m.points, m.points_se, ph.points, ph.points_se))
+        rows.append(
+            Comparison(
+                m.player,
+                "breaches",
+                m.breaches_mean,
+                m.breaches_se,
+                ph.breaches_mean,
+                ph.breaches_se,
+            )
+        )
+    return rows
