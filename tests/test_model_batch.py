@@ -1,7 +1,7 @@
 """The numpy fast path draws from the same law as the pure-Python reference sampler.
 
 Each comparison is a chi-square homogeneity test at the 0.1% level with fixed seeds:
-seven tests, so a correct pair fails this file with probability under 1%; a wrong
+nine tests, so a correct pair fails this file with probability under 1%; a wrong
 context, back-off or ageing rule shifts these laws far beyond it.
 """
 
@@ -76,3 +76,16 @@ def test_batch_is_deterministic_and_accounts_for_pieces(model):
     assert np.array_equal(out_a, out_b) and np.array_equal(in_a, in_b)
     assert np.all(out_a + in_a == 144)
     assert not np.array_equal(run(2)[0], out_a)
+
+
+def test_batch_matches_reference_on_the_per_piece_path():
+    """With a huge back-off strength nearly every draw is the context-refined multinomial."""
+    traces = SyntheticTower().traces(300, seed=23)
+    settings = FitSettings(levels=(("m", "n", "I", "o"), ("m",)), alpha=1e6)
+    model = DistilledModel.from_tables(fit_tables(traces, settings))
+    ref = model_records(model, keshi_plans(N, 12, 6), seed=7)
+    towers = BatchTowers(model.doc["model"], N, seed=8)
+    throws = [towers.throw({"keshi": 12}) for _ in range(6)]
+    ref_out = np.array([r.out for r in ref])
+    assert binned_chi2(ref_out[:, 5], throws[5].out).pvalue > 0.001
+    assert binned_chi2([r.inside[-1] for r in ref], towers.inside).pvalue > 0.001

@@ -115,7 +115,10 @@ class BatchTowers:
         self.base /= self.base.sum(axis=1, keepdims=True)
         # radix per field: one more than the largest value in any key, plus one "unseen" value
         radix = dict.fromkeys(FIELDS, 1)
-        for fields, table in zip(model["levels"], model["tables"], strict=True):
+        for fields, table in [
+            *zip(model["levels"], model["tables"], strict=True),
+            *zip(model["piece_levels"], model["piece_tables"], strict=True),
+        ]:
             for key in table:
                 for f, v in zip(fields, key.split("|")[1:], strict=True):
                     radix[f] = max(radix[f], int(v) + 2)
@@ -124,6 +127,23 @@ class BatchTowers:
             _Level(list(fields), table, self._group_code, radix)
             for fields, table in zip(model["levels"], model["tables"], strict=True)
         ]
+        self.prior = float(model["prior"])
+        # per-piece counts by context, coarsest first: (fields, sorted codes, counts)
+        self.piece_levels = []
+        for fields, table in zip(model["piece_levels"], model["piece_tables"], strict=True):
+            codes = []
+            for key in table:
+                group, *values = key.split("|")
+                code = self._group_code[group]
+                for f, v in zip(fields, values, strict=True):
+                    code = code * radix[f] + int(v)
+                codes.append(code)
+            order = np.argsort(np.asarray(codes, dtype=np.int64), kind="stable")
+            counts = np.asarray(list(table.values()), dtype=np.float64).reshape(-1, 5)
+            self.piece_levels.append(
+                (list(fields), np.asarray(codes, dtype=np.int64)[order], counts[order])
+            )
+        self.piece_levels.reverse()
         #: residents[t, place, class, age bucket - 1]
         self.residents = np.zeros((n, len(PLACES), len(self.classes), self.age_cap), np.int64)
         self.throws = 0
@@ -147,13 +167,7 @@ class BatchTowers:
         for level in self.levels:
             if not len(todo):
                 return result
-            code = np.full(len(todo), g, dtype=np.int64)
-            for f in level.fields:
-                v = ctx[f][todo]
-                if f != "m":
-                    lut = self._luts[f]
-                    v = lut[np.minimum(v, len(lut) - 1)]
-                code = code * self._radix[f] + np.minimum(v, self._radix[f] - 1)
+            code = self._code(g, level.fields, ctx, todo)
             pos = np.searchsorted(level.codes, code)
             pos = np.minimum(pos, len(level.codes) - 1)
             found = level.codes[pos] == code
@@ -165,8 +179,33 @@ class BatchTowers:
                 result[todo[hit]] = level.outcomes[j]
             todo = todo[~hit]
         if len(todo):
-            result[todo] = self.rng.multinomial(ctx["m"][todo], self.base[g])
+            law = np.broadcast_to(self.base[g], (len(todo), 5))
+            for fields, codes, counts in self.piece_levels:
+                code = self._code(g, fields, ctx, todo)
+                pos = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+                found = codes[pos] == code
+                if found.any():
+                    law = law.copy()
+                    seen = counts[pos[found]]
+                    law[found] = (seen + self.prior * law[found]) / (
+                        seen.sum(axis=1, keepdims=True) + self.prior
+                    )
+            law = law / law.sum(axis=1, keepdims=True)
+            result[todo] = self.rng.multinomial(ctx["m"][todo], law)
         return result
+
+    def _code(
+        self, g: int, fields: list[str], ctx: dict[str, np.ndarray], rows: np.ndarray
+    ) -> np.ndarray:
+        """Integer keys of group ``g`` in the contexts of ``rows`` (bucketed, mixed radix)."""
+        code = np.full(len(rows), g, dtype=np.int64)
+        for f in fields:
+            v = ctx[f][rows]
+            if f != "m":
+                lut = self._luts[f]
+                v = lut[np.minimum(v, len(lut) - 1)]
+            code = code * self._radix[f] + np.minimum(v, self._radix[f] - 1)
+        return code
 
     def throw(self, fresh: Mapping[str, int] | np.ndarray) -> BatchThrow:
         """Throw into every tower: ``{"keshi": 12}`` for all, or an (n, C) count array."""

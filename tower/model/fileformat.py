@@ -9,7 +9,8 @@ Layout (schema ``tower.model/1``)::
      "provenance": {"traces": [{"file", "sha256", "sequences", "throws", "sources"}],
                     "fit": {...settings}, "command": "tower distill ..."},
      "model": {"levels", "alpha", "buckets", "age_cap", "classes", "observed_classes",
-               "base", "tables"},       # see tower.model.reference
+               "base", "tables", "prior", "piece_levels", "piece_tables"},
+                                        # see tower.model.reference
      "sha256": "<hex digest of the canonical JSON of everything else>"}
 
 Files are written as canonical JSON (sorted keys, no spaces, one trailing newline) with no
@@ -112,7 +113,18 @@ def validate_model_section(model: Any) -> tuple[str, str] | None:
     """``(field, message)`` of the first fault of a ``model`` section, or ``None``."""
     if not isinstance(model, dict):
         return "", "expected an object"
-    for fld in ("levels", "alpha", "buckets", "age_cap", "classes", "base", "tables"):
+    for fld in (
+        "levels",
+        "alpha",
+        "buckets",
+        "age_cap",
+        "classes",
+        "base",
+        "tables",
+        "prior",
+        "piece_levels",
+        "piece_tables",
+    ):
         if fld not in model:
             return fld, "missing field"
     levels = model["levels"]
@@ -159,6 +171,31 @@ def validate_model_section(model: Any) -> tuple[str, str] | None:
             problem = _entry_problem(key, flat, lv, groups)
             if problem:
                 return f"tables[{i}][{key!r}]", problem
+    if not _number(model["prior"]) or model["prior"] <= 0:
+        return "prior", "expected a positive number"
+    piece_levels, piece_tables = model["piece_levels"], model["piece_tables"]
+    if not isinstance(piece_levels, list) or not all(
+        isinstance(lv, list) and lv and set(lv) <= set(FIELDS[1:]) for lv in piece_levels
+    ):
+        return "piece_levels", f"expected a list of non-empty field lists from {FIELDS[1:]}"
+    if not isinstance(piece_tables, list) or len(piece_tables) != len(piece_levels):
+        return "piece_tables", "expected one table per piece level"
+    for i, (lv, table) in enumerate(zip(piece_levels, piece_tables, strict=True)):
+        if not isinstance(table, dict):
+            return f"piece_tables[{i}]", "expected an object"
+        for key, counts in table.items():
+            parts = key.split("|")
+            if len(parts) != 1 + len(lv) or parts[0] not in groups:
+                return f"piece_tables[{i}][{key!r}]", f"key must be group|{'|'.join(lv)}"
+            if not all(p.isdigit() for p in parts[1:]):
+                return f"piece_tables[{i}][{key!r}]", "context values must be integers"
+            if (
+                not isinstance(counts, list)
+                or len(counts) != len(DESTINATIONS)
+                or not all(isinstance(c, int) and c >= 0 for c in counts)
+                or sum(counts) == 0
+            ):
+                return f"piece_tables[{i}][{key!r}]", "expected 5 counts, not all zero"
     return None
 
 
@@ -166,10 +203,9 @@ def _entry_problem(key: str, flat: Any, level: list[str], groups: set[str]) -> s
     parts = key.split("|")
     if len(parts) != 1 + len(level) or parts[0] not in groups:
         return f"key must be group|{'|'.join(level)}"
-    try:
-        m = int(parts[1 + level.index("m")])
-    except ValueError:
+    if not all(p.isdigit() for p in parts[1:]):
         return "context values must be integers"
+    m = int(parts[1 + level.index("m")])
     width = 1 + len(DESTINATIONS)
     if (
         not isinstance(flat, list)

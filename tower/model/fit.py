@@ -82,7 +82,8 @@ class FitSettings:
         Bucket edges of the context fields n, I, P, o (ascending, from 0): a value is
         replaced by the largest edge not above it.
     prior : float
-        Pseudo-count pulling a group's per-piece destination law towards its pool.
+        Pseudo-pieces pulling a per-piece destination law towards the coarser law (a
+        group's towards its pool; a context's towards the group's).
     classes : dict
         Piece kind -> class; kinds of one class are one shape for the tower.
     """
@@ -106,6 +107,16 @@ class FitSettings:
         if problem:
             raise ValueError(problem)
 
+    @property
+    def piece_levels(self) -> tuple[tuple[str, ...], ...]:
+        """Contexts of the per-piece counts: each level's fields without ``m``, once each."""
+        found: list[tuple[str, ...]] = []
+        for level in self.levels:
+            fields = tuple(f for f in level if f != "m")
+            if fields and fields not in found:
+                found.append(fields)
+        return tuple(found)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "levels": [list(lv) for lv in self.levels],
@@ -124,6 +135,7 @@ class Observations:
     settings: FitSettings
     counts: list[dict[str, Counter[tuple[int, ...]]]] = field(default_factory=list)
     per_piece: dict[str, list[int]] = field(default_factory=dict)
+    piece_counts: list[dict[str, list[int]]] = field(default_factory=list)
     sequences: int = 0
     throws: int = 0
     sizes: Counter[int] = field(default_factory=Counter)
@@ -131,6 +143,10 @@ class Observations:
     def __post_init__(self) -> None:
         if not self.counts:
             self.counts = [defaultdict(Counter) for _ in self.settings.levels]
+        if not self.piece_counts:
+            self.piece_counts = [
+                defaultdict(lambda: [0] * len(DESTINATIONS)) for _ in self.settings.piece_levels
+            ]
 
     def add_sequence(self, seq: TraceSequence) -> None:
         """Count every group outcome of one traced sequence."""
@@ -144,6 +160,9 @@ class Observations:
                         f"|{_bucket(values[f], luts[f]) if f != 'm' else values[f]}" for f in level
                     )
                     table[key][outcome] += 1
+                for level, table in zip(s.piece_levels, self.piece_counts, strict=True):
+                    key = name + "".join(f"|{_bucket(values[f], luts[f])}" for f in level)
+                    table[key] = [a + b for a, b in zip(table[key], outcome, strict=True)]
                 tally = self.per_piece.setdefault(name, [0] * len(DESTINATIONS))
                 for i, k in enumerate(outcome):
                     tally[i] += k
@@ -180,6 +199,9 @@ class Observations:
             "observed_classes": sorted({name.split(".")[1] for name in self.per_piece}),
             "base": self._base(),
             "tables": tables,
+            "prior": s.prior,
+            "piece_levels": [list(lv) for lv in s.piece_levels],
+            "piece_tables": [{k: t[k] for k in sorted(t)} for t in self.piece_counts],
         }
 
     def _base(self) -> dict[str, list[float]]:

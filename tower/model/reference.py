@@ -15,7 +15,8 @@ Context values other than ``m`` are bucketed: a value is replaced by the largest
 
 Outcome tables are smoothed by back-off: level 0 has the finest context; a key seen
 ``N`` times is used with probability ``N / (N + alpha)``, otherwise the next, coarser
-level is asked, and in the end a multinomial with per-piece destination probabilities.
+level is asked, and in the end a multinomial with per-piece destination probabilities
+(the group's overall law refined by the per-piece counts seen in the same context).
 
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
 count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.
@@ -80,26 +81,22 @@ class ReferenceSampler:
     model : dict
         ``levels`` (list of field lists), ``alpha``, ``buckets`` (field -> edges),
         ``age_cap``, ``classes`` (kind -> class), ``base`` (group -> 5 probabilities),
-        ``tables`` (one dict per level: key -> flat entry list).
+        ``tables`` (one dict per level: key -> flat entry list), ``piece_levels`` and
+        ``piece_tables`` (per-piece destination counts by context), ``prior``.
     """
 
     def __init__(self, model: dict[str, Any]) -> None:
         self.levels: list[list[str]] = [list(f) for f in model["levels"]]
         self.alpha = float(model["alpha"])
+        self.prior = float(model["prior"])
         self.buckets: dict[str, list[int]] = {f: list(e) for f, e in model["buckets"].items()}
         self.age_cap = int(model["age_cap"])
         self.classes: dict[str, str] = dict(model["classes"])
-        self.base: dict[str, list[float]] = {}
-        for group, probs in model["base"].items():
-            cum, acc = [], 0.0
-            for p in probs:
-                acc += p
-                cum.append(acc)
-            self.base[group] = [c / acc for c in cum]
-        # per level: positions of its fields in a context tuple (m, n, I, P, o)
-        self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
+        self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
         self._luts = [bucket_table(self.buckets[f]) for f in FIELDS[1:]]
-        # per level: (group, v1, ...) -> (total count, cumulative counts, outcomes)
+        # per level: positions of its fields in a context tuple (m, n, I, P, o), and
+        # (group, v1, ...) -> (total count, cumulative counts, outcomes)
+        self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
         self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]]]]] = []
         for table in model["tables"]:
             compiled = {}
@@ -112,12 +109,49 @@ class ReferenceSampler:
                     outcomes.append(tuple(flat[i + 1 : i + 6]))
                 compiled[(group, *map(int, values))] = (acc, cum, outcomes)
             self.tables.append(compiled)
+        # per-piece destination counts by context, coarsest level first
+        self._piece_picks = [
+            tuple(FIELDS.index(f) for f in fields) for fields in model["piece_levels"]
+        ][::-1]
+        self.piece_tables = [
+            {
+                (g, *map(int, v)): counts
+                for (g, *v), counts in ((key.split("|"), counts) for key, counts in table.items())
+            }
+            for table in model["piece_tables"]
+        ][::-1]
 
     def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
         capped = [ctx[0]]
         for v, lut in zip(ctx[1:], self._luts, strict=True):
             capped.append(lut[v] if v < len(lut) else lut[-1])
         return capped
+
+    def piece_law(self, group: str, capped: Sequence[int]) -> list[float]:
+        """Per-piece destination probabilities of the base multinomial in a context.
+
+        The group's overall law, refined level by level (coarse to fine) by the
+        per-piece counts seen in that context, each pulled towards the coarser law
+        with ``prior`` pseudo-pieces.
+        """
+        law = self.base[group]
+        for picks, table in zip(self._piece_picks, self.piece_tables, strict=True):
+            counts = table.get((group, *[capped[i] for i in picks]))
+            if counts is not None:
+                total = sum(counts) + self.prior
+                law = [(c + self.prior * q) / total for c, q in zip(counts, law, strict=True)]
+        return law
+
+    def _mixture(self, group: str, ctx: tuple[int, ...]) -> tuple[list, float, list[float]]:
+        """The exact law of a group: [(weight, entry)] per level hit, base weight, piece law."""
+        capped = self._bucketed(ctx)
+        parts, reach = [], 1.0  # reach: probability that a draw gets down to this level
+        for picks, table in zip(self._picks, self.tables, strict=True):
+            entry = table.get((group, *[capped[i] for i in picks]))
+            if entry is not None:
+                parts.append((reach / (entry[0] + self.alpha), entry))
+                reach *= self.alpha / (entry[0] + self.alpha)
+        return parts, reach, self.piece_law(group, capped)
 
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
         """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
@@ -133,57 +167,45 @@ class ReferenceSampler:
             u = rng.random() * (total + self.alpha)
             if u < total:
                 return outcomes[bisect_right(cum, u)]
+        cum, acc = [], 0.0
+        for q in self.piece_law(group, capped):
+            acc += q
+            cum.append(acc)
         counts = [0, 0, 0, 0, 0]
-        cum = self.base[group]
         for _ in range(ctx[0]):
-            counts[min(bisect_right(cum, rng.random()), 4)] += 1
+            counts[min(bisect_right(cum, rng.random() * acc), 4)] += 1
         return tuple(counts)
 
     def out_law(self, group: str, ctx: tuple[int, ...]) -> list[float]:
         """Exact probability that ``k`` of the group's ``m`` pieces go out, ``k = 0..m``."""
         m = ctx[0]
         law = [0.0] * (m + 1)
-        capped = self._bucketed(ctx)
-        reach = 1.0  # probability that the draw gets down to this level
-        for picks, table in zip(self._picks, self.tables, strict=True):
-            entry = table.get((group, *[capped[i] for i in picks]))
-            if entry is None:
-                continue
-            total, cum, outcomes = entry
+        parts, reach, piece = self._mixture(group, ctx)
+        for weight, (_, cum, outcomes) in parts:
             prev = 0
             for c, outcome in zip(cum, outcomes, strict=True):
-                law[outcome[0]] += reach * (c - prev) / (total + self.alpha)
+                law[outcome[0]] += weight * (c - prev)
                 prev = c
-            reach *= self.alpha / (total + self.alpha)
-        p = self.base[group][0]
+        p = piece[0] / sum(piece)
         for k in range(m + 1):
             law[k] += reach * comb(m, k) * p**k * (1 - p) ** (m - k)
         return law
 
     def outcome_probability(self, group: str, ctx: tuple[int, ...], counts: Sequence[int]) -> float:
         """Exact probability of the destination counts ``counts`` for one group."""
-        m = ctx[0]
         target = tuple(counts)
+        parts, reach, piece = self._mixture(group, ctx)
         prob = 0.0
-        capped = self._bucketed(ctx)
-        reach = 1.0
-        for picks, table in zip(self._picks, self.tables, strict=True):
-            entry = table.get((group, *[capped[i] for i in picks]))
-            if entry is None:
-                continue
-            total, cum, outcomes = entry
+        for weight, (_, cum, outcomes) in parts:
             prev = 0
             for c, outcome in zip(cum, outcomes, strict=True):
                 if outcome == target:
-                    prob += reach * (c - prev) / (total + self.alpha)
+                    prob += weight * (c - prev)
                 prev = c
-            reach *= self.alpha / (total + self.alpha)
-        probs = self.base[group]
-        multinomial = float(factorial(m))
-        last = 0.0
-        for k, c in zip(target, probs, strict=True):
-            multinomial *= (c - last) ** k / factorial(k)
-            last = c
+        multinomial = float(factorial(ctx[0]))
+        total = sum(piece)
+        for k, q in zip(target, piece, strict=True):
+            multinomial *= (q / total) ** k / factorial(k)
         return prob + reach * multinomial
 
     def throw(
