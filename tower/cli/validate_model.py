@@ -62,8 +62,20 @@ def parse_range(text: str | None, what: str) -> slice:
 )
 @click.option("--seed", default=0, show_default=True, help="Seed of the model draws.")
 @click.option("--level", default=0.01, show_default=True, help="Rejection level per test.")
+@click.option(
+    "--replicates",
+    default=4,
+    show_default=True,
+    help="Model sequences per held-out sequence (for the per-statistic tests).",
+)
 def validate_model(
-    model: str, traces_path: Path, seq_range: str | None, out_dir: Path, seed: int, level: float
+    model: str,
+    traces_path: Path,
+    seq_range: str | None,
+    out_dir: Path,
+    seed: int,
+    level: float,
+    replicates: int,
 ) -> None:
     """Compare MODEL (a model file or shipped:NAME) with held-out simulator sequences.
 
@@ -86,11 +98,12 @@ def validate_model(
     click.echo(f"validating {model} on {len(held)} held-out sequences of {traces_path}")
     models = {tested.name if isinstance(tested, BaselineModel) else "distilled": tested}
     models.setdefault("baseline", BaselineModel())
-    verdicts, samples = validate(models, held, seed=seed, level=level)
+    verdicts, samples = validate(models, held, seed=seed, level=level, replicates=replicates)
     header = {
         "model": model,
         "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
         "seed": seed,
+        "model sequences per held-out sequence": replicates,
     }
     report = write_report(verdicts, samples, out_dir, header=header, level=level)
     for v in verdicts:
