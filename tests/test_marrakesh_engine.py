@@ -306,3 +306,18 @@ def test_replay_from_history_with_selections_in_any_order():
         else:
             state.apply(rng.choice(state.legal_actions()))
     assert game.replay(21, state.history).to_json() == state.to_json()
+
+
+def test_engine_knows_the_tower_only_through_the_model_interface():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tower.marrakesh import Game, GameConfig, RandomAgent, play\n"
+        "play(Game(GameConfig(players=2)), [RandomAgent(0), RandomAgent(1)], seed=0)\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('pybullet', 'trimesh')\n"
+        "       or m.startswith(('tower.physics', 'tower.geometry'))]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
