@@ -9,7 +9,8 @@ Core API
 --------
 - ``GameConfig(players=2..4, modules=frozenset(MODULES subset), tower=TowerModel)``
 - ``game = Game(config)``; ``game.num_distinct_actions`` (fixed size, 407);
-  ``game.action_from_id(i)``; ``game.new_initial_state(seed)``; ``game.replay(seed, actions)``
+  ``game.action_from_id(i)``; ``game.new_initial_state(seed)``;
+  ``game.replay(seed, actions)`` (actions, ``(player, action)`` pairs or ``state.history``)
 - ``state.current_player``: a player index, or ``CHANCE`` (tower throw:
   ``state.sample_chance()``), ``SIMULTANEOUS`` (phase-1 selection: every player in
   ``state.pending_players()`` applies one ``select`` action, ``state.apply(a, player=p)``)
@@ -18,14 +19,14 @@ Core API
   ``state.apply(action)`` (an :class:`Action`, its id or its string form),
   ``state.clone()``, ``state.to_json()`` / ``State.from_json(game, data)``,
   ``state.is_terminal()``, ``state.scores()``, ``state.winners()``,
-  ``state.score_events`` (``[player, delta, reason]``), ``state.chance_outcomes()`` (exact
-  law of the throw where the model has one)
+  ``state.score_events`` (``[player, delta, reason]``), ``state.history`` (``"p action"``
+  and ``"chance ..."`` lines), ``state.chance_outcomes()`` (exact law of the throw where
+  the model has one)
 - an illegal action raises :class:`IllegalActionError` naming the action and the reason,
   and leaves the state unchanged.
 
 Examples
 --------
->>> import random
 >>> from tower.marrakesh import Game, GameConfig, RandomAgent, play
 >>> state = play(Game(GameConfig(players=2)), [RandomAgent(1), RandomAgent(2)], seed=5)
 >>> state.is_terminal(), len(state.scores())
