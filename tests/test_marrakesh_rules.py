@@ -868,3 +868,91 @@ def test_nobody_wins_the_river_from_the_start_space():
     state.players[2].river = 1
     run(state, T("river_evaluation"))
     assert state.scores() == [before[0], before[1], before[2] + 3]
+
+
+def test_sultan_passes_to_second_place_at_the_top_or_waits_above_a_tie():
+    state = blank(players=4, modules=("imam_sultan",))
+    final = state.game.components["staircase"]["final"]
+    a, b, c, d = state.players
+    state.pawns["sultan"] = [0, 5]
+    a.palace, b.palace, c.palace, d.palace = final - 1, 7, 9, 2
+    run(state, T("stair_move", p=0, w="palace", n=1))
+    assert state.pawns["sultan"][0] == 2  # the single player in second position
+    state.pawns["sultan"] = [0, 5]
+    c.palace = 7
+    a.palace = final - 1
+    run(state, T("stair_move", p=0, w="palace", n=1))
+    assert state.pawns["sultan"] == [-1, 8]  # tied for second: one stair above them
+    b.palace = 7
+    run(state, T("stair_move", p=1, w="palace", n=1))
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[0])
+    assert state.pawns["sultan"][0] == 1
+
+
+def test_desert_town_claimed_with_three_goods_and_scored():
+    state = blank(players=2, modules=("desert_towns",))
+    pl = state.players[0]
+    pl.towns = [11, 4]  # 11: a luxury good for free; 4: 1 point per palace step
+    state.issued["brown"] += 0
+    for c in ("yellow", "purple", "orange"):
+        give(state, 0, c, 2)
+    run(state, T("action", p=0, s="brown"))
+    assert legal(state) == ["pass", "slot:8", "slot:9"]
+    state.apply("slot:8")
+    shop = next(i for i, s in enumerate(state.shops) if s)
+    state.apply(f"shop:{shop}")
+    assert pl.towns_claimed == [True, False] and len(pl.luxuries) == 1
+    assert all(pl.keshis[c] == 1 for c in ("yellow", "purple", "orange"))
+    state.apply("slot:9")
+    assert pl.towns_claimed == [True, True]
+    pl.palace = 9
+    score = pl.score
+    run(state, T("final_scoring"))
+    events = [r for p, d, r in state.score_events if p == 0 and r == "final: desert town"]
+    assert events == ["final: desert town"]  # town 11 scores nothing, town 4 scores 9
+    resources = (pl.water + pl.dates + pl.dinars) // 2
+    assert pl.score == score + 9 + resources
+    check(state)
+
+
+def test_third_season_river_pair_first_chooses_second_gets_the_other():
+    state = blank(players=3)
+    state.season = 3
+    state.river_tiles[2] = 18  # 1 point per 4 keshis, or 2 points per luxury good
+    state.players[1].river, state.players[2].river = 5, 3
+    state.players[1].luxuries = [1, 2, 3]
+    give(state, 2, "gray", 8)
+    before = state.scores()
+    run(state, T("river_evaluation"))
+    assert state.current_player == 1
+    state.apply("choice:1")  # luxuries: 6 points; the other bonus goes to player 2
+    assert state.scores() == [before[0], before[1] + 6, before[2] + 2]
+
+
+def test_scroll_44_pays_one_dinar_and_any_resource_per_tile():
+    state = blank(players=2)
+    pl = state.players[0]
+    pl.scrolls = [44]
+    for tile in pl.provisions:
+        tile[1] = True
+    pl.water, pl.dates, pl.dinars = 0, 2, 2
+    score = pl.score
+    run(state, T("provide", p=0))
+    state.apply("choice:1")
+    state.apply("resource:dinars")  # then dates for the other two tiles
+    assert (pl.water, pl.dates, pl.dinars, pl.score) == (0, 0, 0, score)
+
+
+def test_scroll_28_gives_each_crossed_rapid_at_season_scoring():
+    state = blank(players=2)
+    pl = state.players[0]
+    pl.scrolls = [28]
+    rapids = state.game.components["river"]["rapids"]
+    pl.river = rapids[3]
+    score = pl.score
+    run(state, T("season_end"))
+    # Rapid bonuses: 1 point, a resource, a goods keshi, 3 points (then the river tile).
+    state.apply("resource:water")
+    state.apply("colour:yellow")
+    assert pl.score >= score + 4 and pl.keshis["yellow"] == 1
