@@ -57,7 +57,7 @@ def test_exact_first_battle_agrees_with_monte_carlo():
     assert exact is not None and exact.method == "exact"
     assert math.isclose(sum(exact.breaches.values()), 1.0)
     n = 20000
-    mc = simulate(MonteCarloOnly(), situation, tower, n, seed=7)[0]
+    mc = simulate(MonteCarloOnly(), situation, tower, n, seed=7)[0][0]
     assert mc.method == "monte carlo" and mc.samples == n
     assert abs(mc.points - exact.points) < 4 * mc.points_se
     assert abs(mc.breaches_mean - exact.breaches_mean) < 4 * mc.breaches_se

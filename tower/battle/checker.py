@@ -35,13 +35,11 @@ from tower.marrakesh.modules.battle import (
     BattleOutcome,
     Penalty,
     Wall,
-    brigands,
+    battle_throw,
     brigands_for_season,
     cheapest_hire,
-    fight_season,
     hiring_cost,
     resolve_battle,
-    watchmen,
 )
 from tower.model.interface import TowerModel, TowerState
 from tower.pieces import KESHI_COLOURS, Kind, Piece
@@ -310,12 +308,6 @@ class OutcomeTally:
         )
 
 
-def _first_throw(situation: Situation, n_own: int | None = None) -> list[Piece]:
-    first = situation.order[0]
-    n = situation.recruited.get(first, 0) if n_own is None else n_own
-    return watchmen(first, n) + brigands(brigands_for_season(situation.season))
-
-
 def exact_first_battle(
     model: TowerModel, situation: Situation, tower: TowerStart
 ) -> PlayerStats | None:
@@ -325,10 +317,10 @@ def exact_first_battle(
     :data:`EXACT_MAX_OUTCOMES` outcomes (see :func:`outcome_bound`).
     """
     distinct = tower.distinct()
-    thrown = _first_throw(situation)
+    player = situation.order[0]
+    thrown = battle_throw(situation.season, player, situation.recruited.get(player, 0), None)
     if outcome_bound(distinct, thrown) > EXACT_MAX_OUTCOMES:
         return None
-    player = situation.order[0]
     wall = situation.walls[player]
     by_summary: Counter[Summary] = Counter()
     example: dict[Summary, tuple[Piece, ...]] = {}
@@ -353,33 +345,50 @@ def simulate(
     samples: int,
     seed: int,
     *,
-    players: int | None = None,
-) -> list[PlayerStats]:
-    """Monte Carlo over ``samples`` seasons of battles; one :class:`PlayerStats` per player
-    (the first ``players`` of the order only, if given)."""
+    hiring: bool = False,
+) -> tuple[list[PlayerStats], dict[tuple[str, int], PlayerStats]]:
+    """Monte Carlo over ``samples`` seasons of battles.
+
+    Returns one :class:`PlayerStats` per player in battle order and, with ``hiring``, the
+    stats of each (player, watchmen hired 0-3). A hiring variant branches off the simulated
+    season just before that player's battle (everything before it is unchanged by their
+    choice); the four variants of one battle share one random stream (common random
+    numbers), so their differences are sharper than their standard errors suggest, and the
+    season continues from the variant that was actually hired.
+    """
     if samples < 2:
         raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}")
     rng = random.Random(seed)
-    order = situation.order[: len(situation.order) if players is None else players]
+    brng = random.Random(0)
+    order, walls = situation.order, situation.walls
     tallies = {p: OutcomeTally() for p in order}
-    for _ in range(samples):
-        box = [tower.draw(rng)]
-
-        def throw(pieces: list[Piece], box: list[TowerState] = box) -> list[Piece]:
-            out, box[0] = model.throw(box[0], pieces, rng)
-            return out
-
-        season = fight_season(
-            situation.season,
-            situation.order,
-            situation.recruited,
-            situation.walls,
-            throw,
-            players=len(order),
-        )
-        for step in season.steps:
-            tallies[step.player].add(step.outcome)
-    return [tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in order]
+    variants = (
+        {(p, k): OutcomeTally() for p in order for k in range(WATCHMEN_PER_PLAYER + 1)}
+        if hiring
+        else {}
+    )
+    for r in range(samples):
+        state = tower.draw(rng)
+        base: list[Piece] | None = None
+        for i, player in enumerate(order):
+            hired = situation.recruited.get(player, 0)
+            brng.seed(f"{seed}/{r}/{i}")
+            branch = brng.getstate()
+            after: tuple[list[Piece], TowerState] | None = None
+            for k in range(WATCHMEN_PER_PLAYER + 1) if hiring else (hired,):
+                brng.setstate(branch)
+                out, new = model.throw(state, battle_throw(situation.season, player, k, base), brng)
+                if hiring:
+                    variants[player, k].add(resolve_battle(player, out, walls[player]))
+                if k == hired:
+                    after = (out, new)
+            assert after is not None
+            base, state = after
+            tallies[player].add(resolve_battle(player, base, walls[player]))
+    return (
+        [tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in order],
+        {key: t.stats(key[0], key[1], "monte carlo") for key, t in variants.items()},
+    )
 
 
 @dataclass(frozen=True)
@@ -428,28 +437,18 @@ def analyse(
     seed: int = 0,
     hiring: bool = True,
 ) -> Analysis:
-    """Each player's battle, and (``hiring``) each player's outcome when hiring 0 to 3.
-
-    The hiring variants use the same seed as the base run (common random numbers), so
-    their differences are sharper than their standard errors suggest.
-    """
-    base = simulate(model, situation, tower, samples, seed)
+    """Each player's battle, and (``hiring``) each player's outcome when hiring 0 to 3
+    (see :func:`simulate`); the first battle is exact where :func:`exact_first_battle` is."""
+    base, variants = simulate(model, situation, tower, samples, seed, hiring=hiring)
+    first = situation.order[0]
     exact = exact_first_battle(model, situation, tower)
     if exact is not None:
         base[0] = exact
     rows: list[HiringRow] = []
-    if hiring:
-        for i, player in enumerate(situation.order):
-            for k in range(WATCHMEN_PER_PLAYER + 1):
-                cost = hiring_cost(cheapest_hire(k))
-                if k == situation.recruited.get(player, 0):
-                    rows.append(HiringRow(player, k, cost, base[i]))
-                    continue
-                variant = situation.with_recruited(player, k)
-                stats = exact_first_battle(model, variant, tower) if i == 0 else None
-                if stats is None:
-                    stats = simulate(model, variant, tower, samples, seed, players=i + 1)[i]
-                rows.append(HiringRow(player, k, cost, stats))
+    for (player, k), stats in variants.items():
+        if player == first:
+            stats = exact_first_battle(model, situation.with_recruited(first, k), tower) or stats
+        rows.append(HiringRow(player, k, hiring_cost(cheapest_hire(k)), stats))
     return Analysis(model.name, tower.label, situation, seed, tuple(base), tuple(rows))
 
 

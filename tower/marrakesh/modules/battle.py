@@ -467,6 +467,28 @@ def aftermath(base: Iterable[Piece]) -> Aftermath:
     )
 
 
+def battle_throw(
+    season: int,
+    player: str,
+    recruited: int,
+    base: Sequence[Piece] | None,
+    brigands_available: int = BRIGANDS_IN_BOX,
+) -> list[Piece]:
+    """The pieces ``player`` throws in their battle.
+
+    ``base`` is ``None`` for the first battle of the season (the player's recruited watchmen
+    and the season's brigands), else the pieces in the tower's base: everything that fell
+    out of the previous battle, thrown again with the player's recruited watchmen.
+
+    >>> [str(p) for p in battle_throw(2, "red", 1, None)]
+    ['watchman:red', 'brigand:neutral', 'brigand:neutral']
+    """
+    own = watchmen(player, recruited)
+    if base is None:
+        return own + brigands(brigands_for_season(season, brigands_available))
+    return [*base, *own]
+
+
 def fight_season(
     season: int,
     order: Sequence[str],
@@ -487,7 +509,7 @@ def fight_season(
     only need the first ones.
 
     Raises ``ValueError`` on an impossible situation (unknown season, more than 3 recruited
-    watchmen, a player without a wall, a throw that returns pieces that were never there).
+    watchmen, a player without a wall, a player listed twice).
     """
     for p in order:
         n = recruited.get(p, 0)
@@ -500,11 +522,13 @@ def fight_season(
     base: list[Piece] = []
     steps: list[BattleStep] = []
     for i, player in enumerate(order[: len(order) if players is None else players]):
-        own = watchmen(player, recruited.get(player, 0))
-        if i == 0:
-            thrown = own + brigands(brigands_for_season(season, brigands_available))
-        else:
-            thrown = base + own
+        thrown = battle_throw(
+            season,
+            player,
+            recruited.get(player, 0),
+            None if i == 0 else base,
+            brigands_available,
+        )
         out = tuple(throw(list(thrown)))
         steps.append(
             BattleStep(player, tuple(thrown), out, resolve_battle(player, out, walls[player]))
