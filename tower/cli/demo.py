@@ -16,13 +16,14 @@ import click
 STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("Build the tower meshes", lambda out: ["meshes", "build", "--out", str(out / "meshes")]),
     ("Render the towers", lambda out: ["meshes", "show", "--out", str(out / "geometry.png")]),
-    ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
     (
         "Battle at the Wall",
         lambda out: [
             "battle", "--plot", str(out / "battle.png"), "--json", str(out / "battle.json")
         ],
     ),
+    # Kept last: `make demo` ends by playing one 4-player game between agents.
+    ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
 ]
 
 
