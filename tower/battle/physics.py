@@ -61,11 +61,11 @@ class Comparison:
         }
 
 
-def _header(situation: Situation, seed: int, preset: str) -> dict[str, Any]:
+def log_header(situation: Situation, seed: int, preset: str) -> dict[str, Any]:
     return {"format": LOG_FORMAT, "situation": situation.to_json(), "seed": seed, "preset": preset}
 
 
-def _read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
+def read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
     """Replicates already in ``path`` (dropping a torn last line); checks the header."""
     if not path.exists():
         return []
@@ -115,8 +115,8 @@ def physics_seasons(
 
     spec = load_preset(preset)
     geometry = TowerGeometry.from_spec(spec)
-    header = _header(situation, seed, preset)
-    records = _read_log(log, header) if log is not None else []
+    header = log_header(situation, seed, preset)
+    records = read_log(log, header) if log is not None else []
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
         # rewrite the header and the complete records (drops a torn last line)
