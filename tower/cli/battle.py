@@ -60,7 +60,13 @@ def _write_json(path: Path, data: dict) -> None:
     type=click.Choice(["shipped", "baseline"]),
     help="The shipped distilled model (baseline if none ships), or the baseline.",
 )
-@click.option("--samples", default=2000, show_default=True, type=click.IntRange(2))
+@click.option(
+    "--samples",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(2),
+    help="Monte Carlo seasons (each variant of the hiring table uses as many).",
+)
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option(
     "--plot",
@@ -180,7 +186,13 @@ def battle(
     show_default=True,
     type=click.Choice(["shipped", "baseline"]),
 )
-@click.option("--samples", default=20000, show_default=True, type=click.IntRange(2))
+@click.option(
+    "--samples",
+    default=20000,
+    show_default=True,
+    type=click.IntRange(2),
+    help="Model throws when the exact law is not available.",
+)
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def check_cmd(
