@@ -49,6 +49,8 @@ def test_validate_model_writes_a_report(model_path, traces, tmp_path):
             str(traces),
             "--sequences",
             "300:",
+            "--replicates",
+            "2",
             "--out",
             str(tmp_path),
         ]
