@@ -47,7 +47,7 @@ class Player:
     on the watchtower or committed to a gate (``gates``).
     """
 
-    score: int = 10
+    score: int = 0  # setup logs the start score (space 10) as a score event
     water: int = 1
     dates: int = 1
     dinars: int = 1
