@@ -321,3 +321,26 @@ def test_engine_knows_the_tower_only_through_the_model_interface():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    players=st.integers(2, 4),
+    modules=st.sets(st.sampled_from(MODULES)),
+    chooser=st.randoms(use_true_random=False),
+)
+def test_hypothesis_whole_games(seed, players, modules, chooser):
+    """Whole games with Hypothesis choosing every action (and the seed, players, modules):
+    the invariants hold throughout and the final scores are the logged events' sums."""
+    game = Game(GameConfig(players=players, modules=frozenset(modules)))
+    state = game.new_initial_state(seed)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.sample_chance()
+        else:
+            p = state.current_player
+            p = state.pending_players()[0] if p == SIMULTANEOUS else p
+            state.apply(chooser.choice(state.legal_actions(p)), player=p)
+        check(state)
+    assert state.season == 3 and len(state.winners()) >= 1
