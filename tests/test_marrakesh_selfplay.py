@@ -46,3 +46,22 @@ def test_bench_game_reports_the_issue_keys():
 
     figures = run(quick=True)
     assert figures["games_per_s"] > 0 and figures["decisions_per_s"] > figures["games_per_s"]
+
+
+def test_selfplay_with_a_distilled_model_file(tmp_path):
+    from tower.model import DistilledModel
+    from tower.model.fit import FitSettings, fit_tables
+    from tower.model.synthetic import SyntheticTower
+
+    model = DistilledModel.from_tables(
+        fit_tables(SyntheticTower().traces(60, seed=1), FitSettings()), name="synthetic-test"
+    )
+    path = tmp_path / "model.json"
+    model.save(path)
+    result = CliRunner().invoke(cli, ["selfplay", "2", "--players", "3", "--model", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "tower model: synthetic-test" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": 1}')
+    result = CliRunner().invoke(cli, ["selfplay", "1", "--model", str(bad)])
+    assert result.exit_code != 0
