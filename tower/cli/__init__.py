@@ -28,6 +28,8 @@ COMMANDS: dict[str, str] = {
     "meshes": "tower.cli.meshes:meshes",
     "selfplay": "tower.cli.selfplay:selfplay",
     "play": "tower.cli.play:play",
+    "throw": "tower.cli.throw:throw",
+    "simulate": "tower.cli.simulate:simulate",
 }
 
 

@@ -83,9 +83,9 @@ class PhysicsParams:
         Seconds between two pieces in ``"stream"`` mode.
     """
 
-    friction_cardboard: float = 0.45
+    friction_cardboard: float = 0.35
     friction_piece: float = 0.4
-    restitution: float = 0.3
+    restitution: float = 0.35
     rolling_friction: float = 0.01
     spinning_friction: float = 0.01
     density_keshi: float = 0.7

@@ -38,6 +38,8 @@ iterations, default margins, no CCD, no sleeping, no early stop): the benchmark'
 from __future__ import annotations
 
 import contextlib
+import os
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,14 +211,19 @@ class World:
         self.geometry = geometry
         self.params = params
         self.numerics = numerics
-        self.client = pb.connect(pb.DIRECT)
+        self.client = _connect()
         self.static_ids: list[int] = []
         self._visual = False
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._files: dict[Kind, list[str]] = {}
 
     def close(self) -> None:
         if self.client >= 0:
             pb.disconnect(self.client)
             self.client = -1
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
 
     def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
         with contextlib.suppress(Exception):
@@ -284,11 +291,10 @@ class World:
             col = pb.createCollisionShape(
                 pb.GEOM_MESH, vertices=shape.hulls[0].tolist(), physicsClientId=c
             )
-        else:
+        else:  # a compound of convex hulls: pybullet takes these only as files
+            files = self._hull_files(kind)
             col = pb.createCollisionShapeArray(
-                [pb.GEOM_MESH] * len(shape.hulls),
-                vertices=[h.tolist() for h in shape.hulls],
-                physicsClientId=c,
+                [pb.GEOM_MESH] * len(files), fileNames=files, physicsClientId=c
             )
         vis = -1
         if self._visual:
@@ -333,6 +339,26 @@ class World:
         pb.resetBaseVelocity(body, velocity.tolist(), spin.tolist(), physicsClientId=c)
         return body
 
+    def _hull_files(self, kind: Kind) -> list[str]:
+        """OBJ files (one per convex part) of a multi-part piece, written once per world."""
+        if kind not in self._files:
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="tower-physics-")
+            names = []
+            for j, hull in enumerate(self.geometry.shapes[kind].hulls):
+                index = _hull_indices(hull)
+                lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in hull.tolist()]
+                lines += [
+                    f"f {index[k] + 1} {index[k + 1] + 1} {index[k + 2] + 1}"
+                    for k in range(0, len(index), 3)
+                ]
+                path = os.path.join(self._tmp.name, f"{kind.value}-{j}.obj")
+                with open(path, "w", encoding="ascii") as fh:
+                    fh.write("\n".join(lines) + "\n")
+                names.append(path)
+            self._files[kind] = names
+        return self._files[kind]
+
     def remove(self, body: int) -> None:
         pb.removeBody(body, physicsClientId=self.client)
 
@@ -345,6 +371,25 @@ class World:
         pos, orn = pb.getBasePositionAndOrientation(body, physicsClientId=c)
         lin, ang = pb.getBaseVelocity(body, physicsClientId=c)
         return pos, orn, lin, ang
+
+
+def _connect() -> int:
+    """``pybullet.connect(DIRECT)`` without the build banner that pybullet prints to C
+    ``stdout`` (it would end up in machine-readable output such as ``--json``)."""
+    import ctypes
+    import sys
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            client = pb.connect(pb.DIRECT)
+            ctypes.CDLL(None).fflush(None)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return client
 
 
 def _hull_indices(vertices: np.ndarray) -> list[int]:

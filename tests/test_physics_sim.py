@@ -1,0 +1,158 @@
+"""TowerSim on the marrakesh preset: accounting, determinism, snapshots, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_physics_world import box_geometry
+
+from tower.errors import InputFileError, TowerError
+from tower.geometry import load_preset
+from tower.physics import (
+    EscapeError,
+    PhysicsParams,
+    SnapshotError,
+    TowerGeometry,
+    TowerSim,
+)
+from tower.physics.world import LENGTH
+from tower.pieces import INSIDE, Kind, Piece, mixed_keshis
+
+
+@pytest.fixture(scope="module")
+def geometry() -> TowerGeometry:
+    return TowerGeometry.from_spec(load_preset("marrakesh"))
+
+
+def _run(geometry, seed, throws, n=8, sim=None):
+    sim = sim or TowerSim(geometry.spec, seed=seed, geometry=geometry)
+    return sim, [sim.throw(mixed_keshis(n)) for _ in range(throws)]
+
+
+def test_every_piece_is_accounted_for_and_keeps_its_identity(geometry):
+    sim, results = _run(geometry, seed=3, throws=3)
+    seen_out: set[int] = set()
+    for r in results:
+        assert set(r.out).isdisjoint(r.inside)
+        seen_out |= set(r.out)
+        assert all(place in INSIDE for place in r.inside.values())
+        assert len(seen_out) + len(r.inside) == len(r.pieces) == 8 * (r.index + 1)
+    assert [str(p) for p in sim.pieces[:8]] == [str(p) for p in mixed_keshis(8)]
+    assert results[-1].out_pieces == sorted(results[-1].out_pieces)
+    trace = [r.to_trace() for r in results]
+    assert trace[0].thrown == tuple(range(8))
+    sim.close()
+
+
+def test_two_runs_with_one_seed_agree_exactly(geometry):
+    a, ra = _run(geometry, seed=11, throws=3)
+    b, rb = _run(geometry, seed=11, throws=3)
+    assert ra == rb
+    assert a.inside == b.inside  # every float of every pose, bit for bit
+    c, _ = _run(geometry, seed=12, throws=3)
+    assert c.inside != a.inside
+    for s in (a, b, c):
+        s.close()
+
+
+def test_snapshot_and_restore_mid_sequence_continue_identically(geometry, tmp_path):
+    full, results = _run(geometry, seed=5, throws=4)
+    half, _ = _run(geometry, seed=5, throws=2)
+    path = tmp_path / "tower.json"
+    half.snapshot(path)
+    half.close()
+    data = json.loads(path.read_text())
+    assert data["throws"] == 2 and len(data["pieces"]) == 16
+    restored = TowerSim.restore(path, geometry.spec, geometry=geometry)
+    rest = [restored.throw(mixed_keshis(8)) for _ in range(2)]
+    assert rest == results[2:]
+    assert restored.inside == full.inside
+    assert restored.rng.bit_generator.state == full.rng.bit_generator.state
+    # the spec is embedded: restoring without one gives the same tower
+    again = TowerSim.restore(path)
+    assert again.throw(mixed_keshis(8)) == results[2]
+    for s in (full, restored, again):
+        s.close()
+
+
+def test_bad_snapshots_are_refused_with_the_file_named(geometry, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    with pytest.raises(SnapshotError, match=r"bad\.json"):
+        TowerSim.restore(path, geometry.spec, geometry=geometry)
+    sim, _ = _run(geometry, seed=1, throws=1, n=4)
+    sim.snapshot(path)
+    sim.close()
+    data = json.loads(path.read_text())
+    data["inside"][0]["position"] = [1.0, 2.0] if data["inside"] else None
+    data["inside"] = data["inside"] or [{"id": 0, "place": "floor1", "position": [1.0]}]
+    path.write_text(json.dumps(data))
+    with pytest.raises(SnapshotError, match=r"inside\[0\]"):
+        TowerSim.restore(path, geometry.spec, geometry=geometry)
+    other = load_preset("marrakesh").with_values({"ramp.angle": 25.0})
+    sim.snapshot(path)
+    with pytest.raises(SnapshotError, match="spec"):
+        TowerSim.restore(path, other)
+
+
+def test_a_piece_leaving_the_bounds_raises_instead_of_vanishing(geometry):
+    sim = TowerSim(geometry.spec, seed=0, geometry=geometry)
+    sim.throw(mixed_keshis(2))
+    # Put a resting piece far outside the tower; the next throw must refuse to go on.
+    pid = next(iter(sim.inside), None)
+    if pid is None:  # both fell through: plant one by hand
+        sim.pieces.append(Piece.keshi("red"))
+        pid = len(sim.pieces) - 1
+    lo = np.asarray(geometry.spec.bounds)[0] * LENGTH
+    sim.inside[pid] = ((lo[0] - 5.0, 0.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.0,) * 3, (0.0,) * 3)
+    with pytest.raises(EscapeError, match=f"piece {pid}") as info:
+        sim.throw(mixed_keshis(1))
+    assert isinstance(info.value, TowerError)
+    sim.close()
+
+
+def test_pawns_are_compound_bodies_and_go_through(geometry):
+    shape = geometry.shapes[Kind.WATCHMAN]
+    assert len(shape.hulls) >= 2
+    sim = TowerSim(geometry.spec, seed=2, geometry=geometry)
+    r = sim.throw([Piece(Kind.WATCHMAN, "blue"), Piece(Kind.BRIGAND, "neutral")])
+    assert len(r.out) + len(r.inside) == 2
+    sim.close()
+
+
+def test_stream_release_is_deterministic_and_differs_from_all_at_once(geometry):
+    params = PhysicsParams(release_mode="stream", stream_interval=0.05)
+    a = TowerSim(geometry.spec, params, seed=4, geometry=geometry)
+    b = TowerSim(geometry.spec, params, seed=4, geometry=geometry)
+    ra, rb = a.throw(mixed_keshis(4)), b.throw(mixed_keshis(4))
+    assert ra == rb and ra.sim_time >= 0.15
+    a.close()
+    b.close()
+
+
+def test_box_tower_geometry_runs_without_tower_geometry_module():
+    geo = box_geometry()
+    sim = TowerSim(geo.spec, seed=1, geometry=geo)
+    r = sim.throw(mixed_keshis(3))
+    assert len(r.out) + len(r.inside) == 3
+    sim.close()
+
+
+def test_params_round_trip_and_validation(tmp_path):
+    p = PhysicsParams().with_values({"friction_piece": 0.5, "release_mode": "stream"})
+    path = tmp_path / "p.json"
+    p.dump(path)
+    assert PhysicsParams.load(path) == p
+    ranges = PhysicsParams.ranges()
+    defaults = PhysicsParams()
+    for name, (lo, hi) in ranges.items():
+        assert lo <= getattr(defaults, name) <= hi, name
+    with pytest.raises(KeyError, match="nope"):
+        p.with_values({"nope": 1})
+    with pytest.raises(ValueError, match="restitution"):
+        p.with_values({"restitution": 1.5})
+    path.write_text(json.dumps({"friction_piece": -1}))
+    with pytest.raises(InputFileError, match="friction_piece"):
+        PhysicsParams.load(path)

@@ -1,0 +1,97 @@
+"""``tower simulate``: many independent game-length sequences, written as a trace file.
+
+Each finished sequence is appended at once as one line of the trace format
+(:mod:`tower.traces`); running the same command again after an interruption completes the
+file without repeating or losing a sequence (:func:`tower.runs.run_tasks`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from tower.cli.throw import MIX_HELP, load_physics, physics_options
+
+
+@click.command()
+@physics_options
+@click.option(
+    "--sequences",
+    type=click.IntRange(1),
+    default=100,
+    show_default=True,
+    help="Independent towers, each starting empty.",
+)
+@click.option(
+    "--throws",
+    type=click.IntRange(1),
+    default=12,
+    show_default=True,
+    help="Throws per sequence (12 in a Marrakesh game).",
+)
+@click.option(
+    "--pieces",
+    type=click.IntRange(1),
+    default=12,
+    show_default=True,
+    help="Pieces per throw (the most per throw for walls-guards).",
+)
+@click.option(
+    "--mix",
+    type=click.Choice(("keshis", "walls-guards")),
+    default="keshis",
+    show_default=True,
+    help=MIX_HELP,
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the batch.")
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Trace file (JSONL); resumed if it exists.",
+)
+@click.option("--scheduler", default=None, help="Dask scheduler address (default: local).")
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    default=None,
+    help="Local worker processes (default: all cores; 1 = in this process).",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def simulate(
+    preset: str,
+    spec_file: Path | None,
+    params_file: Path | None,
+    sequences: int,
+    throws: int,
+    pieces: int,
+    mix: str,
+    seed: int,
+    out_file: Path,
+    scheduler: str | None,
+    workers: int | None,
+    quiet: bool,
+) -> None:
+    """Simulate SEQUENCES towers of THROWS throws each into a trace file."""
+    from tower.physics.sequences import sequence_tasks, simulate_sequence
+    from tower.runs import run_tasks
+
+    spec, params = load_physics(preset, spec_file, params_file)
+    tasks = sequence_tasks(
+        spec, params, sequences=sequences, throws=throws, pieces=pieces, seed=seed, mix=mix
+    )
+    summary = run_tasks(
+        tasks,
+        simulate_sequence,
+        out_file,
+        scheduler=scheduler,
+        workers=workers,
+        progress=not quiet,
+        key_field="seq",
+        desc="sequences",
+    )
+    click.echo(
+        f"{out_file}: {summary['done']} sequences simulated, {summary['skipped']} already there"
+    )

@@ -1,0 +1,117 @@
+"""Game-length throw sequences through independent towers, as trace records.
+
+:func:`sequence_tasks` turns a batch request into :class:`tower.runs.Task` objects (plain,
+picklable arguments) and :func:`simulate_sequence` runs one of them and returns one line of
+the trace format (:mod:`tower.traces`). Each sequence gets its own seed, derived from the
+batch seed and its index, so any sequence can be re-run alone with
+``TowerSim(spec, params, seed)``.
+
+Mixes (what is thrown each time):
+
+- ``"keshis"``: ``pieces`` keshis cycling through the 12 colours (a Marrakesh round).
+- ``"walls-guards"``: a random number of pieces, 1 to ``pieces``, each a keshi of a random
+  colour, a watchman of a random player colour or a neutral brigand (Walls & Guards).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from tower.physics.params import PhysicsParams
+from tower.physics.sim import TowerSim
+from tower.physics.world import TowerGeometry
+from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece, mixed_keshis
+from tower.runs import Task
+from tower.traces import TraceSequence
+
+MIXES: tuple[str, ...] = ("keshis", "walls-guards")
+
+#: Player colours for watchmen (their colour does not change the physics).
+PLAYER_COLOURS: tuple[str, ...] = ("blue", "red", "white", "yellow")
+
+
+def sequence_seed(seed: int, index: int) -> int:
+    """The seed of sequence ``index`` in a batch seeded with ``seed`` (a 63-bit int)."""
+    state = np.random.SeedSequence([int(seed), int(index)]).generate_state(2, dtype=np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1
+
+
+def throw_pieces(mix: str, pieces: int, throws: int, seed: int) -> list[list[Piece]]:
+    """What is thrown in each throw of one sequence (deterministic in ``seed``)."""
+    if mix == "keshis":
+        return [mixed_keshis(pieces) for _ in range(throws)]
+    if mix != "walls-guards":
+        raise ValueError(f"unknown mix {mix!r}; expected one of {MIXES}")
+    rng = np.random.Generator(np.random.PCG64([int(seed), 7]))
+    out = []
+    for _ in range(throws):
+        batch = []
+        for _ in range(int(rng.integers(1, pieces + 1))):
+            kind = int(rng.integers(3))
+            if kind == 0:
+                batch.append(Piece.keshi(KESHI_COLOURS[int(rng.integers(12))]))
+            elif kind == 1:
+                batch.append(Piece(Kind.WATCHMAN, PLAYER_COLOURS[int(rng.integers(4))]))
+            else:
+                batch.append(Piece(Kind.BRIGAND, NEUTRAL))
+        out.append(batch)
+    return out
+
+
+def sequence_tasks(
+    spec: Any,
+    params: PhysicsParams,
+    *,
+    sequences: int,
+    throws: int,
+    pieces: int,
+    seed: int,
+    mix: str = "keshis",
+) -> list[Task]:
+    """One task per sequence, keyed by its index ``seq`` (the trace's key field)."""
+    if mix not in MIXES:
+        raise ValueError(f"unknown mix {mix!r}; expected one of {MIXES}")
+    base = {
+        "spec_toml": spec.to_toml(),
+        "params": params.to_json(),
+        "throws": throws,
+        "pieces": pieces,
+        "mix": mix,
+    }
+    return [
+        Task(i, {**base, "seq": i, "seed": sequence_seed(seed, i)}) for i in range(sequences)
+    ]
+
+
+@functools.lru_cache(maxsize=4)
+def _geometry(spec_toml: str) -> TowerGeometry:
+    """Mesh a spec once per process (workers run many sequences of the same tower)."""
+    from tower.physics.sim import _spec_from_toml
+
+    return TowerGeometry.from_spec(_spec_from_toml(spec_toml, "<task>"))
+
+
+def simulate_sequence(args: dict[str, Any]) -> dict[str, Any]:
+    """Run one task of :func:`sequence_tasks`; return its trace record (a JSON dict)."""
+    geometry = _geometry(args["spec_toml"])
+    params = PhysicsParams.from_json(args["params"])
+    seed = int(args["seed"])
+    sim = TowerSim(geometry.spec, params, seed, geometry=geometry)
+    try:
+        results = [
+            sim.throw(batch)
+            for batch in throw_pieces(args["mix"], args["pieces"], args["throws"], seed)
+        ]
+    finally:
+        sim.close()
+    seq = TraceSequence(
+        seq=int(args["seq"]),
+        seed=seed,
+        source=f"physics:{geometry.spec.name}",
+        pieces=tuple(sim.pieces),
+        throws=tuple(r.to_trace() for r in results),
+    )
+    return seq.to_json()
