@@ -21,7 +21,7 @@ from tower.marrakesh.actions import (
     action_id,
     sector_of,
 )
-from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ def _claim_options(state: State, t: Task) -> list[int]:
 def _claim(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     colour = KESHI_COLOURS[a.arg]
-    if sectors.has_mod(state, p, "claim_two_any"):
+    if has_mod(state, p, "claim_two_any"):
         # Scroll 61: two keshis of any colours, one at a time.
         # The second colour is chosen after the first keshi is deployed.
         push(state, ask("claim_second", p))
@@ -392,7 +392,7 @@ def _river_bonus(state: State, t: Task) -> None:
 def _rapid_bonus(state: State, t: Task) -> None:
     p = t["p"]
     crossed = sectors.rapids_crossed(state, p)
-    if sectors.has_mod(state, p, "river_bonus_all"):
+    if has_mod(state, p, "river_bonus_all"):
         # Scroll 69: every crossed rapid's bonus instead of one.
         push(state, *[T("rapid", p=p, i=i) for i in range(crossed)])
     else:

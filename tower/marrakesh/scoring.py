@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tower.marrakesh.actions import GOODS, RESOURCES, VENDOR_SECTORS, Action, action_id
-from tower.marrakesh.effects import board_keshis, run_effects
+from tower.marrakesh.effects import run_effects
 from tower.marrakesh.phases import refill_display
 from tower.marrakesh.rules import (
     T,
@@ -251,6 +251,3 @@ def _final_scoring(state: State, t: Task) -> None:
                 score(state, p, v, "final: desert town")
         goods = sum(pl.keshis[c] for c in GOODS)
         score(state, p, (total_resources(pl) + goods) // 2, "final: resources and goods")
-
-
-__all__ = ["board_keshis", "oasis_value", "river_ranking"]

@@ -41,8 +41,6 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
 
-__all__ = ["has_mod", "rapids_crossed", "room"]
-
 PASS = action_id("pass")
 CAPACITY = 8
 
