@@ -17,7 +17,7 @@ from tower.calibration.execute import ReplayRunner, read_cache
 from tower.calibration.fit import Emulator, make_task, sample_posterior
 from tower.calibration.params_file import load_params, save_params
 from tower.calibration.recording import Session, read_recording, write_recording
-from tower.calibration.simulators import Parameter, Plan, sessions_from_outs
+from tower.calibration.simulators import Parameter, Plan, ReplayAborted, sessions_from_outs
 from tower.calibration.synthetic import synthetic_plan, synthetic_recording
 from tower.cli import cli, main
 from tower.errors import InputFileError
@@ -34,7 +34,8 @@ class ToyTower:
 
     A thrown piece falls straight through with chance ``pass``; otherwise it lodges. Each
     lodged piece leaks out with chance ``leak`` per throw. ``paint`` (the colour of the
-    tower's inside) changes nothing: it is not identifiable, by construction.
+    tower's inside) changes nothing: it is not identifiable, by construction. Below
+    ``pass`` 0.36 the tower clogs and the replay fails, as physics replays can.
     """
 
     name: str = "toy"
@@ -52,6 +53,8 @@ class ToyTower:
 
     def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
         CALLS["n"] += 1
+        if theta["toy.pass"] < 0.36:
+            raise ReplayAborted("clogged")
         rng = random.Random(seed)
         outs = []
         for p in plan:
@@ -103,6 +106,9 @@ def test_parameter_recovery_on_the_stand_in(toy_run: tuple[Path, object]) -> Non
         assert f.width_ratio < 0.5
     paint = fits["toy.paint"]
     assert not paint.identifiable
+    # the clogged corner failed in the design and is cut out of the posterior
+    assert done.result.failures > 0
+    assert np.mean(done.result.samples[:, 0] < 0.36) < 0.01
     assert "barely depend on it" in paint.reason()
 
 

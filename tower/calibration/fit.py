@@ -14,17 +14,20 @@ every replay count:
    Replays are cached on disk by (simulator, theta, seed, plan), so an interrupted fit
    resumes where it stopped, and run on the local pool or on a Dask cluster.
 2. **Emulator.** Per summary statistic (:data:`tower.calibration.summaries.STAT_NAMES`), a
-   ridge-regularised quadratic regression in theta (all squares and interactions; ridge
-   strength chosen by exact leave-one-out error). The leave-one-out residuals give the
-   covariance of the statistics around the emulated mean; it holds both the simulation
-   noise of one recording-sized replay and the emulator's own error, so the likelihood is
-   not over-confident.
+   ridge regression in theta on linear, linear + square, or full quadratic terms (with
+   interactions); the terms and the ridge strength are chosen by exact leave-one-out error.
+   The leave-one-out residuals give the covariance of the statistics around the emulated
+   mean; it holds both the simulation noise of one recording-sized replay and the
+   emulator's own error, so the likelihood is not over-confident.
 3. **Synthetic likelihood.** ``s_obs ~ Normal(mu(theta), Sigma)`` (Wood 2010), evaluated on
    the emulator, costs microseconds, so the posterior can be sampled thoroughly.
 4. **Posterior.** Population Monte Carlo: importance sampling from the prior, then three
    rounds with a kernel-mixture proposal around the weighted particles (plus a defensive
    prior component). The effective sample size is reported.
-5. **Second wave.** Half the budget goes to a first design over the whole prior; the other
+5. **Failures.** Replays that fail (a piece escapes the simulation, the tower clogs) are
+   cached as failures; the posterior excludes the region where the nearest design point
+   failed, instead of trusting the emulator's extrapolation there.
+6. **Second wave.** Half the budget goes to a first design over the whole prior; the other
    half is drawn around the first posterior (history matching), where the emulator then
    is accurate. The final emulator uses both waves, its covariance the second wave's
    residuals.
@@ -150,27 +153,33 @@ class Emulator:
         y_scale = stats.std(axis=0)
         y_scale[y_scale == 0] = 1.0
         yc = (stats - y_mean) / y_scale
-        uu, s, vt = np.linalg.svd(xc, full_matrices=False)
         n, k = yc.shape
+        d = u.shape[1]
+        square = np.cumsum(np.arange(d, 0, -1)) - np.arange(d, 0, -1) + d  # columns of z_i^2
+        candidates = [np.arange(d), np.concatenate([np.arange(d), square]), np.arange(x.shape[1])]
         coef = np.zeros((x.shape[1], k))
         resid = np.zeros_like(yc)
         lambdas = np.zeros(k)
-        s2 = s**2
-        grid = np.logspace(-4, 4, 33) * max(float(s2.max()), 1e-12) / max(n, 1)
-        uty = uu.T @ yc
-        for j in range(k):
-            best = None
+        best: list[tuple[float, float, np.ndarray, np.ndarray] | None] = [None] * k
+        for cols in candidates:
+            uu, s, vt = np.linalg.svd(xc[:, cols], full_matrices=False)
+            s2 = s**2
+            grid = np.logspace(-4, 4, 33) * max(float(s2.max()), 1e-12) / max(n, 1)
+            uty = uu.T @ yc
             for lam in grid:
                 shrink = s2 / (s2 + lam)
-                fitted = uu @ (shrink * uty[:, j])
                 h = (uu**2) @ shrink + 1.0 / n
-                loo = (yc[:, j] - fitted) / np.maximum(1 - h, 1e-6)
-                score = float(np.mean(loo**2))
-                if best is None or score < best[0]:
-                    best = (score, lam, loo)
-            _, lam, loo = best
+                fitted = uu @ (shrink[:, None] * uty)
+                loo = (yc - fitted) / np.maximum(1 - h, 1e-6)[:, None]
+                scores = np.mean(loo**2, axis=0)
+                for j in range(k):
+                    if best[j] is None or scores[j] < best[j][0]:
+                        beta = np.zeros(x.shape[1])
+                        beta[cols] = vt.T @ (s / (s2 + lam) * uty[:, j])
+                        best[j] = (float(scores[j]), float(lam), loo[:, j].copy(), beta)
+        for j, (_, lam, loo, beta) in enumerate(b for b in best if b is not None):
             lambdas[j] = lam
-            coef[:, j] = vt.T @ (s / (s2 + lam) * uty[:, j])
+            coef[:, j] = beta
             resid[:, j] = loo
         rows = np.ones(n, bool) if cov_rows is None else cov_rows
         r = resid[rows] * y_scale
@@ -405,7 +414,8 @@ def _design_stats(
             continue
         keep.append(i)
         stats.append(summary_vector(sessions_from_outs(plan, res["outs"])))
-    return u[keep], np.array(stats).reshape(len(keep), len(STAT_NAMES)), len(results) - len(keep)
+    failed = np.setdiff1d(np.arange(len(u)), keep)
+    return u[keep], np.array(stats).reshape(len(keep), len(STAT_NAMES)), u[failed]
 
 
 def fit(
@@ -446,7 +456,7 @@ def fit(
     design_u = np.zeros((0, d))
     design_s = np.zeros((0, len(STAT_NAMES)))
     wave_of = np.zeros(0, int)
-    failures = 0
+    failed_u = np.zeros((0, d))
     samples_u = None
     ess = 0.0
     emulator = None
@@ -456,19 +466,18 @@ def fit(
         else:
             u = _around(samples_u, n_w, rng)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
-        u_ok, s_ok, failed = _design_stats(
+        u_ok, s_ok, u_failed = _design_stats(
             simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}"
         )
-        failures += failed
+        failed_u = np.vstack([failed_u, u_failed])
         design_u = np.vstack([design_u, u_ok])
         design_s = np.vstack([design_s, s_ok])
         wave_of = np.concatenate([wave_of, np.full(len(u_ok), w)])
         if len(design_u) < 3:
             raise RuntimeError(f"only {len(design_u)} replays succeeded; cannot fit")
         emulator = Emulator.fit(design_u, design_s, cov_rows=wave_of == w)
-        samples_u, ess = sample_posterior(
-            lambda z, em=emulator: em.loglik(z, observed), d, rng, draws=draws
-        )
+        loglik = _excluding_failures(emulator, observed, design_u, failed_u)
+        samples_u, ess = sample_posterior(loglik, d, rng, draws=draws)
     assert emulator is not None and samples_u is not None
     return FitResult(
         parameters=params,
@@ -479,9 +488,33 @@ def fit(
         design_u=design_u,
         design_stats=design_s,
         ess=ess,
-        failures=failures,
+        failures=len(failed_u),
         info={"waves": waves, "budget_replays": budget},
     )
+
+
+def _excluding_failures(
+    emulator: Emulator, observed: np.ndarray, ok_u: np.ndarray, failed_u: np.ndarray
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The synthetic log-likelihood, minus infinity where the nearest design point failed.
+
+    Replays fail where the simulator cannot reproduce a recording at all (pieces escape,
+    the tower clogs); the emulator, fitted on the successful ones only, would extrapolate
+    there, so that region is cut out of the posterior (nearest-neighbour classification).
+    """
+
+    def loglik(z: np.ndarray) -> np.ndarray:
+        out = emulator.loglik(z, observed)
+        if len(failed_u):
+            both = np.vstack([ok_u, failed_u])
+            for start in range(0, len(z), 4096):
+                chunk = z[start : start + 4096]
+                d2 = (chunk**2).sum(1)[:, None] + (both**2).sum(1)[None, :] - 2 * chunk @ both.T
+                bad = np.argmin(d2, axis=1) >= len(ok_u)
+                out[start : start + 4096][bad] = -np.inf
+        return out
+
+    return loglik
 
 
 def _around(samples_u: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

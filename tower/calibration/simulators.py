@@ -42,11 +42,16 @@ from tower.calibration.recording import (
     key_piece,
     piece_key,
 )
+from tower.errors import TowerError
 from tower.pieces import Piece
 
 #: Default patterns of the preset assumptions that calibration fits (hole sizes, floor
 #: tilt, rib size); the others (tube size, heights) are taken as they are.
 GEOMETRY_FIT = ("hole", "tilt", "rib")
+
+
+class ReplayAborted(TowerError):
+    """A replay stopped early: the simulated tower clogged (far too many pieces inside)."""
 
 
 @dataclass(frozen=True)
@@ -219,12 +224,18 @@ def split_theta(theta: Mapping[str, float]) -> tuple[dict[str, float], dict[str,
 
 @dataclass(frozen=True)
 class PhysicsSimulator:
-    """The pybullet tower of a preset; ``base`` holds values of parameters not fitted."""
+    """The pybullet tower of a preset; ``base`` holds values of parameters not fitted.
+
+    A replay whose tower holds more than ``max_inside`` pieces after a throw is aborted
+    (:class:`ReplayAborted`): such a clogged tower is far from any recording that keeps far
+    fewer inside, and every further throw would cost more as the pile grows.
+    """
 
     preset: str = "marrakesh"
     fit: tuple[str, ...] | None = None
     base_geometry: tuple[tuple[str, float], ...] = ()
     base_physics: tuple[tuple[str, Any], ...] = ()
+    max_inside: int = 60
     name: str = "physics"
 
     @property
@@ -261,9 +272,17 @@ class PhysicsSimulator:
         for i, p in enumerate(plan):
             sim = TowerSim(spec, params, seed=seed * 1000 + i)
             try:
-                for counts in p.warmup:
-                    sim.throw(_pieces(counts))
-                outs.append([_counts(sim.throw(_pieces(c)).out_pieces) for c in p.throws])
+                session_outs = []
+                for k, counts in enumerate((*p.warmup, *p.throws)):
+                    result = sim.throw(_pieces(counts))
+                    if len(result.inside) > self.max_inside:
+                        raise ReplayAborted(
+                            f"clogged: {len(result.inside)} pieces inside after throw {k + 1} "
+                            f"(limit {self.max_inside})"
+                        )
+                    if k >= len(p.warmup):
+                        session_outs.append(_counts(result.out_pieces))
+                outs.append(session_outs)
             finally:
                 sim.close()
         return sessions_from_outs(plan, outs)

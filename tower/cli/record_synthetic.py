@@ -53,6 +53,8 @@ def record_synthetic(
     from tower.calibration.fit import derive_seed
     from tower.calibration.recording import Recording, recording_format, write_recording
     from tower.calibration.synthetic import draw_from_prior, synthetic_plan, synthetic_recording
+    from tower.errors import TowerError
+    from tower.physics.sim import SimulationError
 
     recording_format(out_path)  # reject a bad extension before simulating
     base_geometry: dict[str, float] = {}
@@ -66,13 +68,25 @@ def record_synthetic(
     draft = Recording(())
     simulator = make_simulator(simulator_name, draft, preset=preset,
                                base_geometry=base_geometry, base_physics=base_physics)  # fmt: skip
-    theta = (
-        draw_from_prior(simulator.parameters, derive_seed(seed, 7))
-        if from_prior
-        else simulator.base_theta()
-    )
-    rec = synthetic_recording(simulator, theta, plan, derive_seed(seed, 8), tower=preset,
-                              truth_extra={"preset": preset})  # fmt: skip
+    rec = None
+    for attempt in range(10 if from_prior else 1):
+        theta = (
+            draw_from_prior(simulator.parameters, derive_seed(seed, 7, attempt))
+            if from_prior
+            else simulator.base_theta()
+        )
+        try:
+            rec = synthetic_recording(
+                simulator, theta, plan, derive_seed(seed, 8), tower=preset,
+                truth_extra={"preset": preset, "prior_draws_rejected": attempt},
+            )  # fmt: skip
+            break
+        except SimulationError as exc:
+            if not from_prior:
+                raise
+            click.echo(f"draw {attempt + 1} rejected (the simulation failed: {exc})", err=True)
+    if rec is None:
+        raise TowerError("10 draws from the prior all failed to simulate; try another --seed")
     write_recording(rec, out_path)
     series = [t for s in rec.sessions for t in s.throws]
     n_in = sum(sum(t.pieces_in.values()) for t in series)
