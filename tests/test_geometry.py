@@ -1,6 +1,7 @@
 """Tower and piece meshes from the presets: solids, convexity, places, specs, determinism."""
 
 import filecmp
+import itertools
 import math
 from pathlib import Path
 
@@ -180,11 +181,11 @@ def test_assumptions_carry_ranges_and_hold(spec):
 
 
 def test_with_values_returns_a_revalidated_copy(spec):
-    new = spec.with_values({"floors.0.hole_scale": 1.1, "ramp.angle": 32.0})
-    assert new.floors[0].hole_scale == 1.1 and new.ramp.angle == 32.0
+    new = spec.with_values({"floors.0.hole_scale": 1.04, "ramp.angle": 32.0})
+    assert new.floors[0].hole_scale == 1.04 and new.ramp.angle == 32.0
     assert spec.floors[0].hole_scale == 1.0 and new != spec
     big = max(Polygon(h).area for h in new.floor_holes(0))
-    assert big == pytest.approx(max(Polygon(h).area for h in spec.floor_holes(0)) * 1.21)
+    assert big == pytest.approx(max(Polygon(h).area for h in spec.floor_holes(0)) * 1.04**2)
     assert new.ramp_top > spec.ramp_top
     with pytest.raises(OutOfBoundsError):
         spec.with_values({"ramp.angle": 89.0})
@@ -250,3 +251,49 @@ def test_floor_geometry_is_consistent(spec):
             math.sin(math.radians(f.tilt))
         )
         assert width == pytest.approx(spec.tube.width)
+
+
+def test_each_assumption_may_move_to_either_end_of_its_range(spec):
+    for name, a in spec.assumptions().items():
+        for value in (a.low, a.high):
+            moved = spec.with_values({name: value})  # raises if a rule breaks
+            assert moved.assumptions()[name].value == value
+
+
+def test_fitted_geometry_box_corners_are_valid(spec):
+    """Calibration moves hole sizes, tilts and ribs together: every corner must build."""
+    names = [
+        k
+        for k, a in spec.assumptions().items()
+        if any(w in k for w in ("hole", "tilt", "rib")) and a.high > a.low
+    ]
+    ranges = spec.assumptions()
+    for corner in itertools.product(*[(ranges[k].low, ranges[k].high) for k in names]):
+        spec.with_values(dict(zip(names, corner, strict=True)))
+
+
+@pytest.mark.parametrize("scale", [0.8537, 0.9291, 1.0419])
+def test_floors_are_decomposed_exactly_at_odd_hole_scales(spec, scale):
+    moved = spec.with_values(
+        {"floors.0.hole_scale": scale, "floors.1.hole_scale": scale, "floors.0.tilt": 3.7}
+    )
+    parts = tower_parts(moved)
+    for i, floor in enumerate(moved.floors):
+        mine = [p.mesh for p in parts if p.name.startswith(f"floor{i + 1}-")]
+        solid = Polygon(moved.floor_outline(i)).difference(
+            unary_union([Polygon(h) for h in moved.floor_holes(i)])
+        )
+        assert all(m.is_convex and m.is_watertight for m in mine)
+        assert sum(m.volume for m in mine) == pytest.approx(solid.area * floor.thickness, rel=1e-6)
+
+
+def test_convex_decomposition_survives_rounding_noise():
+    outline = [(-10, -10), (10, -10), (10, 10), (-10, 10)]
+    noise = 1e-13
+    holes = [
+        [(1 + noise, 1), (8, 1), (8, 8), (1 + noise, 8)],
+        [(-8, -6), (1, -6), (1 - noise, 0.5), (-8, 0.5)],
+    ]
+    pieces = [Polygon(p) for p in convex_decomposition(outline, holes)]
+    assert sum(p.area for p in pieces) == pytest.approx(400 - 49 - 9 * 6.5, rel=1e-9)
+    assert all(p.convex_hull.area == pytest.approx(p.area) for p in pieces)

@@ -29,7 +29,7 @@ BAD = Path(__file__).parent / "data" / "bad_specs"
 
 #: file stem -> (exception, field, a piece of the message showing the value)
 CASES = {
-    "solid_sliver": (SolidError, "floors.0", "0.001 mm thin"),
+    "solid_sliver": (SolidError, "floors.0.holes.1", "0.001 mm wide"),
     "hole_too_small": (HoleTooSmallError, "floors.1.holes.0", "[-30.0, -24.0]"),
     "exit_unreachable": (ExitUnreachableError, "floors.1.holes", "value []"),
     "exit_too_low": (ExitUnreachableError, "ramp.exit_height", "value 27.0"),
@@ -89,8 +89,9 @@ def test_with_values_rechecks_the_rules():
     spec = load_preset("marrakesh")
     with pytest.raises(OutOfBoundsError, match=r"field floors\.0\.hole_scale: value 2\.0"):
         spec.with_values({"floors.0.hole_scale": 2.0})
-    with pytest.raises(HoleTooSmallError, match=r"floors\.0\.holes"):
-        spec.with_values({"pieces.watchman.base_diameter": 18.0, "floors.0.hole_scale": 0.9})
+    queen = load_preset("queen-classic")
+    with pytest.raises(HoleTooSmallError, match=r"floors\.0\.holes\.0"):
+        queen.with_values({"pieces.cube.size": 12.0, "floors.0.hole_scale": 0.85})
     with pytest.raises(SpecFormatError, match=r"field tube\.colour"):
         spec.with_values({"tube.colour": 1.0})
     assert spec.floors[0].hole_scale == 1.0  # the original is untouched

@@ -32,10 +32,12 @@ from tower.geometry.spec import (
     TowerSpec,
 )
 
-#: A part thinner than this (mm) in some direction is not a solid for physics.
-MIN_THICKNESS = 0.2
+#: Floor material between two holes narrower than this (mm) is not a solid.
+MIN_WEB = 0.2
 #: Segments of the round parts of a pawn (its body and head are polytopes).
 PAWN_SEGMENTS = 12
+#: Floor outlines and holes are snapped to this many decimals (mm) before decomposition.
+SNAP_DIGITS = 6
 #: Digits after the decimal point in written meshes (mm).
 OBJ_DIGITS = 5
 
@@ -111,25 +113,46 @@ def convex_decomposition(outline, holes) -> list[np.ndarray]:
     from shapely.geometry import box as shapely_box
     from shapely.ops import unary_union
 
-    region = Polygon(outline)
+    def snap(points) -> np.ndarray:
+        return np.round(np.asarray(points, dtype=float), SNAP_DIGITS) + 0.0
+
+    region = Polygon(snap(outline))
     if holes:
-        region = region.difference(unary_union([Polygon(h) for h in holes]))
+        region = region.difference(unary_union([Polygon(snap(h)) for h in holes]))
     rings = [region.exterior, *region.interiors]
-    xs = sorted({round(x, 9) for ring in rings for x, _ in ring.coords})
+    xs = np.unique(np.concatenate([np.asarray(r.coords)[:, 0] for r in rings]))
     y0, y1 = region.bounds[1] - 1.0, region.bounds[3] + 1.0
     pieces = []
     for a, b in pairwise(xs):
         cut = region.intersection(shapely_box(a, y0, b, y1))
-        parts = getattr(cut, "geoms", [cut])
-        pieces.extend(g for g in parts if g.geom_type == "Polygon" and g.area > 0)
+        for g in getattr(cut, "geoms", [cut]):
+            if g.geom_type != "Polygon" or g.area <= 0:
+                continue
+            # Strip pieces are trapezoids, unless two of them touch at a point; those
+            # are split into triangles, which the merging below joins again.
+            pieces.extend([g] if _is_convex(g) else _triangles(g))
     pieces.sort(key=lambda g: (round(g.bounds[0], 9), round(g.bounds[1], 9)))
     while _merge_one_pair(pieces):
         pass
-    out = []
-    for g in pieces:
-        ring = np.asarray(g.convex_hull.exterior.coords)[:-1]
-        out.append(ring)
-    return out
+    return [np.asarray(g.convex_hull.exterior.coords)[:-1] for g in pieces]
+
+
+def _is_convex(polygon) -> bool:
+    """Whether a shapely polygon is convex (to a relative area tolerance)."""
+    return polygon.convex_hull.area - polygon.area <= 1e-9 * max(1.0, polygon.area)
+
+
+def _triangles(polygon) -> list:
+    """Triangulate a shapely polygon (with holes) by ear clipping."""
+    import mapbox_earcut
+    from shapely.geometry import Polygon
+
+    rings = [np.asarray(r.coords)[:-1] for r in (polygon.exterior, *polygon.interiors)]
+    ends = np.cumsum([len(r) for r in rings]).astype(np.uint32)
+    vertices = np.vstack(rings)
+    tri = mapbox_earcut.triangulate_float64(vertices, ends).reshape(-1, 3)
+    out = [Polygon(vertices[t]) for t in tri]
+    return [t for t in out if t.area > 0]
 
 
 def _merge_one_pair(pieces: list) -> bool:
@@ -139,7 +162,7 @@ def _merge_one_pair(pieces: list) -> bool:
             if pieces[i].intersection(pieces[j]).length <= 1e-9:
                 continue
             union = pieces[i].union(pieces[j])
-            if union.geom_type == "Polygon" and union.convex_hull.area - union.area <= 1e-9:
+            if union.geom_type == "Polygon" and _is_convex(union):
                 pieces[i] = union.convex_hull
                 del pieces[j]
                 return True
@@ -315,12 +338,6 @@ def piece_mesh(piece: PieceSpec) -> trimesh.Trimesh:
 # ------------------------------------------------------------------ checks
 
 
-def min_width(mesh: trimesh.Trimesh) -> float:
-    """Smallest extent (mm) of a convex mesh along any of its face normals."""
-    proj = mesh.vertices @ mesh.face_normals.T
-    return float((proj.max(axis=0) - proj.min(axis=0)).min())
-
-
 def _field_of(part_name: str) -> str:
     head = part_name.split("-")[0]
     if head.startswith("floor"):
@@ -334,29 +351,51 @@ def _field_of(part_name: str) -> str:
     }.get(head, f"pieces.{head}")
 
 
+def _is_convex_mesh(mesh: trimesh.Trimesh, tol: float = 1e-6) -> bool:
+    """Whether every vertex lies behind every face plane (a closed mesh is then convex)."""
+    offsets = np.einsum("ij,ij->i", mesh.face_normals, mesh.triangles[:, 0])
+    return bool(np.all(mesh.vertices @ mesh.face_normals.T <= offsets + tol))
+
+
 def _check_solid(spec: TowerSpec, name: str, mesh: trimesh.Trimesh) -> None:
     problem = None
     if not mesh.is_watertight:
         problem = "is not watertight"
-    elif not mesh.is_convex:
+    elif not _is_convex_mesh(mesh):
         problem = "is not convex"
-    elif mesh.volume <= 0:
+    elif not mesh.volume > 0:
         problem = f"has volume {mesh.volume:.4g} mm^3"
-    else:
-        width = min_width(mesh)
-        if width < MIN_THICKNESS:
-            problem = f"is {width:.4g} mm thin (volume {mesh.volume:.4g} mm^3)"
     if problem is not None:
         raise SolidError(
             spec.source,
-            f"part {name} {problem}: not a solid (needs watertight, convex, positive volume, "
-            f">= {MIN_THICKNESS} mm thick)",
+            f"part {name} {problem}: not a solid (needs watertight, convex, positive volume)",
             field=_field_of(name),
         )
 
 
+def _check_webs(spec: TowerSpec) -> None:
+    """The floor material between two holes is at least MIN_WEB wide."""
+    from shapely.geometry import Polygon
+
+    for i in range(len(spec.floors)):
+        holes = [Polygon(h) for h in spec.floor_holes(i)]
+        for k, hole in enumerate(holes):
+            for j in range(k):
+                web = hole.distance(holes[j])
+                if web < MIN_WEB:
+                    shown = [list(p) for p in spec.floors[i].holes[k]]
+                    raise SolidError(
+                        spec.source,
+                        f"value {shown}: the floor between holes {j} and {k} is {web:.4g} mm "
+                        f"wide, not a solid (needs >= {MIN_WEB} mm)",
+                        field=f"floors.{i}.holes.{k}",
+                    )
+
+
 def check_solids(spec: TowerSpec) -> None:
-    """Every tower part and piece part is a convex watertight solid of positive volume."""
+    """Floors have no web thinner than MIN_WEB between holes, and every tower part and
+    piece part is a convex watertight solid of positive volume."""
+    _check_webs(spec)
     for part in spec._parts_cache:
         _check_solid(spec, part.name, part.mesh)
     for kind, piece in sorted(spec.pieces.items()):
