@@ -89,9 +89,8 @@ def test_with_values_rechecks_the_rules():
     spec = load_preset("marrakesh")
     with pytest.raises(OutOfBoundsError, match=r"field floors\.0\.hole_scale: value 2\.0"):
         spec.with_values({"floors.0.hole_scale": 2.0})
-    queen = load_preset("queen-classic")
-    with pytest.raises(HoleTooSmallError, match=r"floors\.0\.holes\.0"):
-        queen.with_values({"pieces.cube.size": 12.0, "floors.0.hole_scale": 0.85})
+    with pytest.raises(PlacementError, match=r"field floors\.1\.z: value 102\.0"):
+        spec.with_values({"floors.0.z": 142.0, "floors.1.z": 102.0})  # each alone is fine
     with pytest.raises(SpecFormatError, match=r"field tube\.colour"):
         spec.with_values({"tube.colour": 1.0})
     assert spec.floors[0].hole_scale == 1.0  # the original is untouched
