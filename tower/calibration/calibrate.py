@@ -44,8 +44,8 @@ from tower.pieces import Kind
 #: Default number of design replays (each replays the training throws once). With the
 #: physics simulator at ~10 throws/s/core, 160 replays of 150 throws take ~20 minutes on two
 #: cores, plus the predictive checks.
-DEFAULT_BUDGET = 160
-DEFAULT_CHECKS = 24
+DEFAULT_BUDGET = 128
+DEFAULT_CHECKS = 16
 SIMULATORS = ("physics", "baseline")
 
 
@@ -80,21 +80,24 @@ def split_holdout(recording: Recording, holdout: float) -> list[int]:
     return [len(s.throws) - math.floor(holdout * len(s.throws)) for s in recording.sessions]
 
 
-def default_physics_fit(
-    recording: Recording, preset: str, base_physics: dict[str, Any]
-) -> tuple[str, ...]:
-    """The physics parameters a recording can speak to.
+def default_physics_fit(recording: Recording, preset: str) -> tuple[str, ...]:
+    """The parameters fitted by default: the tower's and the pieces', not the hand's.
 
-    Left out: ``density_pawn`` when no pawn was thrown, ``stream_interval`` unless the
-    release mode is ``stream``.
+    Fitted: friction, restitution, rolling and spinning friction, keshi density (and pawn
+    density when pawns were thrown), and the preset's hole sizes, floor tilts and ribs.
+    Not fitted: the ``release_*`` parameters (how a person throws; across their full
+    ranges many simulated throws lose pieces over the funnel's rim) and ``stream_interval``.
+    They keep their defaults or the values of ``--params FILE``; ``--fit`` overrides all this.
     """
     kinds = {key_piece(k).kind for s in recording.sessions for t in s.throws for k in t.pieces_in}
-    skip = set()
+    skip = {"physics.stream_interval"}
     if not kinds & {Kind.WATCHMAN, Kind.BRIGAND}:
         skip.add("physics.density_pawn")
-    if base_physics.get("release_mode", "all") != "stream":
-        skip.add("physics.stream_interval")
-    return tuple(p.name for p in physics_parameters(preset) if p.name not in skip)
+    return tuple(
+        p.name
+        for p in physics_parameters(preset)
+        if p.name not in skip and not p.name.startswith("physics.release_")
+    )
 
 
 def make_simulator(
@@ -113,7 +116,7 @@ def make_simulator(
         raise TowerError(f"unknown simulator {name!r}; expected one of {SIMULATORS}")
     base_physics = base_physics or {}
     every = {p.name for p in physics_parameters(preset)}
-    chosen = tuple(fit_names) if fit_names else default_physics_fit(recording, preset, base_physics)
+    chosen = tuple(fit_names) if fit_names else default_physics_fit(recording, preset)
     unknown = sorted(set(chosen) - every)
     if unknown:
         raise TowerError(f"unknown parameter(s) to fit {unknown}; known: {sorted(every)}")

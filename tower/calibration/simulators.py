@@ -226,6 +226,11 @@ def split_theta(theta: Mapping[str, float]) -> tuple[dict[str, float], dict[str,
 class PhysicsSimulator:
     """The pybullet tower of a preset; ``base`` holds values of parameters not fitted.
 
+    A throw in which the simulation loses a piece (it bounces back out over the funnel's
+    rim, or the state turns non-finite) is thrown again from the state before it, with the
+    next random release, up to ``retries`` times: a person at the table re-throws a keshi
+    that missed the funnel, and one lost piece must not void a whole replay.
+
     A replay whose tower holds more than ``max_inside`` pieces after a throw is aborted
     (:class:`ReplayAborted`): such a clogged tower is far from any recording that keeps far
     fewer inside, and every further throw would cost more as the pile grows.
@@ -236,6 +241,7 @@ class PhysicsSimulator:
     base_geometry: tuple[tuple[str, float], ...] = ()
     base_physics: tuple[tuple[str, Any], ...] = ()
     max_inside: int = 60
+    retries: int = 5
     name: str = "physics"
 
     @property
@@ -274,7 +280,7 @@ class PhysicsSimulator:
             try:
                 session_outs = []
                 for k, counts in enumerate((*p.warmup, *p.throws)):
-                    result = sim.throw(_pieces(counts))
+                    result = self._throw(sim, _pieces(counts))
                     if len(result.inside) > self.max_inside:
                         raise ReplayAborted(
                             f"clogged: {len(result.inside)} pieces inside after throw {k + 1} "
@@ -286,3 +292,19 @@ class PhysicsSimulator:
             finally:
                 sim.close()
         return sessions_from_outs(plan, outs)
+
+    def _throw(self, sim: Any, pieces: list[Piece]) -> Any:
+        """``sim.throw(pieces)``, re-thrown from the same state if a piece is lost."""
+        from tower.physics.sim import EscapeError, NonFiniteStateError
+
+        saved = (list(sim.pieces), dict(sim.inside), dict(sim.places), sim.throws)
+        for attempt in range(self.retries + 1):
+            try:
+                return sim.throw(pieces)
+            except (EscapeError, NonFiniteStateError):
+                if attempt == self.retries:
+                    raise
+                sim.pieces, sim.inside, sim.places, sim.throws = (
+                    list(saved[0]), dict(saved[1]), dict(saved[2]), saved[3],
+                )  # fmt: skip
+        raise AssertionError("unreachable")

@@ -22,6 +22,17 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
             "battle", "--plot", str(out / "battle.png"), "--json", str(out / "battle.json")
         ],
     ),
+    (
+        "Synthetic recording: 60 physics throws of 12 keshis",
+        lambda out: ["record-synthetic", "--throws", "60", "--out", str(out / "recording.csv")],
+    ),
+    (
+        "Calibrate the two-chance model to it (report.md + PNGs)",
+        lambda out: [
+            "calibrate", str(out / "recording.csv"), "--out", str(out / "calibration"),
+            "--simulator", "baseline", "--budget", "40", "--checks", "12", "--quiet",
+        ],
+    ),
     # Kept last: `make demo` ends by playing one 4-player game between agents.
     ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
 ]

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import click
 
+#: Draws from the prior tried by --from-prior before giving up (a draw is rejected when its
+#: simulation fails: pieces escape, or the tower clogs).
+ATTEMPTS = 40
+
 
 @click.command("record-synthetic")
 @click.option("--preset", default="marrakesh", show_default=True, help="Tower preset.")
@@ -52,6 +56,7 @@ def record_synthetic(
     from tower.calibration.calibrate import make_simulator
     from tower.calibration.fit import derive_seed
     from tower.calibration.recording import Recording, recording_format, write_recording
+    from tower.calibration.simulators import ReplayAborted
     from tower.calibration.synthetic import draw_from_prior, synthetic_plan, synthetic_recording
     from tower.errors import TowerError
     from tower.physics.sim import SimulationError
@@ -69,7 +74,7 @@ def record_synthetic(
     simulator = make_simulator(simulator_name, draft, preset=preset,
                                base_geometry=base_geometry, base_physics=base_physics)  # fmt: skip
     rec = None
-    for attempt in range(10 if from_prior else 1):
+    for attempt in range(ATTEMPTS if from_prior else 1):
         theta = (
             draw_from_prior(simulator.parameters, derive_seed(seed, 7, attempt))
             if from_prior
@@ -81,12 +86,14 @@ def record_synthetic(
                 truth_extra={"preset": preset, "prior_draws_rejected": attempt},
             )  # fmt: skip
             break
-        except SimulationError as exc:
+        except (SimulationError, ReplayAborted) as exc:
             if not from_prior:
                 raise
             click.echo(f"draw {attempt + 1} rejected (the simulation failed: {exc})", err=True)
     if rec is None:
-        raise TowerError("10 draws from the prior all failed to simulate; try another --seed")
+        raise TowerError(
+            f"{ATTEMPTS} draws from the prior all failed to simulate; try another --seed"
+        )
     write_recording(rec, out_path)
     series = [t for s in rec.sessions for t in s.throws]
     n_in = sum(sum(t.pieces_in.values()) for t in series)
