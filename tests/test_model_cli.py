@@ -97,3 +97,16 @@ def test_cli_errors_are_clear(model_path, traces, tmp_path, capsys):
     assert "START:STOP" in err and not (tmp_path / "o.json").exists()
     err = run_error(["stats", "--sizes", "0"], capsys)
     assert "--sizes" in err
+
+
+@pytest.mark.slow
+def test_distill_runs_and_resumes_simulations(tmp_path):
+    out = tmp_path / "sim.json"
+    argv = ["distill", "--sims", "2", "--preset", "marrakesh", "--workers", "1", "--out", str(out)]
+    main(argv)
+    traces = tmp_path / "sim.traces.jsonl"
+    first = traces.read_bytes()
+    assert len(first.splitlines()) == 2
+    main([*argv[:2], "3", *argv[3:]])  # one more sequence: the first two are reused
+    assert traces.read_bytes().startswith(first) and len(traces.read_bytes().splitlines()) == 3
+    assert load_model(out).doc["provenance"]["counts"]["sequences"] == 3

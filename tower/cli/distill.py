@@ -1,8 +1,9 @@
 """``tower distill``: fit a distilled tower model from simulator traces.
 
 Either from existing traces (``--traces FILE[@START:STOP]``, repeatable), or by running
-(or resuming) simulations first (``--sims N --preset P [--params FILE]``) through the
-physics command ``tower simulate``, whose trace file is reused on the next call.
+(or resuming) simulations first (``--sims N [--mixed-sims M] --preset P [--params FILE]``)
+through the physics command ``tower simulate``, whose trace files (next to ``--out``) are
+completed, not repeated, on the next call.
 """
 
 from __future__ import annotations
@@ -84,9 +85,21 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
 )
 @click.option(
     "--sims",
+    type=click.IntRange(0),
+    default=0,
+    help="Run (or resume) this many sequences of 12 keshis first (tower simulate).",
+)
+@click.option(
+    "--mixed-sims",
+    type=click.IntRange(0),
+    default=0,
+    help="Also this many walls-guards sequences (1..20 keshis, watchmen, brigands).",
+)
+@click.option(
+    "--workers",
     type=click.IntRange(1),
     default=None,
-    help="Run (or resume) this many simulated sequences first.",
+    help="Simulation worker processes (default: all cores).",
 )
 @click.option("--preset", default=None, help="Tower preset of the traces (e.g. marrakesh).")
 @click.option(
@@ -114,7 +127,9 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
 )
 def distill(
     trace_args: tuple[str, ...],
-    sims: int | None,
+    sims: int,
+    mixed_sims: int,
+    workers: int | None,
     preset: str | None,
     params_file: Path | None,
     out_path: Path,
@@ -130,10 +145,26 @@ def distill(
     from tower.model.fit import DEFAULT_CLASSES, FitSettings, Observations
     from tower.traces import read_traces
 
-    if sims is not None:
+    if sims or mixed_sims:
         if not preset:
-            raise TowerError("--sims needs --preset")
-        trace_args = (*trace_args, str(_simulate(sims, preset, params_file, out_path)))
+            raise TowerError("--sims and --mixed-sims need --preset")
+        stem = out_path.with_suffix("")
+        if sims:
+            path = simulate_traces(
+                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), workers=workers
+            )
+            trace_args = (*trace_args, f"{path}@0:{sims}")
+        if mixed_sims:
+            path = simulate_traces(
+                mixed_sims,
+                preset,
+                params_file,
+                Path(f"{stem}.mixed-traces.jsonl"),
+                pieces=20,
+                mix="walls-guards",
+                workers=workers,
+            )
+            trace_args = (*trace_args, f"{path}@0:{mixed_sims}")
     if not trace_args:
         raise TowerError("give --traces FILE or --sims N --preset P")
     tower, classes = _tower_fields(preset)
@@ -206,16 +237,36 @@ def distill(
     )
 
 
-def _simulate(sims: int, preset: str, params_file: Path | None, out_path: Path) -> Path:
-    """Run or resume ``tower simulate`` into a trace file next to ``out_path``."""
-    from tower.cli import COMMANDS, cli
+def simulate_traces(
+    sequences: int,
+    preset: str,
+    params_file: Path | None,
+    traces: Path,
+    *,
+    pieces: int = 12,
+    mix: str = "keshis",
+    workers: int | None = None,
+) -> Path:
+    """Run, or resume, ``tower simulate`` into ``traces`` (physics' resumable runner)."""
+    from tower.cli import cli
 
-    if "simulate" not in COMMANDS:
-        raise TowerError("--sims needs the physics command 'tower simulate', not installed")
-    traces = out_path.with_name(f"{out_path.stem}.traces.jsonl")
-    argv = ["simulate", "--preset", preset, "--sequences", str(sims), "--out", str(traces)]
+    argv = [
+        "simulate",
+        "--preset",
+        preset,
+        "--sequences",
+        str(sequences),
+        "--pieces",
+        str(pieces),
+        "--mix",
+        mix,
+        "--out",
+        str(traces),
+    ]
     if params_file:
         argv += ["--params", str(params_file)]
+    if workers:
+        argv += ["--workers", str(workers)]
     click.echo(f"simulating: tower {' '.join(argv)}")
     cli.main(args=argv, standalone_mode=False)
     return traces

@@ -28,13 +28,27 @@ def _sizes(text: str) -> list[int]:
     metavar="FILE|shipped:NAME|baseline",
     help="Model to run (default: the shipped marrakesh model).",
 )
-@click.option("--physics", is_flag=True, help="Statistics of simulator traces (see --traces).")
+@click.option("--physics", is_flag=True, help="Statistics of the simulator (see --traces).")
 @click.option(
     "--traces",
     "traces_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="With --physics: trace file; sequences are grouped by throw size.",
+    help="With --physics: a trace file to use (grouped by throw size) instead of simulating.",
+)
+@click.option(
+    "--sims",
+    default=200,
+    show_default=True,
+    help="With --physics and no --traces: sequences simulated (or resumed) per throw size.",
+)
+@click.option("--preset", default="marrakesh", show_default=True, help="With --physics.")
+@click.option(
+    "--params",
+    "params_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="With --physics: physics parameters (default: the built-in defaults).",
 )
 @click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
 @click.option("--sequences", default=2000, show_default=True, help="Model sequences per size.")
@@ -51,6 +65,9 @@ def stats(
     model_spec: str | None,
     physics: bool,
     traces_path: Path | None,
+    sims: int,
+    preset: str,
+    params_file: Path | None,
     sizes: str,
     sequences: int,
     throws: int,
@@ -77,21 +94,31 @@ def stats(
         raise TowerError("give either --model or --physics, not both")
     per_size = {}
     if physics:
-        if traces_path is None:
-            raise TowerError(
-                "--physics needs --traces FILE (make one with 'tower simulate ... --out FILE')"
-            )
         from tower.traces import read_traces
 
-        label = f"physics ({traces_path.name})"
+        if traces_path is not None:
+            files = [traces_path]
+            label = f"physics ({traces_path.name})"
+        else:  # simulate (or resume) one trace file per throw size
+            from tower.cli.distill import simulate_traces
+
+            cache = out_dir or Path("out/stats")
+            files = [
+                simulate_traces(
+                    sims, preset, params_file, cache / f"physics-{preset}-{n}.jsonl", pieces=n
+                )
+                for n in wanted
+            ]
+            label = f"physics ({preset}, {sims} sequences per size)"
         grouped: dict[int, list] = {}
-        for seq in read_traces(traces_path):
-            counts = {len(t.thrown) for t in seq.throws}
-            if len(counts) == 1 and (n := counts.pop()) in wanted:
-                grouped.setdefault(n, []).append(trace_record(seq))
+        for path in files:
+            for seq in read_traces(path):
+                counts = {len(t.thrown) for t in seq.throws}
+                if len(counts) == 1 and (n := counts.pop()) in wanted:
+                    grouped.setdefault(n, []).append(trace_record(seq))
         missing = [n for n in wanted if n not in grouped]
         if missing:
-            click.echo(f"note: {traces_path.name} has no sequences of constant size {missing}")
+            click.echo(f"note: no physics sequences of constant throw size {missing}")
         per_size = {n: summarize(recs) for n, recs in sorted(grouped.items())}
     else:
         from tower.cli.validate_model import open_model
