@@ -282,3 +282,29 @@ def test_interval_coverage_on_the_baseline_model() -> None:
         result = fit(sim, sim.simulate(truth, plan, rep + 7), plan, execute, budget=40, seed=rep)
         hits += [f.low <= truth[f.parameter.name] <= f.high for f in result.fits]
     assert np.all(hits / 30 >= 0.75), hits / 30
+
+
+@pytest.mark.slow
+def test_physics_calibration_runs_end_to_end(tmp_path: Path) -> None:
+    """A tiny physics calibration: 3 parameters, 12 replays of 30 throws, 4 checks."""
+    runner = CliRunner()
+    rec = tmp_path / "phys.jsonl"
+    result = runner.invoke(
+        cli, ["record-synthetic", "--throws", "30", "--seed", "4", "--out", str(rec)]
+    )
+    assert result.exit_code == 0, result.output
+    fitted = "physics.restitution,geometry.floors.0.hole_scale,geometry.floors.1.tilt"
+    out = tmp_path / "out"
+    result = runner.invoke(
+        cli,
+        ["calibrate", str(rec), "--out", str(out), "--budget", "12", "--checks", "4",
+         "--fit", fitted, "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    overrides, physics = load_params(out / "params.json")
+    assert set(overrides) == {"floors.0.hole_scale", "floors.1.tilt"}
+    from tower.geometry import load_preset
+
+    load_preset("marrakesh").with_values(overrides)  # the fitted geometry is a valid tower
+    assert 0.05 <= physics.restitution <= 0.6
+    assert "## Goodness of fit on the held-out throws" in (out / "report.md").read_text()

@@ -128,7 +128,7 @@ def make_simulator(
         chosen,
         tuple(sorted((base_geometry or {}).items())),
         tuple(sorted(base_physics.items())),
-        max_inside=max(60, 3 * most_inside),
+        max_inside=max(48, 2 * most_inside),
     )
 
 
