@@ -81,9 +81,7 @@ def sequence_tasks(
         "pieces": pieces,
         "mix": mix,
     }
-    return [
-        Task(i, {**base, "seq": i, "seed": sequence_seed(seed, i)}) for i in range(sequences)
-    ]
+    return [Task(i, {**base, "seq": i, "seed": sequence_seed(seed, i)}) for i in range(sequences)]
 
 
 @functools.lru_cache(maxsize=4)

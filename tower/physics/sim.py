@@ -203,24 +203,28 @@ class TowerSim:
         p, rng, shapes = self.params, self.rng, self.geometry.shapes
         centre = np.asarray(self.spec.release_centre, dtype=float) * LENGTH
         centre = centre + np.array([0.0, 0.0, p.release_height * LENGTH])
-        placed: list[tuple[np.ndarray, float]] = []
+        placed: list[tuple[tuple[float, float, float], float]] = []
         out = []
         for i, piece in enumerate(new):
             radius = shapes[piece.kind].radius
             disc = min(p.release_spread, max(0.0, self.spec.release_radius - radius / LENGTH))
             disc *= LENGTH
-            z = centre[2]
+            z = float(centre[2])
             while True:  # rejection sampling, raising the layer after 30 failures
                 for _ in range(30):
                     r = disc * math.sqrt(rng.random())
                     a = 2 * math.pi * rng.random()
-                    pos = np.array([centre[0] + r * math.cos(a), centre[1] + r * math.sin(a), z])
-                    if all(np.linalg.norm(pos - q) > 1.05 * (radius + rq) for q, rq in placed):
+                    x, y = centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)
+                    if all(
+                        (x - qx) ** 2 + (y - qy) ** 2 + (z - qz) ** 2 > (1.05 * (radius + rq)) ** 2
+                        for (qx, qy, qz), rq in placed
+                    ):
                         break
                 else:
                     z += radius
                     continue
                 break
+            pos = (float(x), float(y), z)
             placed.append((pos, radius))
             orn = _random_quaternion(rng)
             vel = np.array([0.0, 0.0, -p.release_speed]) + rng.normal(size=3) * (
@@ -229,27 +233,32 @@ class TowerSim:
             axis = rng.normal(size=3)
             spin = axis / np.linalg.norm(axis) * p.release_spin
             t = i * p.stream_interval if p.release_mode == "stream" else 0.0
-            state = (tuple(pos), tuple(orn), tuple(vel * LENGTH), tuple(spin))
+            state = (pos, tuple(orn), tuple(vel * LENGTH), tuple(spin))
             out.append((t, state))
         return out
 
     def _check(self, ids: Sequence[int], states: Sequence[BodyState]) -> np.ndarray:
         """Raise on a NaN or a piece outside the bounds; return the positions (n, 3)."""
+        flat = np.array([[*st[0], *st[1], *st[2], *st[3]] for st in states], dtype=float)
+        flat = flat.reshape(-1, 13)
+        bad = ~np.isfinite(flat).all(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise NonFiniteStateError(
+                f"throw {self.throws}: piece {ids[k]} ({self.pieces[ids[k]]}) has a non-finite "
+                f"state {states[k]} (seed {self.seed})"
+            )
+        pos = flat[:, :3]
         lo, hi = self._bounds
-        for pid, st in zip(ids, states, strict=True):
-            flat = [x for v in st for x in v]
-            if not all(math.isfinite(x) for x in flat):
-                raise NonFiniteStateError(
-                    f"throw {self.throws}: piece {pid} ({self.pieces[pid]}) has a non-finite "
-                    f"state {st} (seed {self.seed})"
-                )
-            pos = np.asarray(st[0])
-            if np.any(pos < lo) or np.any(pos > hi):
-                raise EscapeError(
-                    f"throw {self.throws}: piece {pid} ({self.pieces[pid]}) left the bounds "
-                    f"at {tuple(np.round(pos / LENGTH, 1))} mm (seed {self.seed})"
-                )
-        return np.array([st[0] for st in states], dtype=float).reshape(-1, 3)
+        gone = (pos < lo).any(axis=1) | (pos > hi).any(axis=1)
+        if gone.any():
+            k = int(np.argmax(gone))
+            where = tuple(float(x) for x in np.round(pos[k] / LENGTH, 1))
+            raise EscapeError(
+                f"throw {self.throws}: piece {ids[k]} ({self.pieces[ids[k]]}) left the bounds "
+                f"at {where} mm (seed {self.seed})"
+            )
+        return pos
 
     def _settled(self, states: Sequence[BodyState], positions: np.ndarray) -> bool:
         """True when every piece still inside the tower is at rest.
@@ -310,9 +319,17 @@ class TowerSim:
         ids: list[int] = []
         bodies: list[int] = []
 
+        v2 = (n.rest_speed * LENGTH) ** 2
+        w2 = n.rest_spin**2
+
         def add(pid: int, st: BodyState) -> None:
             piece = self.pieces[pid]
-            body = world.add_piece(piece.kind, *(np.asarray(v) for v in st), colour=_colour(piece))
+            # a piece that rested when the last throw ended starts asleep (Bullet wakes it
+            # when something touches it); this depends only on the recorded state
+            asleep = sum(v * v for v in st[2]) < v2 and sum(w * w for w in st[3]) < w2
+            body = world.add_piece(
+                piece.kind, *(np.asarray(v) for v in st), colour=_colour(piece), asleep=asleep
+            )
             ids.append(pid)
             bodies.append(body)
 

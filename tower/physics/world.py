@@ -283,8 +283,12 @@ class World:
         velocity: np.ndarray,
         spin: np.ndarray,
         colour: tuple[float, float, float, float] | None = None,
+        asleep: bool = False,
     ) -> int:
-        """Add one dynamic piece; position in world units, velocity in world units/s."""
+        """Add one dynamic piece; position in world units, velocity in world units/s.
+
+        With ``asleep`` (and sleeping enabled) the piece starts deactivated: it costs
+        nothing until a moving body touches it."""
         c, n, p = self.client, self.numerics, self.params
         shape = self.geometry.shapes[kind]
         if len(shape.hulls) == 1:
@@ -337,6 +341,10 @@ class World:
             dyn["ccdSweptSphereRadius"] = 0.4 * shape.half_size
         pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
         pb.resetBaseVelocity(body, velocity.tolist(), spin.tolist(), physicsClientId=c)
+        if asleep and n.sleeping:
+            pb.changeDynamics(
+                body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c
+            )
         return body
 
     def _hull_files(self, kind: Kind) -> list[str]:
