@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from tower.calibration.calibrate import Settings, calibrate
 from tower.calibration.execute import ReplayRunner, read_cache
 from tower.calibration.fit import Emulator, make_task, sample_posterior
-from tower.calibration.params_file import load_params, save_params
+from tower.calibration.params_file import apply_params, load_params, save_params
 from tower.calibration.recording import Session, read_recording, write_recording
 from tower.calibration.simulators import Parameter, Plan, ReplayAborted, sessions_from_outs
 from tower.calibration.synthetic import synthetic_plan, synthetic_recording
@@ -261,6 +261,23 @@ def test_params_file_formats_and_errors(tmp_path: Path) -> None:
     with pytest.raises(InputFileError) as info:
         load_params(path)
     assert info.value.field == "restitution"
+
+
+def test_apply_params_to_a_preset(tmp_path: Path) -> None:
+    from tower.geometry import load_preset
+
+    spec = load_preset("marrakesh")
+    path = tmp_path / "p.json"
+    tilt = spec.assumptions()["floors.0.tilt"]
+    save_params(path, preset="marrakesh", geometry={"floors.0.tilt": tilt.low})
+    fitted, physics = apply_params(spec, path)
+    assert fitted.assumptions()["floors.0.tilt"].value == tilt.low
+    assert physics == PhysicsParams()
+    assert apply_params(spec, None) == (spec, PhysicsParams())
+    save_params(path, preset="marrakesh", geometry={"floors.0.tilt": tilt.high + 50})
+    with pytest.raises(InputFileError) as info:
+        apply_params(spec, path)
+    assert (info.value.path, info.value.field) == (str(path), "geometry.floors.0.tilt")
 
 
 @pytest.mark.slow

@@ -118,3 +118,24 @@ def load_params(path: str | Path) -> tuple[dict[str, float], PhysicsParams]:
     data = read_params_json(path)
     physics = PhysicsParams.from_json(data.get("physics", {}), path=str(path))
     return {k: float(v) for k, v in data.get("geometry", {}).items()}, physics
+
+
+def apply_params(spec: Any, path: str | Path | None) -> tuple[Any, PhysicsParams]:
+    """``(spec with the file's geometry overrides, PhysicsParams)``; defaults if no file.
+
+    The one call a command with ``--params FILE`` needs::
+
+        spec, params = apply_params(load_preset(preset), params_file)
+
+    Raises
+    ------
+    InputFileError
+        Naming the file and the field, also when an override breaks the spec's rules.
+    """
+    if path is None:
+        return spec, PhysicsParams()
+    overrides, physics = load_params(path)
+    try:
+        return spec.with_values(overrides), physics
+    except InputFileError as exc:
+        raise InputFileError(str(path), exc.reason, field=f"geometry.{exc.field or ''}") from None
