@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "play": "tower.cli.play:play",
     "throw": "tower.cli.throw:throw",
     "simulate": "tower.cli.simulate:simulate",
+    "render": "tower.cli.render:render",
 }
 
 

@@ -33,6 +33,15 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
             "--simulator", "baseline", "--budget", "40", "--checks", "12", "--quiet",
         ],
     ),
+    (
+        "Physics: 4 towers, a game of 12 throws of 12 keshis each (trace + plot)",
+        lambda out: [
+            "simulate", "--sequences", "4", "--throws", "12", "--pieces", "12", "--seed", "1",
+            "--out", str(out / "physics_traces.jsonl"),
+            "--plot", str(out / "physics_inside.png"), "--quiet",
+        ],
+    ),
+    ("Physics: film one throw", lambda out: ["render", "--out", str(out / "throw.gif")]),
     # Kept last: `make demo` ends by playing one 4-player game between agents.
     ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
 ]

@@ -60,6 +60,12 @@ from tower.cli.throw import MIX_HELP, load_physics, physics_options
     help="Local worker processes (default: all cores; 1 = in this process).",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--plot",
+    "plot_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also plot the pieces inside over the throws of every sequence (PNG).",
+)
 def simulate(
     preset: str,
     spec_file: Path | None,
@@ -73,6 +79,7 @@ def simulate(
     scheduler: str | None,
     workers: int | None,
     quiet: bool,
+    plot_file: Path | None,
 ) -> None:
     """Simulate SEQUENCES towers of THROWS throws each into a trace file."""
     from tower.physics.sequences import sequence_tasks, simulate_sequence
@@ -95,3 +102,9 @@ def simulate(
     click.echo(
         f"{out_file}: {summary['done']} sequences simulated, {summary['skipped']} already there"
     )
+    if plot_file is not None:
+        from tower.physics.plots import plot_inside
+        from tower.traces import read_traces
+
+        plot_inside(list(read_traces(out_file)), plot_file)
+        click.echo(f"wrote {plot_file}")

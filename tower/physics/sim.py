@@ -282,7 +282,11 @@ class TowerSim:
         return all(place is Place.OUT for place in places)
 
     def throw(
-        self, pieces: Sequence[Piece], *, observe: Callable[[int, World], None] | None = None
+        self,
+        pieces: Sequence[Piece],
+        *,
+        observe: Callable[[int, World], None] | None = None,
+        hidden: frozenset[str] = frozenset(),
     ) -> ThrowResult:
         """Throw ``pieces`` into the tower and simulate until everything rests.
 
@@ -293,6 +297,8 @@ class TowerSim:
         observe : callable, optional
             Called as ``observe(step, world)`` after every step, with visual shapes loaded
             (used by :mod:`tower.physics.render`); it must not change the world.
+        hidden : frozenset of str
+            Tower parts left out of the visual shapes (they still collide).
 
         Returns
         -------
@@ -315,7 +321,7 @@ class TowerSim:
         self.pieces.extend(pieces)
         releases = self._release_states(pieces)
 
-        world.reset(visual=observe is not None, hidden=_front_parts(self.geometry))
+        world.reset(visual=observe is not None, hidden=hidden)
         ids: list[int] = []
         bodies: list[int] = []
 
@@ -491,7 +497,3 @@ def _spec_from_toml(text: Any, path: str) -> Any:
         spec_path.write_text(text, encoding="utf-8")
         return load_spec(spec_path)
 
-
-def _front_parts(geometry: TowerGeometry) -> frozenset[str]:
-    """Names of the parts cut away when rendering (those named 'front')."""
-    return frozenset(p.name for p in geometry.static if "front" in p.name)

@@ -1,0 +1,77 @@
+"""``tower render``: an animated GIF of one throw, the tower's near walls cut away."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from tower.cli.throw import load_physics, physics_options
+
+
+@click.command()
+@physics_options
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="throw.gif",
+    show_default=True,
+    help="The GIF to write.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the tower.")
+@click.option(
+    "--pieces", type=click.IntRange(1), default=12, show_default=True, help="Keshis per throw."
+)
+@click.option(
+    "--warmup",
+    type=click.IntRange(0),
+    default=3,
+    show_default=True,
+    help="Throws before the filmed one (so earlier pieces sit inside).",
+)
+@click.option(
+    "--size",
+    type=(int, int),
+    default=(360, 400),
+    show_default=True,
+    help="Width and height in pixels.",
+)
+@click.option("--fps", type=click.IntRange(1, 50), default=25, show_default=True)
+@click.option(
+    "--slow-motion",
+    type=click.FloatRange(0.1, 20),
+    default=2.0,
+    show_default=True,
+    help="How many times slower than real time the GIF plays.",
+)
+def render(
+    preset: str,
+    spec_file: Path | None,
+    params_file: Path | None,
+    out_file: Path,
+    seed: int,
+    pieces: int,
+    warmup: int,
+    size: tuple[int, int],
+    fps: int,
+    slow_motion: float,
+) -> None:
+    """Film one throw through the tower into an animated GIF."""
+    from tower.physics.render import render_throw
+    from tower.pieces import mixed_keshis
+
+    spec, params = load_physics(preset, spec_file, params_file)
+    result = render_throw(
+        spec,
+        params,
+        out=out_file,
+        seed=seed,
+        pieces=mixed_keshis(pieces),
+        warmup=warmup,
+        size=size,
+        fps=fps,
+        slow_motion=slow_motion,
+    )
+    click.echo(result.summary())
+    click.echo(f"wrote {out_file}")
