@@ -60,11 +60,11 @@ def test_physics_seasons_are_reproducible_and_resume(tmp_path):
     pytest.importorskip("pybullet")
     situation = Situation.default(players=2, season=1, recruited=1, repaired=0)
     log = tmp_path / "phys.jsonl"
-    first = physics_seasons(situation, 1, seed=2, log=log, progress=False)
-    both = physics_seasons(situation, 2, seed=2, log=log, progress=False)
+    first = physics_seasons(situation, 1, seed=2, log=log, progress=False).seasons
+    both = physics_seasons(situation, 2, seed=2, log=log, progress=False).seasons
     assert both[0] == first[0] and len(both) == 2
     assert len(log.read_text().splitlines()) == 3
-    fresh = physics_seasons(situation, 2, seed=2, progress=False)
+    fresh = physics_seasons(situation, 2, seed=2, progress=False).seasons
     assert fresh == both
     for outs in both:
         assert len(outs) == 2  # one battle per player

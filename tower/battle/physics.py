@@ -25,6 +25,17 @@ from tower.marrakesh.modules.battle import fight_season, resolve_battle
 from tower.pieces import Piece
 
 LOG_FORMAT = "tower.battle-physics/1"
+#: Re-throws allowed for one throw that loses a piece.
+RETRIES = 3
+
+
+@dataclass(frozen=True)
+class PhysicsRun:
+    """Simulated seasons: per replicate, the pieces out of each battle in battle order,
+    and how many throws had to be re-thrown because the simulation lost a piece."""
+
+    seasons: list[list[tuple[Piece, ...]]]
+    rethrows: int
 
 
 @dataclass(frozen=True)
@@ -104,10 +115,14 @@ def physics_seasons(
     preset: str = "marrakesh",
     log: Path | None = None,
     progress: bool = True,
-) -> list[list[Piece]]:
-    """Run ``replicates`` seasons of battles in the simulator; returns, per replicate, the
-    pieces out of each battle (in battle order). Replicate ``j`` uses simulator seed
-    ``seed * 1_000_003 + j``, so a replicate is the same whenever it runs."""
+) -> PhysicsRun:
+    """Run ``replicates`` seasons of battles in the simulator.
+
+    Replicate ``j`` uses simulator seed ``seed * 1_000_003 + j``, so a replicate is the same
+    whenever it runs. A throw in which the simulation loses a piece (it bounces out over
+    the funnel's rim) is thrown again from the state before it with the next random
+    release, up to :data:`RETRIES` times, as a player re-throws a pawn that missed.
+    """
     from tqdm import tqdm
 
     from tower.geometry import load_preset
@@ -131,17 +146,22 @@ def physics_seasons(
     ) as bar:
         for j in range(len(records), replicates):
             sim = TowerSim(spec, seed=seed * 1_000_003 + j, geometry=geometry)
+            rethrows = [0]
             try:
                 season = fight_season(
                     situation.season,
                     situation.order,
                     situation.recruited,
                     situation.walls,
-                    lambda pieces, sim=sim: sim.throw(pieces).out_pieces,
+                    lambda pieces, sim=sim, n=rethrows: _throw(sim, pieces, n),
                 )
             finally:
                 sim.close()
-            rec = {"replicate": j, "outs": [[str(p) for p in s.out] for s in season.steps]}
+            rec = {
+                "replicate": j,
+                "outs": [[str(p) for p in s.out] for s in season.steps],
+                "rethrows": rethrows[0],
+            }
             records.append(rec)
             if log is not None:
                 with log.open("a") as fh:
@@ -149,9 +169,28 @@ def physics_seasons(
                     fh.flush()
                     os.fsync(fh.fileno())
             bar.update(1)
-    return [
-        [tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in records[:replicates]
-    ]
+    done = records[:replicates]
+    return PhysicsRun(
+        [[tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in done],
+        sum(int(rec.get("rethrows", 0)) for rec in done),
+    )
+
+
+def _throw(sim: Any, pieces: list[Piece], rethrows: list[int]) -> list[Piece]:
+    """``sim.throw(pieces).out_pieces``, thrown again from the same state if a piece is lost."""
+    from tower.physics import EscapeError, NonFiniteStateError
+
+    saved = (list(sim.pieces), dict(sim.inside), dict(sim.places), sim.throws)
+    for attempt in range(RETRIES + 1):
+        try:
+            return sim.throw(pieces).out_pieces
+        except (EscapeError, NonFiniteStateError):
+            if attempt == RETRIES:
+                raise
+            rethrows[0] += 1
+            sim.pieces, sim.inside = list(saved[0]), dict(saved[1])
+            sim.places, sim.throws = dict(saved[2]), saved[3]
+    raise AssertionError("unreachable")
 
 
 def physics_stats(

@@ -156,10 +156,14 @@ def battle(
         from tower.battle.physics import compare, physics_seasons, physics_stats
         from tower.battle.report import comparison_text
 
-        seasons = physics_seasons(situation, physics_n, seed=seed, log=physics_log)
-        rows = compare(result, physics_stats(situation, seasons))
-        click.echo(comparison_text(rows, physics_n))
-        extra["physics"] = {"seasons": physics_n, "comparisons": [r.to_json() for r in rows]}
+        run = physics_seasons(situation, physics_n, seed=seed, log=physics_log)
+        rows = compare(result, physics_stats(situation, run.seasons))
+        click.echo(comparison_text(rows, physics_n, run.rethrows))
+        extra["physics"] = {
+            "seasons": physics_n,
+            "rethrows": run.rethrows,
+            "comparisons": [r.to_json() for r in rows],
+        }
     if json_path is not None:
         _write_json(json_path, {**result.to_json(), **extra})
         click.echo(f"json: {json_path}")
