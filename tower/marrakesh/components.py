@@ -48,6 +48,10 @@ class Components:
     exchange_offices: dict[int, dict[str, Any]]
     luxuries: dict[int, dict[str, Any]]
     provisions: dict[int, dict[str, Any]]
+    #: Walls & Guards tables (``brick``, ``wg_scroll``, ``wg_river_tile``,
+    #: ``wg_exchange_office``, ``wg_provision``, ``wg_alms``), merged into the game's
+    #: components by :func:`tower.marrakesh.modules.walls_guards.extend` when switched on.
+    walls_guards: dict[str, dict[int, dict[str, Any]]]
 
     def __getitem__(self, section: str) -> Any:
         return self.raw[section]
@@ -69,7 +73,9 @@ def _check_effects(path: str, field: str, effects: Any) -> None:
                 _check_effects(path, f"{where}.options[{j}]", option)
 
 
-def _entries(path: str, data: dict[str, Any], name: str, count: int) -> dict[int, dict[str, Any]]:
+def _entries(
+    path: str, data: dict[str, Any], name: str, count: int, first: int = 1
+) -> dict[int, dict[str, Any]]:
     rows = data.get(name)
     if not isinstance(rows, list) or len(rows) != count:
         got = len(rows) if isinstance(rows, list) else 0
@@ -82,14 +88,14 @@ def _entries(path: str, data: dict[str, Any], name: str, count: int) -> dict[int
         rid = row.get("id")
         if not isinstance(rid, int) or rid in out:
             raise InputFileError(path, f"missing or repeated id {rid!r}", field=where)
-        for key in ("effect", "first", "second", "reward", "value"):
+        for key in ("effect", "first", "second", "reward", "value", "brown", "green"):
             if key in row and isinstance(row[key], list) and key != "value":
                 _check_effects(path, f"{where}.{key}", row[key])
         for j, option in enumerate(row.get("pair", [])):
             _check_effects(path, f"{where}.pair[{j}]", option)
         out[rid] = row
-    if sorted(out) != list(range(1, count + 1)):
-        raise InputFileError(path, f"ids must be 1..{count}", field=name)
+    if sorted(out) != list(range(first, first + count)):
+        raise InputFileError(path, f"ids must be {first}..{first + count - 1}", field=name)
     return out
 
 
@@ -120,6 +126,27 @@ def parse(path: str, data: dict[str, Any]) -> Components:
     for oid, office in offices.items():
         for goods in ("yellow", "purple", "orange"):
             _check_effects(path, f"exchange_office {oid}.{goods}", office[goods])
+    wg = data["walls_guards"]
+    for i, eff in enumerate(wg["wall_bonuses"]):
+        _check_effects(path, f"walls_guards.wall_bonuses[{i}]", eff)
+    for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
+        _check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
+    walls_guards = {
+        "brick": _entries(path, data, "brick", 11),
+        "wg_scroll": _entries(path, data, "wg_scroll", 6, first=79),
+        "wg_river_tile": _entries(path, data, "wg_river_tile", 6, first=19),
+        "wg_exchange_office": _entries(path, data, "wg_exchange_office", 2, first=19),
+        "wg_provision": _entries(path, data, "wg_provision", 6, first=13),
+        "wg_alms": _entries(path, data, "wg_alms", 2),
+    }
+    for sid, sc in walls_guards["wg_scroll"].items():
+        if sc.get("colour") not in groups or sc.get("timing") not in TIMINGS:
+            raise InputFileError(
+                path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
+            )
+    for oid, office in walls_guards["wg_exchange_office"].items():
+        for goods in ("yellow", "purple", "orange"):
+            _check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
     return Components(
         path=path,
         raw=data,
@@ -130,6 +157,7 @@ def parse(path: str, data: dict[str, Any]) -> Components:
         exchange_offices=offices,
         luxuries=_entries(path, data, "luxury", 25),
         provisions=_entries(path, data, "provision", 12),
+        walls_guards=walls_guards,
     )
 
 

@@ -34,7 +34,7 @@ def _fx(state: State, t: Task) -> None:
     op = e["op"]
     pl = state.players[p]
     if op == "gain":
-        for r in RESOURCES:
+        for r in (*RESOURCES, "wood"):  # wood: Walls & Guards
             setattr(pl, r, getattr(pl, r) + e.get(r, 0))
     elif op == "points":
         score(state, p, e["n"], t.get("why", "bonus"))
@@ -346,14 +346,16 @@ def _free_luxury_resolve(state: State, t: Task, a: Action) -> None:
 
 def _free_gate(state: State, p: int, e: Effect) -> None:
     if state.players[p].watchtower > 0:
-        push(state, ask("free_gate", p))
+        push(state, ask("free_gate", p, ws=e.get("workshops", [0, 1, 2, 3])))
 
 
 @options("free_gate")
 def _free_gate_options(state: State, t: Task) -> list[int]:
+    # Walls & Guards (wall bonus, brick 11): only the two leftmost workshops.
     return [
         action_id("gate", 12 * w + KESHI_COLOURS.index(c))
         for w, g in enumerate(state.workshops)
+        if w in t.get("ws", range(4))
         for c in sorted(set(g))
     ]
 
@@ -365,12 +367,17 @@ def _free_gate_resolve(state: State, t: Task, a: Action) -> None:
 
     p = t["p"]
     w, colour = divmod(a.arg, 12)
-    push(state, *buy_gate(state, p, w, KESHI_COLOURS[colour], 0), T("deploy_held", p=p))
+    already = len(state.players[p].held)  # keshis held before are deployed by their own task
+    push(
+        state,
+        *buy_gate(state, p, w, KESHI_COLOURS[colour], 0),
+        T("deploy_held", p=p, skip=already),
+    )
 
 
 @task("deploy_held")
 def _deploy_held(state: State, t: Task) -> None:
-    held = state.players[t["p"]].held
+    held = state.players[t["p"]].held[t.get("skip", 0) :]
     push(state, *[T("deploy", p=t["p"], c=c, src="held") for c in list(held)])
 
 

@@ -57,6 +57,10 @@ class Game:
 
         self.config = config or GameConfig()
         self.components = components or load()
+        if self.has("walls_guards"):
+            from tower.marrakesh.modules.walls_guards import extend
+
+            self.components = extend(self.components)
         #: scroll id -> the modifier name of a permanent (or timed) enhancement
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s

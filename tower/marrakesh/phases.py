@@ -44,13 +44,13 @@ def setup(state: State, seed: int) -> None:
     rng = state.rng = random.Random(seed)
     n = state.num_players
     cfg = comps["setup"]
-    # 3. scrolls: each colour in 3 equal face-down stacks, top revealed (top = end of list).
+    # 3. scrolls: each colour in 3 face-down stacks "of as equal a size as possible", top
+    # revealed (top = end of list). Walls & Guards mixes its scrolls into their colours.
+    k = cfg["scroll_stacks_per_colour"]
     for colour in SCROLL_COLOURS:
-        g = comps["scroll_groups"][colour]
-        ids = list(range(g["first"], g["last"] + 1))
+        ids = sorted(sid for sid, sc in comps.scrolls.items() if sc["colour"] == colour)
         rng.shuffle(ids)
-        k = len(ids) // cfg["scroll_stacks_per_colour"]
-        state.stacks += [ids[i * k : (i + 1) * k] for i in range(cfg["scroll_stacks_per_colour"])]
+        state.stacks += [ids[i * len(ids) // k : (i + 1) * len(ids) // k] for i in range(k)]
     state.stack_open = [True] * len(state.stacks)
     # 4. exchange offices: 3 random (expansion 3 mixes in its 6).
     pool = [o for o, e in comps.exchange_offices.items() if not e["expansion"]]
@@ -77,23 +77,8 @@ def setup(state: State, seed: int) -> None:
     rng.shuffle(bag)
     w = cfg["gates_per_workshop"]
     state.workshops = [sorted(bag[i * w : (i + 1) * w], key=COLOUR_INDEX.get) for i in range(4)]
-    # 13. oases: 6 face down per player; river tile 02 shows 3 leftovers.
-    oases = list(comps.oases)
-    rng.shuffle(oases)
-    per = cfg["oases_per_player"]
-    for i, pl in enumerate(state.players):
-        pl.oases = oases[i * per : (i + 1) * per]
-    if 2 in state.river_tiles:
-        state.leftover_oases = oases[n * per : n * per + 3]
-    # 14. oasis-track keshis from a bag of 8 (3 each in a 2-player game).
-    track_bag = list(cfg["oasis_bag"])
-    rng.shuffle(track_bag)
-    k = cfg["oasis_track_keshis"][str(n)]
-    for i, pl in enumerate(state.players):
-        drawn = track_bag[i * k : (i + 1) * k]
-        pl.held = sorted(drawn, key=COLOUR_INDEX.get)
-        for c in drawn:
-            issue(state, c)
+    if not game.has("walls_guards"):  # brick tiles replace the oases, the wall board the track
+        _setup_oases(state)
     # 16. provision tiles: 3 each. 17. resources, 12 keshis behind the screen.
     prov = list(comps.provisions)
     rng.shuffle(prov)
@@ -113,15 +98,45 @@ def setup(state: State, seed: int) -> None:
         module_setup = getattr(getattr(modules, name), "setup", None)
         if module_setup is not None:
             module_setup(state)
-    # The players' setup choices, in turn order: oasis-track order, disc, provision tile.
+    # The players' setup choices, in turn order: oasis-track order, disc, provision tile,
+    # then the modules' (Walls & Guards: brick tiles).
     turn = order(state)
+    module_asks = [
+        a
+        for name in sorted(game.config.modules)
+        for a in getattr(getattr(modules, name), "setup_asks", lambda s: [])(state)
+    ]
     push(
         state,
         *[ask("track", p) for p in turn],
         *[ask("disc", p) for p in turn],
         *[ask("provision", p) for p in turn],
+        *module_asks,
         T("round"),
     )
+
+
+def _setup_oases(state: State) -> None:
+    """Setup steps 13 and 14: the oases and the oasis-track keshis."""
+    rng, n = state.rng, state.num_players
+    cfg = state.game.components["setup"]
+    # 13. oases: 6 face down per player; river tile 02 shows 3 leftovers.
+    oases = list(state.game.components.oases)
+    rng.shuffle(oases)
+    per = cfg["oases_per_player"]
+    for i, pl in enumerate(state.players):
+        pl.oases = oases[i * per : (i + 1) * per]
+    if 2 in state.river_tiles:
+        state.leftover_oases = oases[n * per : n * per + 3]
+    # 14. oasis-track keshis from a bag of 8 (3 each in a 2-player game).
+    track_bag = list(cfg["oasis_bag"])
+    rng.shuffle(track_bag)
+    k = cfg["oasis_track_keshis"][str(n)]
+    for i, pl in enumerate(state.players):
+        drawn = track_bag[i * k : (i + 1) * k]
+        pl.held = sorted(drawn, key=COLOUR_INDEX.get)
+        for c in drawn:
+            issue(state, c)
 
 
 @options("track")

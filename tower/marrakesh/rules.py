@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
 from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, OFFSETS, RESOURCES, Action
-from tower.pieces import Piece
+from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
@@ -294,28 +294,53 @@ def apply(state: State, action: Action, player: int | None) -> None:
     advance(state)
 
 
-def _thrown(state: State) -> list[Piece]:
-    return [Piece.keshi(c) for pl in state.players for c in pl.hand]
+#: throw kind -> handler(state, throw task, pieces out) for what the throw's pieces do.
+AFTER_THROW: dict[str, Callable[[State, Task, list[Piece]], None]] = {}
+#: piece kind -> handler(state, piece) for a non-keshi piece falling out of a round's throw.
+PIECE_OUT: dict[Kind, Callable[[State, Piece], None]] = {}
+
+
+def thrown(state: State, top: Task) -> list[Piece]:
+    """The pieces a throw task puts into the tower: those it names (a battle throw), else
+    the keshis of every player's hand with the keshis carried over from the last battle."""
+    if "pieces" in top:
+        return [Piece.parse(s) for s in top["pieces"]]
+    hands = [c for pl in state.players for c in pl.hand]
+    return [Piece.keshi(c) for c in hands + state.carry]
+
+
+def _round_throw_done(state: State, top: Task, out: list[Piece]) -> None:
+    """Keshis out of a round's throw go to the display (to be claimed)."""
+    for pl in state.players:
+        pl.hand = []
+    state.carry = []
+    for piece in out:
+        if piece.kind is Kind.KESHI:
+            state.display[piece.colour] += 1
+        else:
+            PIECE_OUT[piece.kind](state, piece)
+
+
+AFTER_THROW["round"] = _round_throw_done
 
 
 def chance_outcomes(state: State) -> list[tuple[tuple[str, ...], float]]:
     if not state.stack or state.stack[-1]["t"] != "throw":
         raise ValueError("not a chance node")
-    law = state.game.config.tower.distribution(state.tower, _thrown(state))
+    law = state.game.config.tower.distribution(state.tower, thrown(state, state.stack[-1]))
     return [(tuple(str(p) for p in out), prob) for out, prob in law.items()]
 
 
 def sample_chance(state: State, rng: random.Random | None) -> list[str]:
     if not state.stack or state.stack[-1]["t"] != "throw":
         raise IllegalActionError("sample_chance", "not a chance node")
-    state.stack.pop()
-    pieces = _thrown(state)
+    top = state.stack.pop()
+    pieces = thrown(state, top)
     out, state.tower = state.game.config.tower.throw(state.tower, pieces, rng or state.rng)
-    for pl in state.players:
-        pl.hand = []
-    for piece in out:
-        state.display[piece.colour] += 1
     names = [str(p) for p in out]
-    state.history.append("chance " + ",".join(p.colour for p in out))
+    state.history.append(
+        "chance " + ",".join(p.colour if p.kind is Kind.KESHI else str(p) for p in out)
+    )
+    AFTER_THROW[top.get("after", "round")](state, top, list(out))
     advance(state)
     return names

@@ -39,6 +39,11 @@ def _season_end(state: State, t: Task) -> None:
             # Scroll 28: at the start of season scoring, one bonus from each crossed rapid.
             items.append(T("fx", p=p, e={"op": "special", "name": "each_rapid_bonus"}))
     items.append(T("river_evaluation"))
+    if state.game.has("walls_guards"):
+        # Walls & Guards: river evaluation, the Battle at the Wall, providing for citizens.
+        from tower.marrakesh.modules import walls_guards
+
+        items += walls_guards.season_tasks(state)
     items += [T("provide", p=p) for p in turn]
     if state.season < 3:
         items += [ask("provision", p) for p in turn]
@@ -176,6 +181,10 @@ def _next_season(state: State, t: Task) -> None:
 # -- final scoring ----------------------------------------------------------------------
 def filled(state: State, p: int, sector: str) -> bool:
     """8 keshis of the sector's colour and a water vendor (the souk never counts)."""
+    if sector in ("green", "brown") and state.game.has("walls_guards"):
+        from tower.marrakesh.modules import walls_guards
+
+        return walls_guards.filled(state, p, sector)
     pl = state.players[p]
     return pl.keshis[sector] >= 8 and sector in pl.vendors
 
@@ -242,12 +251,21 @@ def _final_scoring(state: State, t: Task) -> None:
         ranked = sorted(pl.claimed, key=lambda o: -oasis_value(state, p, o))[: setup["best_oases"]]
         for oid in ranked:
             score(state, p, oasis_value(state, p, oid, consume=True), f"final: oasis {oid}")
-        if state.game.has("desert_towns"):
+        towns = [pl.towns[i] for i in (0, 1) if pl.towns_claimed[i]]
+        wood = 0
+        if state.game.has("walls_guards"):
+            from tower.marrakesh.modules import walls_guards
+
+            walls_guards.final_scoring(state, p)
+            towns += walls_guards.wall_towns(state, p)
+            # Ruling: wood counts as a remaining resource (Personal Tasks: "resources and/or
+            # wood ... remain available for ... 'Remaining resources' in the final scoring").
+            wood = pl.wood
+        if towns:
             from tower.marrakesh.modules.desert_towns import town_value
 
-            towns = [pl.towns[i] for i in (0, 1) if pl.towns_claimed[i]]
             values = sorted((town_value(state, p, x) for x in towns), reverse=True)
             for v in values[: setup["best_desert_towns"]]:
                 score(state, p, v, "final: desert town")
         goods = sum(pl.keshis[c] for c in GOODS)
-        score(state, p, (total_resources(pl) + goods) // 2, "final: resources and goods")
+        score(state, p, (total_resources(pl) + wood + goods) // 2, "final: resources and goods")

@@ -20,6 +20,7 @@ from tower.marrakesh.actions import (
     sector_of,
 )
 from tower.marrakesh.effects import run_effects
+from tower.marrakesh.modules import walls_guards
 from tower.marrakesh.rules import (
     T,
     Task,
@@ -50,12 +51,14 @@ def brown_spaces(state: State, p: int) -> list[int]:
     """Sahara spaces a caravan keshi may be deployed to now (no skipping along a path).
 
     Spaces: 0 start oasis right, 1 start oasis left (right first), 2-4 path A, 5-7 path B,
-    8 and 9 the desert-town spaces at the ends of the paths (expansion 5).
+    8 and 9 the desert-town spaces at the ends of the paths (expansion 5). With Walls &
+    Guards spaces 0 and 1 are the brickworks, which covers the start oasis whatever else
+    covers it, and the path spaces hold brick tiles.
     """
     sa = state.players[p].sahara
     desert = state.game.has("desert_towns")
     out = []
-    if not desert:
+    if not desert or state.game.has("walls_guards"):
         if not sa[0]:
             out.append(0)
         elif not sa[1]:
@@ -78,15 +81,26 @@ def room(state: State, p: int, colour: str) -> int:
         return sum(s not in pl.vendors for s in VENDOR_SECTORS)
     if colour == "pink":
         return pl.square.count(False)
+    if colour in ("green", "brown") and state.game.has("walls_guards"):
+        return walls_guards.room(state, p)
     if colour == "brown":
-        if state.game.has("desert_towns"):
-            free = pl.sahara[2:8].count(False)
-            return free + min(pl.sahara[8:10].count(False), len(state.towns_display))
-        return pl.sahara[:8].count(False)
+        return brown_room(state, p)
     return CAPACITY - pl.keshis[colour]
 
 
-def _take(state: State, p: int, colour: str, src: str) -> None:
+def brown_room(state: State, p: int) -> int:
+    """Free sahara spaces a keshi could still reach."""
+    pl = state.players[p]
+    free = pl.sahara[:8].count(False)
+    if state.game.has("desert_towns"):
+        if not state.game.has("walls_guards"):
+            free = pl.sahara[2:8].count(False)
+        return free + min(pl.sahara[8:10].count(False), len(state.towns_display))
+    return free
+
+
+def take_keshi(state: State, p: int, colour: str, src: str) -> None:
+    """A keshi to be deployed leaves the player's held keshis or the common supply."""
     if src == "held":
         state.players[p].held.remove(colour)
     else:
@@ -108,10 +122,14 @@ def _deploy(state: State, t: Task) -> None:
             # vendor that fits nowhere names none, so no action follows.
             push(state, T("action", p=p, s=sector_of(c)))
         return
+    if c in ("green", "brown") and state.game.has("walls_guards"):
+        # Walls & Guards: the date orchard or the sahara, as the player chooses.
+        push(state, ask("place_wg", p, c=c, src=src, then=t.get("then", False)))
+        return
     if c in ("red", "pink", "brown"):
         push(state, ask("place_" + c, p, src=src, then=t.get("then", False)))
         return
-    _take(state, p, c, src)
+    take_keshi(state, p, c, src)
     pl.keshis[c] += 1
     if c == "green":
         score(
@@ -130,7 +148,7 @@ def _place_red_options(state: State, t: Task) -> list[int]:
 @resolve("place_red")
 def _place_red(state: State, t: Task, a: Action) -> None:
     p = t["p"]
-    _take(state, p, "red", t["src"])
+    take_keshi(state, p, "red", t["src"])
     s = SECTORS[a.arg]
     # A vendor waters only from the player's next turn on ("during a previous turn").
     state.players[p].vendors[s] = 2 if state.turn == p else 1
@@ -148,7 +166,7 @@ def _place_pink_options(state: State, t: Task) -> list[int]:
 def _place_pink(state: State, t: Task, a: Action) -> None:
     p, s = t["p"], a.arg
     pl = state.players[p]
-    _take(state, p, "pink", t["src"])
+    take_keshi(state, p, "pink", t["src"])
     pl.square[s] = True
     pl.keshis["pink"] += 1
     spaces = state.game.components["main_square"]["spaces"]
@@ -171,7 +189,7 @@ def _place_brown(state: State, t: Task, a: Action) -> None:
     p, s = t["p"], a.arg
     pl = state.players[p]
     sahara = state.game.components["sahara"]
-    _take(state, p, "brown", t["src"])
+    take_keshi(state, p, "brown", t["src"])
     pl.sahara[s] = True
     pl.keshis["brown"] += 1
     if t.get("then"):
@@ -226,11 +244,15 @@ def _action(state: State, t: Task) -> None:
     p, s = t["p"], t["s"]
     pl = state.players[p]
     if s == "green":
+        pickers = pl.keshis["green"]
+        if state.game.has("walls_guards"):
+            pickers = walls_guards.orchard(pl)[0]
+            walls_guards.orchard_wood(state, p)
         alts = mod_values(state, p, "orchard_alternative")
         if not alts:
-            pl.dates += pl.keshis["green"]
+            pl.dates += pickers
         else:
-            push(state, *[ask("orchard", p) for _ in range(pl.keshis["green"])])
+            push(state, *[ask("orchard", p) for _ in range(pickers)])
     elif s == "turquoise":
         if pl.keshis["turquoise"]:
             push(state, T("river", p=p, n=pl.keshis["turquoise"]))
@@ -245,6 +267,8 @@ def _action(state: State, t: Task) -> None:
         push(state, ask("madrasa", p, budget=pl.keshis["gray"], bought=0, forced=-1))
     elif s == "beige":
         push(state, ask("medina", p))
+    elif s == "brown" and state.game.has("walls_guards"):
+        walls_guards.sahara_action(state, p)
     elif s == "brown":
         push(state, ask("sahara", p))
     else:
@@ -531,7 +555,7 @@ def scaled(effects: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
     out = []
     for e in effects:
         e = dict(e)
-        for key in ("n", "water", "dates", "dinars"):
+        for key in ("n", "water", "dates", "dinars", "wood"):
             if key in e:
                 e[key] *= k
         out.append(e)
@@ -807,9 +831,14 @@ def _track_keshi(state: State, t: Task, a: Action) -> None:
 
 
 def returnable(state: State, p: int) -> list[str]:
-    """Keshis the exchange icon may return: not caravans, committed guards or goods."""
+    """Keshis the exchange icon may return: not caravans next to an oasis (with Walls &
+    Guards: not the sahara's keshis), committed guards or goods."""
     pl = state.players[p]
     out = [c for c in ("green", "gray", "white", "black", "pink", "turquoise") if pl.keshis[c] > 0]
+    if state.game.has("walls_guards"):
+        # Only keshis in the date orchard: the sahara's stand next to brick tiles.
+        green, brown = walls_guards.orchard(pl)
+        out = [c for c in out if c != "green" or green > 0] + (["brown"] if brown else [])
     if pl.watchtower > 0:
         out.append("beige")
     if pl.vendors:
@@ -832,6 +861,9 @@ def _exchange_return(state: State, t: Task, a: Action) -> None:
     push(state, ask("exchange_take", p, c=c))
     if c in ("red", "pink"):
         push(state, ask("return_" + c, p))  # which vendor, which entertainer
+        return
+    if c in ("green", "brown") and state.game.has("walls_guards"):
+        walls_guards.return_orchard_keshi(state, p, c)
         return
     pl.keshis[c] -= 1
     state.issued[c] -= 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh import rules
@@ -81,9 +81,25 @@ class Player:
     swapped: bool = False
     forfeit: bool = False
     crocodile: bool = False
+    # Walls & Guards (tower.marrakesh.modules.walls_guards); unused without the module.
+    wood: int = 0
+    bricks: list[int] = field(default_factory=list)  # brick tile at sahara spaces 2..7
+    explored: list[bool] = field(default_factory=lambda: [False] * 6)
+    wall: list[int] = field(default_factory=list)  # fired brick tiles, left to right
+    posts: list[bool] = field(default_factory=lambda: [False] * 3)  # watchmen on the board
+    recruited: int = 0  # watchmen next to the tower, ready for battle
+    orchard_brown: int = 0  # caravan keshis in the date orchard (counted in keshis)
+    sahara_green: list[int] = field(default_factory=list)  # sahara spaces with a date picker
+    wall_town: int = 0  # desert town on the city-wall board, 0 none
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
+
+    def copy(self) -> Player:
+        other = copy.copy(self)
+        for name in _PLAYER_CONTAINERS:
+            setattr(other, name, _copy_plain(getattr(self, name)))
+        return other
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Player:
@@ -97,6 +113,22 @@ class Player:
     def resource(self, name: str) -> int:
         return getattr(self, name)
 
+
+def _copy_plain(value: Any) -> Any:
+    """A deep copy of plain JSON-like data (dicts, lists, scalars), faster than deepcopy."""
+    if isinstance(value, dict):
+        return {k: _copy_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_plain(v) for v in value]
+    return value
+
+
+#: Player fields holding lists or dicts (copied by :meth:`Player.copy`).
+_PLAYER_CONTAINERS = tuple(
+    f.name for f in fields(Player) if f.default is MISSING and f.default_factory is not MISSING
+)
+#: Global fields that are only ever appended to; a clone shares their entries.
+_APPEND_ONLY = frozenset({"history", "score_events"})
 
 #: The global fields of a state, serialized as they are.
 _GLOBAL_FIELDS = (
@@ -117,6 +149,10 @@ _GLOBAL_FIELDS = (
     "towns_display",
     "covers",
     "pawns",
+    "brigands",
+    "battle_base",
+    "carry",
+    "wall_protected",
     "issued",
     "tick",
     "turn",
@@ -157,6 +193,13 @@ class State:
         self.towns_display: list[int] = []
         self.covers: dict[str, list[dict[str, Any]]] = {}
         self.pawns: dict[str, list[int]] = {}  # "sultan"/"imam" -> [holder or -1, step]
+        # Walls & Guards: brigands next to the tower, the pieces in the tower's base during
+        # the battles, keshis carried into the next season's first throw, and the player
+        # whose wall river tile 22 protects this season (-1 none).
+        self.brigands = 0
+        self.battle_base: list[str] = []
+        self.carry: list[str] = []
+        self.wall_protected = -1
         self.issued: dict[str, int] = {c: 0 for c in KESHI_COLOURS}
         self.tick = 0
         self.turn = -1  # the player whose phase-3 turn is running, else -1
@@ -225,11 +268,18 @@ class State:
         return [i for i in range(self.num_players) if key(i) == best]
 
     def clone(self) -> State:
+        """An independent copy. Immutable parts are shared: the game, the tower's
+        :class:`TowerState` (frozen), the logged history lines and score events (only ever
+        appended to, so the copy gets a new list of the same entries)."""
         other = State.__new__(State)
-        other.__dict__.update(
-            copy.deepcopy({k: v for k, v in self.__dict__.items() if k != "game"})
-        )
         other.game = self.game
+        other.tower = self.tower
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.players = [p.copy() for p in self.players]
+        for k in _GLOBAL_FIELDS:
+            v = getattr(self, k)
+            setattr(other, k, list(v) if k in _APPEND_ONLY else _copy_plain(v))
         return other
 
     # -- JSON -------------------------------------------------------------------------

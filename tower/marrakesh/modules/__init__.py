@@ -1,4 +1,5 @@
-"""The five expansion modules of the base box, each switched on in ``GameConfig.modules``.
+"""The five expansion modules of the base box and Walls & Guards, each switched on in
+``GameConfig.modules``.
 
 A module file holds what the module changes: its setup step (``setup(state)``, if any) and
 the rules it adds, which the core calls only when ``game.has(name)``.
@@ -10,6 +11,7 @@ from tower.marrakesh.modules import (
     imam_sultan,
     spectators,
     staircase_tiles,
+    walls_guards,
 )
 
 #: Module names accepted in ``GameConfig.modules``.
@@ -19,6 +21,7 @@ MODULES: tuple[str, ...] = (
     "exchange_offices",
     "spectators",
     "desert_towns",
+    "walls_guards",
 )
 
 __all__ = [
@@ -28,4 +31,5 @@ __all__ = [
     "imam_sultan",
     "spectators",
     "staircase_tiles",
+    "walls_guards",
 ]

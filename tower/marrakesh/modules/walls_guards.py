@@ -1,0 +1,643 @@
+"""Walls & Guards: wood, brick tiles and the city wall, watchmen, and the Battle at the Wall.
+
+Switched on by ``"walls_guards"`` in ``GameConfig.modules``. What the module changes:
+
+- components (:func:`extend`): the overlay tiles (river bonus "1 resource or 1 wood",
+  connection bonus "1 wood", main-square bonus "1 wood"), scrolls 79-84, river tiles 19-24,
+  2 exchange offices and 6 provision tiles join their stacks;
+- setup (:func:`setup`, :func:`setup_asks`): 1 wood each, 3 watchmen on the board, 3
+  brigands by the tower, no oases and no oasis track (the brick tiles replace them; the
+  supply board goes back in the box), each player chooses 2 brick tiles of each cost
+  (decision ``bricks``), a random desert town on the wall board;
+- deploying: a green or brown keshi goes to the date orchard (1 point) or the sahara
+  (decision ``place_wg``); on a path space it explores the brick tile there and earns the
+  half of its bonus that matches the keshi's colour; in the brickworks it lowers the
+  cost of every brick fired by 1 wood;
+- the date orchard action gives 1 date per date picker and 1 wood per caravan keshi there;
+- the sahara action fires explored bricks for wood (decision ``fire``; each fired tile
+  goes onto the wall from the left and pays the bonus it covers), then hires watchmen at
+  the cost printed on their spaces (decisions ``hire``, ``hire_waive``);
+- season scoring: river evaluation, then the Battle at the Wall (:func:`_battle_season`),
+  then providing for citizens. Battle throws are chance nodes of the game's tower model
+  with ``Piece(Kind.WATCHMAN, colour)`` and ``Piece(Kind.BRIGAND, NEUTRAL)``; the rules of
+  a battle (roles, placing attackers, mali, payments) are
+  :mod:`tower.marrakesh.modules.battle`'s;
+- final scoring: a date orchard or sahara is filled by 8 keshis of any green/brown mix and
+  a water vendor; wood counts as a remaining resource; scroll 83's watchmen; the wall town.
+
+Players are given the pawn colours of :data:`battle.PLAYER_COLOURS` by seat (player 0 red).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections import Counter
+from itertools import combinations, permutations
+from typing import TYPE_CHECKING, Any
+
+from tower.marrakesh import rules
+from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id
+from tower.marrakesh.effects import COUNTS, SPECIALS, Effect, run_effects
+from tower.marrakesh.modules import battle as bt
+from tower.marrakesh.rules import (
+    T,
+    Task,
+    ask,
+    can_pay,
+    has_mod,
+    options,
+    order,
+    pay,
+    push,
+    resolve,
+    score,
+    task,
+)
+from tower.pieces import Kind, Piece
+
+if TYPE_CHECKING:
+    from tower.marrakesh.components import Components
+    from tower.marrakesh.state import Player, State
+
+NAME = "walls_guards"
+PASS = action_id("pass")
+#: Sahara spaces: 0 and 1 the brickworks (on the double oasis), 2-4 path A and 5-7 path B
+#: from the bottom up (tiles of 3, 4 and 5 wood), 8 and 9 the desert-town spaces.
+BRICKWORKS = (0, 1)
+#: Engine resource names of battle.py's cost and holding tokens.
+_RES = {"water": "water", "date": "dates", "dinar": "dinars"}
+
+
+def on(state: State) -> bool:
+    return state.game.has(NAME)
+
+
+def colour(p: int) -> str:
+    """The pawn colour of player ``p``."""
+    return bt.PLAYER_COLOURS[p]
+
+
+def owner(pawn_colour: str) -> int:
+    return bt.PLAYER_COLOURS.index(pawn_colour)
+
+
+# -- components -------------------------------------------------------------------------
+_EXTENDED: dict[int, tuple[Components, Components]] = {}
+
+
+def extend(comps: Components) -> Components:
+    """The game's components with Walls & Guards: overlays applied, new tiles mixed in."""
+    hit = _EXTENDED.get(id(comps))
+    if hit is not None and hit[0] is comps:
+        return hit[1]
+    raw = copy.deepcopy(comps.raw)
+    wg, more = raw["walls_guards"], comps.walls_guards
+    ov = wg["overlays"]
+    raw["river"]["rapid_bonuses"][ov["rapid_index"]] = ov["rapid_bonus"]
+    raw["staircase"]["spaces"][ov["connection_space"]]["effect"] = ov["connection_bonus"]
+    raw["main_square"]["spaces"][ov["square_space"]] = ov["square_bonus"]
+    groups = raw["scroll_groups"]
+    scrolls = dict(comps.scrolls)
+    for sid, sc in more["wg_scroll"].items():
+        g = groups[sc["colour"]]
+        scrolls[sid] = {**sc, "scholars": g["scholars"], "dates": g["dates"]}
+    out = dataclasses.replace(
+        comps,
+        raw=raw,
+        scrolls=scrolls,
+        river_tiles={**comps.river_tiles, **more["wg_river_tile"]},
+        exchange_offices={**comps.exchange_offices, **more["wg_exchange_office"]},
+        provisions={**comps.provisions, **more["wg_provision"]},
+    )
+    _EXTENDED[id(comps)] = (comps, out)
+    return out
+
+
+def _wg(state: State) -> dict[str, Any]:
+    return state.game.components["walls_guards"]
+
+
+# -- setup ------------------------------------------------------------------------------
+def setup(state: State) -> None:
+    """Setup steps 7-13 (oases and the oasis track are left out by the core setup)."""
+    comps = state.game.components
+    for pl in state.players:
+        pl.wood = _wg(state)["start_wood"]
+        pl.posts = [True] * bt.WATCHMEN_PER_PLAYER
+        pl.bricks = [0] * 6
+    state.brigands = bt.BRIGANDS_IN_BOX
+    # Setup 12: each player gets one desert town without an instant effect, night side up.
+    # Ruling: with the desert-towns module the towns already on display are not drawn again;
+    # a player left without one (too few towns) has none.
+    pool = sorted(
+        t
+        for t, e in comps.desert_towns.items()
+        if e["kind"] != "instant" and t not in state.towns_display
+    )
+    state.rng.shuffle(pool)
+    for pl, town in zip(state.players, pool, strict=False):
+        pl.wall_town = town
+
+
+def setup_asks(state: State) -> list[Task]:
+    """Setup 9: each player picks 2 brick tiles of each cost, in turn order."""
+    return [ask("bricks", p, wood=w) for p in order(state) for w in (3, 4, 5)]
+
+
+def _pairs(wood: int) -> list[tuple[int, int]]:
+    """Ordered pairs (path A tile, path B tile) of the tiles costing ``wood``."""
+    return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
+
+
+@options("bricks")
+def _bricks_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(len(_pairs(t["wood"])))]
+
+
+@resolve("bricks")
+def _bricks(state: State, t: Task, a: Action) -> None:
+    # Ruling: the two tiles of one cost lie on the two paths at the same height; the player
+    # decides which goes on which path (the choice is an ordered pair).
+    first, second = _pairs(t["wood"])[a.arg]
+    level = (3, 4, 5).index(t["wood"])
+    pl = state.players[t["p"]]
+    pl.bricks[level] = first
+    pl.bricks[3 + level] = second
+
+
+# -- where green and brown keshis stand -------------------------------------------------
+def orchard(pl: Player) -> tuple[int, int]:
+    """(date pickers, caravan keshis) in the date orchard."""
+    return pl.keshis["green"] - len(pl.sahara_green), pl.orchard_brown
+
+
+def sahara_keshis(pl: Player) -> int:
+    return sum(pl.sahara)
+
+
+def orchard_room(state: State, p: int) -> int:
+    return _wg(state)["orchard_capacity"] - sum(orchard(state.players[p]))
+
+
+def room(state: State, p: int) -> int:
+    """How many more green or brown keshis player ``p`` could deploy."""
+    from tower.marrakesh.sectors import brown_room
+
+    return orchard_room(state, p) + brown_room(state, p)
+
+
+@options("place_wg")
+def _place_wg_options(state: State, t: Task) -> list[int]:
+    from tower.marrakesh.sectors import brown_spaces
+
+    out = [action_id("sector", 0)] if orchard_room(state, t["p"]) > 0 else []
+    return out + [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
+
+
+@resolve("place_wg")
+def _place_wg(state: State, t: Task, a: Action) -> None:
+    from tower.marrakesh.sectors import take_keshi
+
+    p, c = t["p"], t["c"]
+    pl = state.players[p]
+    take_keshi(state, p, c, t["src"])
+    pl.keshis[c] += 1
+    if a.kind == "sector":  # the date orchard
+        if c == "brown":
+            pl.orchard_brown += 1
+        if t.get("then"):
+            push(state, T("action", p=p, s="green"))
+        score(state, p, _wg(state)["orchard_deploy_points"], f"date orchard: {c} keshi deployed")
+        return
+    s = a.arg
+    pl.sahara[s] = True
+    if c == "green":
+        pl.sahara_green.append(s)
+    if t.get("then"):
+        push(state, T("action", p=p, s="brown"))
+    if s in BRICKWORKS:
+        return  # no deployment bonus: the brickworks lowers firing costs instead
+    if s >= 8:
+        push(state, ask("town_pick", p, path=s - 8))
+        return
+    pl.explored[s - 2] = True
+    tile = pl.bricks[s - 2]
+    brick = state.game.components.walls_guards["brick"][tile]
+    run_effects(state, p, brick[c], f"brick tile {tile:02d}: {c} bonus")
+
+
+def return_orchard_keshi(state: State, p: int, c: str) -> None:
+    """A green or brown keshi leaves the date orchard for the supply."""
+    pl = state.players[p]
+    pl.keshis[c] -= 1
+    if c == "brown":
+        pl.orchard_brown -= 1
+    state.issued[c] -= 1
+
+
+# -- the date orchard -------------------------------------------------------------------
+def orchard_wood(state: State, p: int) -> None:
+    """The extended date-orchard action's second half: 1 wood per caravan keshi there."""
+    state.players[p].wood += state.players[p].orchard_brown
+
+
+def _orchard_harvest(state: State, p: int, e: Effect) -> None:
+    # River tile 20: one harvest of the date orchard (dates and wood).
+    push(state, T("action", p=p, s="green"))
+
+
+# -- the sahara action: fire bricks, then hire watchmen ---------------------------------
+def _has_provision(state: State, p: int, name: str) -> bool:
+    provs = state.game.components.provisions
+    return any(
+        shown and provs[tid].get("modifier") == name for tid, shown in state.players[p].provisions
+    )
+
+
+def fire_cost(state: State, p: int, tile: int) -> int:
+    pl = state.players[p]
+    cost = bt.firing_cost([tile], brickworks_keshis=sum(pl.sahara[i] for i in BRICKWORKS))
+    if _has_provision(state, p, "fire_discount"):
+        cost -= 1  # new provision tile: 1 fewer wood per tile
+    return max(0, cost)
+
+
+def _firable(state: State, p: int) -> list[int]:
+    pl = state.players[p]
+    return [i for i in range(6) if pl.explored[i] and pl.bricks[i] not in pl.wall]
+
+
+def fire(state: State, p: int, tile: int) -> None:
+    """Build ``tile`` into the wall's next section and take the bonus it covers."""
+    pl = state.players[p]
+    section = len(pl.wall)
+    pl.wall.append(tile)
+    bonus = _wg(state)["wall_bonuses"][section]
+    run_effects(state, p, bonus, f"city wall: section {section + 1} bonus")
+
+
+def sahara_action(state: State, p: int) -> None:
+    push(state, ask("fire", p), ask("hire", p))
+
+
+@options("fire")
+def _fire_options(state: State, t: Task) -> list[int]:
+    p = t["p"]
+    pl = state.players[p]
+    ok = [i for i in _firable(state, p) if pl.wood >= fire_cost(state, p, pl.bricks[i])]
+    return [PASS] + [action_id("slot", i + 2) for i in ok]
+
+
+@resolve("fire")
+def _fire(state: State, t: Task, a: Action) -> None:
+    if a.kind == "pass":
+        return
+    p = t["p"]
+    pl = state.players[p]
+    tile = pl.bricks[a.arg - 2]
+    pl.wood -= fire_cost(state, p, tile)
+    # "as many brick tiles in a row as they want and can pay for"
+    push(state, ask("fire", p))
+    fire(state, p, tile)
+
+
+def _fire_free(state: State, p: int, e: Effect) -> None:
+    push(state, *[ask("fire_free", p) for _ in range(e["n"])])
+
+
+@options("fire_free")
+def _fire_free_options(state: State, t: Task) -> list[int]:
+    return [action_id("slot", i + 2) for i in _firable(state, t["p"])]
+
+
+@resolve("fire_free")
+def _fire_free_resolve(state: State, t: Task, a: Action) -> None:
+    # Scroll 84: 2 explored tiles fired for free, with their wall bonuses.
+    p = t["p"]
+    fire(state, p, state.players[p].bricks[a.arg - 2])
+
+
+def _hire_discount(state: State, p: int) -> int:
+    return int(has_mod(state, p, "hire_discount")) + int(_has_provision(state, p, "hire_discount"))
+
+
+def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
+    """The ways to pay for the watchman on ``post`` (0 bottom, 1 middle, 2 top): its
+    printed cost less the resources the player waives (scroll 82, provision tile: "1 fewer
+    resource of their choice per watchman"), each a payable cost."""
+    space = bt.WATCHMAN_SPACES[post].position
+    units = sorted(_RES[r] for r, n in bt.hiring_cost([space]).items() for _ in range(n))
+    keep = max(0, len(units) - _hire_discount(state, p))
+    ways = sorted({tuple(c) for c in combinations(units, keep)})
+    return [dict(Counter(w)) for w in ways if can_pay(state, p, dict(Counter(w)))]
+
+
+@options("hire")
+def _hire_options(state: State, t: Task) -> list[int]:
+    p = t["p"]
+    posts = state.players[p].posts
+    return [PASS] + [action_id("slot", k) for k in range(3) if posts[k] and hire_costs(state, p, k)]
+
+
+@resolve("hire")
+def _hire(state: State, t: Task, a: Action) -> None:
+    if a.kind == "pass":
+        return
+    p, k = t["p"], a.arg
+    pl = state.players[p]
+    ways = hire_costs(state, p, k)
+    pl.posts[k] = False
+    pl.recruited += 1  # next to the tower, ready for battle
+    push(state, ask("hire", p))
+    push(state, ask("hire_waive", p, ways=ways))
+
+
+@options("hire_waive")
+def _hire_waive_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(len(t["ways"]))]
+
+
+@resolve("hire_waive")
+def _hire_waive(state: State, t: Task, a: Action) -> None:
+    pay(state, t["p"], t["ways"][a.arg])
+
+
+# -- tower pieces outside the battle ----------------------------------------------------
+def _watchman_out(state: State, piece: Piece) -> None:
+    # A watchman stuck in the tower that falls out later joins the brigands next to the
+    # tower, ready for battle without being paid for again.
+    state.players[owner(piece.colour)].recruited += 1
+
+
+def _brigand_out(state: State, piece: Piece) -> None:
+    state.brigands += 1
+
+
+rules.PIECE_OUT[Kind.WATCHMAN] = _watchman_out
+rules.PIECE_OUT[Kind.BRIGAND] = _brigand_out
+
+
+# -- the Battle at the Wall -------------------------------------------------------------
+def season_tasks(state: State) -> list[Task]:
+    """The battles of this season, round-tracker holder first, and their aftermath.
+
+    Ruling: the round tracker is passed on after every round, the 4th included, so the
+    holder at season scoring is the player the scoring order starts with (the same order
+    as providing for citizens)."""
+    turn = order(state)
+    return [T("battle", p=p, first=i == 0) for i, p in enumerate(turn)] + [T("battle_end")]
+
+
+@task("battle")
+def _battle(state: State, t: Task) -> None:
+    p = t["p"]
+    pl = state.players[p]
+    base = None if t["first"] else [Piece.parse(x) for x in state.battle_base]
+    pieces = bt.battle_throw(state.season, colour(p), pl.recruited, base, state.brigands)
+    if t["first"]:
+        state.brigands -= sum(x.kind is Kind.BRIGAND for x in pieces)
+    pl.recruited = 0
+    state.battle_base = []
+    if pieces:
+        push(state, T("throw", pieces=[str(x) for x in pieces], after="battle", p=p))
+    else:
+        # Ruling: with nothing to throw the tower is not touched and nothing falls out.
+        _battle_out(state, {"p": p}, [])
+
+
+def battle_wall(state: State, p: int) -> tuple[bt.Wall, range]:
+    """The wall of player ``p`` in this season's battle and the sections guarded by
+    watchman tiles (scroll 83).
+
+    Protected sections count as repaired for :func:`battle.resolve_battle`: the fired
+    bricks, then scroll 83's 2 watchman tiles on the first unrepaired sections (placed
+    "before the season scoring", so the player's own watchmen take the gaps after them);
+    river tile 22 protects the entire wall.
+    """
+    built = len(state.players[p].wall)
+    if state.wall_protected == p:
+        return bt.Wall(repaired=bt.SECTIONS), range(0)
+    tiles = 2 if has_mod(state, p, "watchman_tiles") else 0
+    protected = min(bt.SECTIONS, built + tiles)
+    return bt.Wall(repaired=protected), range(built, protected)
+
+
+def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
+    p = top["p"]
+    state.battle_base = [str(x) for x in out]
+    wall, tile_sections = battle_wall(state, p)
+    result = bt.resolve_battle(colour(p), out, wall)
+    placed = result.attackers - result.unopposed
+    defended = sum(1 for s in tile_sections if s < placed)
+    score(state, p, result.points, f"battle at the wall: {result.repelled} repelled")
+    score(
+        state,
+        p,
+        _wg(state)["watchman_tile_points"] * defended,
+        "scroll 83: sections defended by watchman tiles",
+    )
+    push(state, *[T("malus", p=p, pen=pen.value) for pen in result.penalties])
+
+
+rules.AFTER_THROW["battle"] = _battle_out
+
+
+@task("battle_end")
+def _battle_end(state: State, t: Task) -> None:
+    after = bt.aftermath(Piece.parse(x) for x in state.battle_base)
+    state.battle_base = []
+    state.carry += [x.colour for x in after.next_throw]
+    for pawn_colour, n in after.returned.items():
+        posts = state.players[owner(pawn_colour)].posts
+        for _ in range(n):
+            posts[posts.index(False)] = True  # from the bottom space up
+    state.brigands += after.brigands
+    state.wall_protected = -1
+
+
+def _wall_protected(state: State, p: int, e: Effect) -> None:
+    state.wall_protected = p  # river tile 22, for this season's battle
+
+
+# -- paying a malus ---------------------------------------------------------------------
+def malus_keshis(state: State, p: int) -> dict[str, int]:
+    """Keshis player ``p`` may give up: not those next to an explored or activated brick
+    tile (every sahara keshi), not the guards committed to a gate.
+
+    Ruling: the souk's water vendor of scroll 57 stays (it stands on no sector)."""
+    pl = state.players[p]
+    green, brown = orchard(pl)
+    out = {c: pl.keshis[c] for c in (*GOODS, "gray", "white", "black", "pink", "turquoise")}
+    out |= {"green": green, "brown": brown, "beige": pl.watchtower, "red": len(pl.vendors)}
+    return {c: n for c, n in out.items() if n > 0}
+
+
+def holdings(state: State, p: int) -> dict[str, int]:
+    """Player ``p``'s holdings in :mod:`battle`'s token form."""
+    pl = state.players[p]
+    h = {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
+    h |= {"step:black": pl.mosque, "step:white": pl.palace}
+    h |= {f"keshi:{c}": n for c, n in malus_keshis(state, p).items()}
+    h |= {f"luxury:{lid}": 1 for lid in pl.luxuries}
+    h |= {f"gate:{i}": 1 for i, g in enumerate(pl.gates) if g is not None}
+    return h
+
+
+@task("malus")
+def _malus(state: State, t: Task) -> None:
+    pen = bt.Penalty(t["pen"])
+    ways = [list(map(list, w.taken)) for w in bt.payment_options(pen, holdings(state, t["p"]))]
+    # The action space has 16 choices; more ways (only ever luxury goods, 17+ owned) are cut.
+    push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
+
+
+@options("malus_pay")
+def _malus_pay_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(len(t["ways"]))]
+
+
+@resolve("malus_pay")
+def _malus_pay(state: State, t: Task, a: Action) -> None:
+    """Give up the chosen tokens ("if they can pay only partially, they lose everything
+    they can pay"; an empty way is the forfeited malus)."""
+    p = t["p"]
+    pl = state.players[p]
+    for token, n in t["ways"][a.arg]:
+        kind, _, what = token.partition(":")
+        if kind == "resource":
+            setattr(pl, _RES[what], getattr(pl, _RES[what]) - n)
+        elif kind == "step":
+            # Ruling: going back crosses thresholds without dinars or bonuses, and the
+            # imam or sultan stays with its companion until someone overtakes.
+            which = "mosque" if what == "black" else "palace"
+            setattr(pl, which, getattr(pl, which) - n)
+        elif kind == "keshi":
+            for _ in range(n):
+                _give_up_keshi(state, p, what)
+        elif kind == "luxury":
+            lid = int(what)
+            pl.luxuries.remove(lid)
+            reward = state.game.components.luxuries[lid]["reward"]
+            points = sum(e["n"] for e in reward if e["op"] == "points")
+            # Ruling: "lose the according points and bonuses": its printed points; what it
+            # scores at the end (oases, desert towns) follows from no longer owning it.
+            score(state, p, -points, f"battle: luxury good {lid} returned")
+        else:
+            space = int(what)
+            push(state, ask("gate_back", p, c=pl.gates[space]))
+            pl.gates[space] = None  # its guard goes back onto the watchtower
+
+
+def _give_up_keshi(state: State, p: int, c: str) -> None:
+    if c == "red":
+        push(state, ask("return_red", p))
+    elif c == "pink":
+        push(state, ask("return_pink", p))
+    elif c in ("green", "brown"):
+        return_orchard_keshi(state, p, c)
+    else:
+        state.players[p].keshis[c] -= 1
+        state.issued[c] -= 1
+
+
+@options("gate_back")
+def _gate_back_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", 0), action_id("choice", 1)]
+
+
+@resolve("gate_back")
+def _gate_back(state: State, t: Task, a: Action) -> None:
+    # The leftmost or second-from-left workshop; no dinars, no points, the keshi stays.
+    shop = state.workshops[a.arg]
+    shop.append(t["c"])
+    shop.sort(key=COLOUR_INDEX.get)
+
+
+# -- final scoring ----------------------------------------------------------------------
+def filled(state: State, p: int, sector: str) -> bool:
+    """The date orchard (green) or sahara (brown): 8 keshis of any green/brown mix and a
+    water vendor."""
+    pl = state.players[p]
+    n = sum(orchard(pl)) if sector == "green" else sahara_keshis(pl)
+    return n >= 8 and sector in pl.vendors
+
+
+def final_scoring(state: State, p: int) -> None:
+    pl = state.players[p]
+    if has_mod(state, p, "watchman_tiles"):
+        score(state, p, _wg(state)["watchman_end_points"] * sum(pl.posts), "scroll 83: watchmen")
+
+
+def wall_towns(state: State, p: int) -> list[int]:
+    """The wall board's desert town, if the wall is complete.
+
+    Ruling (assumed): the text only places the town night side up at the far right of the
+    wall; it is taken to turn to its day side when the last section is built, and then
+    scores at the end like a claimed desert town.
+    """
+    pl = state.players[p]
+    return [pl.wall_town] if pl.wall_town and len(pl.wall) >= bt.SECTIONS else []
+
+
+# -- effects of the new components ------------------------------------------------------
+def _yellow_scroll(state: State, p: int, e: Effect) -> None:
+    # Brick 05 green: a yellow scroll without dates or scholars.
+    push(state, ask("track_scroll", p))
+
+
+def _keshi_exchange(state: State, p: int, e: Effect) -> None:
+    # Brick 09 brown: the oasis track's keshi exchange, with its restrictions.
+    push(state, ask("exchange_return", p))
+
+
+def _pairs_count(state: State, p: int) -> int:
+    """Pairs of a green and a brown keshi in the sahara OR the date orchard (the better)."""
+    pl = state.players[p]
+    green, brown = orchard(pl)
+    sahara_green = len(pl.sahara_green)
+    return max(min(green, brown), min(sahara_green, sahara_keshis(pl) - sahara_green))
+
+
+def _resources_per_count(state: State, p: int, e: Effect) -> None:
+    k = COUNTS[e["count"]](state, p)
+    push(state, *[ask("resource", p) for _ in range(k)])
+
+
+SPECIALS.update(
+    {
+        "orchard_harvest": _orchard_harvest,
+        "fire_free": _fire_free,
+        "wall_protected": _wall_protected,
+        "yellow_scroll": _yellow_scroll,
+        "keshi_exchange": _keshi_exchange,
+        "resources_per_count": _resources_per_count,
+    }
+)
+COUNTS.update(
+    {
+        "wall": lambda s, p: len(s.players[p].wall),
+        "green_brown_pairs": _pairs_count,
+    }
+)
+
+
+# -- invariants -------------------------------------------------------------------------
+def tower_pieces(state: State) -> list[Piece]:
+    """Pieces in the tower, in its base during the battles and in a pending battle throw."""
+    pieces = [r.piece for r in state.tower.residents]
+    pieces += [Piece.parse(x) for x in state.battle_base]
+    for pending in state.stack:
+        if pending["t"] == "throw":
+            pieces += [Piece.parse(x) for x in pending.get("pieces", [])]
+    return pieces
+
+
+def census(state: State) -> tuple[Counter[str], int]:
+    """Watchmen by pawn colour on boards, by the tower, in it and in its base; brigands."""
+    watch: Counter[str] = Counter()
+    for p, pl in enumerate(state.players):
+        watch[colour(p)] += sum(pl.posts) + pl.recruited
+    pieces = tower_pieces(state)
+    watch.update(x.colour for x in pieces if x.kind is Kind.WATCHMAN)
+    return watch, state.brigands + sum(x.kind is Kind.BRIGAND for x in pieces)
