@@ -52,13 +52,14 @@ class _Level:
 
     def __init__(
         self,
+        alpha: float,
         fields: list[str],
         table: Mapping[str, list[int]],
         groups: dict[str, int],
         radix: dict[str, int],
     ) -> None:
         self.fields = fields
-        keys, totals, starts, outcomes, cums = [], [], [], [], []
+        keys, totals, starts, outcomes, cums, denominators = [], [], [], [], [], []
         acc = 0
         for key, flat in table.items():
             parts = key.split("|")
@@ -72,9 +73,11 @@ class _Level:
                 cums.append(acc)
                 outcomes.append(flat[i + 1 : i + 6])
             totals.append(acc - starts[-1])
+            denominators.append(totals[-1] + alpha * (len(flat) // 6))
         order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
         self.codes = np.asarray(keys, dtype=np.int64)[order]
         self.totals = np.asarray(totals, dtype=np.float64)[order]
+        self.denominators = np.asarray(denominators, dtype=np.float64)[order]
         self.starts = np.asarray(starts, dtype=np.float64)[order]
         self.cum = np.asarray(cums, dtype=np.float64)
         self.outcomes = np.asarray(outcomes, dtype=np.int64).reshape(-1, 5)
@@ -124,7 +127,7 @@ class BatchTowers:
                     radix[f] = max(radix[f], int(v) + 2)
         self._radix = radix
         self.levels = [
-            _Level(list(fields), table, self._group_code, radix)
+            _Level(self.alpha, list(fields), table, self._group_code, radix)
             for fields, table in zip(model["levels"], model["tables"], strict=True)
         ]
         self.prior = float(model["prior"])
@@ -172,7 +175,7 @@ class BatchTowers:
             pos = np.minimum(pos, len(level.codes) - 1)
             found = level.codes[pos] == code
             total = level.totals[pos]
-            u = self.rng.random(len(todo)) * (total + self.alpha)
+            u = self.rng.random(len(todo)) * level.denominators[pos]
             hit = found & (u < total)
             if hit.any():
                 j = np.searchsorted(level.cum, level.starts[pos[hit]] + u[hit], side="right")

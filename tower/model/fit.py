@@ -75,7 +75,8 @@ class FitSettings:
     levels : tuple of tuple of str
         Context fields of each back-off level, finest first; each must contain ``"m"``.
     alpha : float
-        Back-off strength: a key seen ``N`` times is used with probability N/(N+alpha).
+        Back-off strength: a key seen ``N`` times with ``D`` distinct outcomes is used
+        with probability N/(N + alpha * D).
     age_cap : int
         Residents older than this many throws share one age bucket (1..9).
     buckets : dict

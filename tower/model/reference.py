@@ -14,7 +14,9 @@ Context values other than ``m`` are bucketed: a value is replaced by the largest
 ``buckets[field]`` not above it (exact for small values, coarser for large ones).
 
 Outcome tables are smoothed by back-off: level 0 has the finest context; a key seen
-``N`` times is used with probability ``N / (N + alpha)``, otherwise the next, coarser
+``N`` times with ``D`` distinct outcomes is used with probability ``N / (N + alpha * D)``
+(Witten-Bell: contexts that keep showing new outcomes lean more on coarser ones), else the
+next, coarser
 level is asked, and in the end a multinomial with per-piece destination probabilities
 (the group's overall law refined by the per-piece counts seen in the same context).
 
@@ -95,9 +97,9 @@ class ReferenceSampler:
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
         self._luts = [bucket_table(self.buckets[f]) for f in FIELDS[1:]]
         # per level: positions of its fields in a context tuple (m, n, I, P, o), and
-        # (group, v1, ...) -> (total count, cumulative counts, outcomes)
+        # (group, v1, ...) -> (total count, cumulative counts, outcomes, denominator)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
-        self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]]]]] = []
+        self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]]] = []
         for table in model["tables"]:
             compiled = {}
             for key, flat in table.items():
@@ -107,7 +109,8 @@ class ReferenceSampler:
                     acc += flat[i]
                     cum.append(acc)
                     outcomes.append(tuple(flat[i + 1 : i + 6]))
-                compiled[(group, *map(int, values))] = (acc, cum, outcomes)
+                denominator = acc + self.alpha * len(outcomes)
+                compiled[(group, *map(int, values))] = (acc, cum, outcomes, denominator)
             self.tables.append(compiled)
         # per-piece destination counts by context, coarsest level first
         self._piece_picks = [
@@ -149,8 +152,9 @@ class ReferenceSampler:
         for picks, table in zip(self._picks, self.tables, strict=True):
             entry = table.get((group, *[capped[i] for i in picks]))
             if entry is not None:
-                parts.append((reach / (entry[0] + self.alpha), entry))
-                reach *= self.alpha / (entry[0] + self.alpha)
+                total, denominator = entry[0], entry[3]
+                parts.append((reach / denominator, entry))
+                reach *= (denominator - total) / denominator
         return parts, reach, self.piece_law(group, capped)
 
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
@@ -163,8 +167,8 @@ class ReferenceSampler:
             entry = table.get((group, *[capped[i] for i in picks]))
             if entry is None:
                 continue
-            total, cum, outcomes = entry
-            u = rng.random() * (total + self.alpha)
+            total, cum, outcomes, denominator = entry
+            u = rng.random() * denominator
             if u < total:
                 return outcomes[bisect_right(cum, u)]
         cum, acc = [], 0.0
@@ -181,7 +185,7 @@ class ReferenceSampler:
         m = ctx[0]
         law = [0.0] * (m + 1)
         parts, reach, piece = self._mixture(group, ctx)
-        for weight, (_, cum, outcomes) in parts:
+        for weight, (_, cum, outcomes, _) in parts:
             prev = 0
             for c, outcome in zip(cum, outcomes, strict=True):
                 law[outcome[0]] += weight * (c - prev)
@@ -196,7 +200,7 @@ class ReferenceSampler:
         target = tuple(counts)
         parts, reach, piece = self._mixture(group, ctx)
         prob = 0.0
-        for weight, (_, cum, outcomes) in parts:
+        for weight, (_, cum, outcomes, _) in parts:
             prev = 0
             for c, outcome in zip(cum, outcomes, strict=True):
                 if outcome == target:
