@@ -179,6 +179,34 @@ def given_tower(state: TowerState, label: str = "given tower state") -> TowerSta
     return TowerStart(label, (state,))
 
 
+def ordinary_round(players: int, rng: random.Random) -> list[Piece]:
+    """The keshis of one ordinary Marrakesh round: 3 per player ("all selected keshis ...
+    all at once"), colours drawn at random."""
+    return [Piece.keshi(rng.choice(KESHI_COLOURS)) for _ in range(3 * players)]
+
+
+def warm_tower(
+    model: TowerModel, players: int, rounds: int, *, states: int = 200, seed: int = 0
+) -> TowerStart:
+    """``states`` independent towers, each after ``rounds`` ordinary rounds from empty
+    (the physics cross-check can simulate exactly this start)."""
+    if states < 1 or rounds < 0:
+        raise ValueError("need states >= 1 and rounds >= 0")
+    pool = []
+    for i in range(states):
+        rng = random.Random(f"warm/{seed}/{i}")
+        state = model.new_state()
+        for _ in range(rounds):
+            _, state = model.throw(state, ordinary_round(players, rng), rng)
+        pool.append(state)
+    mean = sum(len(s.residents) for s in pool) / len(pool)
+    label = (
+        f"{model.name}: {states} towers after {rounds} rounds of {3 * players} keshis from "
+        f"empty ({mean:.1f} pieces inside on average)"
+    )
+    return TowerStart(label, tuple(pool))
+
+
 def steady_tower(
     model: TowerModel,
     players: int = 4,
@@ -200,8 +228,7 @@ def steady_tower(
     pool: list[TowerState] = []
     rounds = 0
     while len(pool) < states:
-        thrown = [Piece.keshi(rng.choice(KESHI_COLOURS)) for _ in range(3 * players)]
-        _, state = model.throw(state, thrown, rng)
+        _, state = model.throw(state, ordinary_round(players, rng), rng)
         rounds += 1
         if rounds > burn_in and (rounds - burn_in) % thin == 0:
             pool.append(state)

@@ -22,6 +22,7 @@ from tower.battle.checker import (
     empty_tower,
     given_tower,
     steady_tower,
+    warm_tower,
 )
 from tower.errors import InputFileError, TowerError
 from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall
@@ -65,12 +66,32 @@ def choose_model(name: str = "shipped") -> tuple[TowerModel, str]:
     return model, f"model: shipped 'marrakesh' ({model.name})"
 
 
+def warmup_rounds(spec: str) -> int | None:
+    """``R`` for ``warm:R``, 0 for ``empty``, ``None`` otherwise.
+
+    >>> warmup_rounds("warm:8"), warmup_rounds("empty"), warmup_rounds("steady")
+    (8, 0, None)
+    """
+    if spec == "empty":
+        return 0
+    kind, sep, rounds = spec.partition(":")
+    if kind != "warm" or not sep:
+        return None
+    if not rounds.isdigit():
+        raise BadNotation(f"--tower warm:R needs a number of rounds, got {spec!r}")
+    return int(rounds)
+
+
 def choose_tower(spec: str, model: TowerModel, players: int, seed: int = 0) -> TowerStart:
-    """``steady`` (a steady-state pool from ``model``), ``empty``, or a TowerState JSON file."""
+    """``steady`` (a steady-state pool from ``model``), ``empty``, ``warm:R`` (towers after
+    R ordinary rounds from empty), or a TowerState JSON file."""
     if spec == "steady":
         return steady_tower(model, players, seed=seed)
     if spec == "empty":
         return empty_tower(model)
+    rounds = warmup_rounds(spec)
+    if rounds is not None:
+        return warm_tower(model, players, rounds, seed=seed)
     path = Path(spec)
     try:
         data = json.loads(path.read_text())

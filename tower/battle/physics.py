@@ -15,11 +15,18 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tower.battle.checker import Analysis, OutcomeTally, PlayerStats, Situation
+from tower.battle.checker import (
+    Analysis,
+    OutcomeTally,
+    PlayerStats,
+    Situation,
+    ordinary_round,
+)
 from tower.errors import InputFileError
 from tower.marrakesh.modules.battle import fight_season, resolve_battle
 from tower.pieces import Piece
@@ -72,8 +79,15 @@ class Comparison:
         }
 
 
-def log_header(situation: Situation, seed: int, preset: str) -> dict[str, Any]:
-    return {"format": LOG_FORMAT, "situation": situation.to_json(), "seed": seed, "preset": preset}
+def log_header(situation: Situation, seed: int, preset: str, warmup: int = 0) -> dict[str, Any]:
+    """First line of a log: what its replicates are replicates of."""
+    return {
+        "format": LOG_FORMAT,
+        "situation": situation.to_json(),
+        "seed": seed,
+        "preset": preset,
+        "warmup_rounds": warmup,
+    }
 
 
 def read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
@@ -113,15 +127,19 @@ def physics_seasons(
     *,
     seed: int = 0,
     preset: str = "marrakesh",
+    warmup: int = 0,
     log: Path | None = None,
     progress: bool = True,
 ) -> PhysicsRun:
     """Run ``replicates`` seasons of battles in the simulator.
 
     Replicate ``j`` uses simulator seed ``seed * 1_000_003 + j``, so a replicate is the same
-    whenever it runs. A throw in which the simulation loses a piece (it bounces out over
-    the funnel's rim) is thrown again from the state before it with the next random
-    release, up to :data:`RETRIES` times, as a player re-throws a pawn that missed.
+    whenever it runs. With ``warmup`` the tower first sees that many ordinary rounds
+    (:func:`~tower.battle.checker.ordinary_round`, colours from a seeded generator), as
+    :func:`~tower.battle.checker.warm_tower` does with the model. A throw in which the
+    simulation loses a piece (it bounces out over the funnel's rim) is thrown again from
+    the state before it with the next random release, up to :data:`RETRIES` times, as a
+    player re-throws a pawn that missed.
     """
     from tqdm import tqdm
 
@@ -130,7 +148,7 @@ def physics_seasons(
 
     spec = load_preset(preset)
     geometry = TowerGeometry.from_spec(spec)
-    header = log_header(situation, seed, preset)
+    header = log_header(situation, seed, preset, warmup)
     records = read_log(log, header) if log is not None else []
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -148,6 +166,9 @@ def physics_seasons(
             sim = TowerSim(spec, seed=seed * 1_000_003 + j, geometry=geometry)
             rethrows = [0]
             try:
+                rng = random.Random(f"warm/{seed}/{j}")
+                for _ in range(warmup):
+                    _throw(sim, ordinary_round(len(situation.order), rng), rethrows)
                 season = fight_season(
                     situation.season,
                     situation.order,

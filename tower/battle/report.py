@@ -113,10 +113,13 @@ def check_text(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
-def comparison_text(rows: list[Comparison], replicates: int, rethrows: int = 0) -> str:
+def comparison_text(
+    rows: list[Comparison], replicates: int, warmup: int = 0, rethrows: int = 0
+) -> str:
     """Model against physics as text; ``agree`` means ``|z| <= AGREE_Z``."""
+    start = f"after {warmup} ordinary rounds from empty" if warmup else "from an empty tower"
     lines = [
-        f"physics cross-check: {replicates} simulated seasons from an empty tower "
+        f"physics cross-check: {replicates} simulated seasons {start} "
         f"({rethrows} throw(s) re-thrown after the simulation lost a piece)",
         f"{'player':7} {'quantity':9} {'model':>14} {'physics':>14} {'z':>6}",
     ]

@@ -50,7 +50,8 @@ def _write_json(path: Path, data: dict) -> None:
     "tower_spec",
     default="steady",
     show_default=True,
-    help="steady (steady-state pool from the model), empty, or a TowerState JSON file.",
+    help="steady (steady-state pool from the model), empty, warm:R (after R ordinary "
+    "rounds from empty), or a TowerState JSON file.",
 )
 @click.option(
     "--model",
@@ -88,7 +89,7 @@ def _write_json(path: Path, data: dict) -> None:
     "physics_n",
     default=0,
     type=click.IntRange(0),
-    help="Cross-check with N simulated seasons (pybullet; needs --tower empty).",
+    help="Cross-check with N simulated seasons (pybullet; --tower empty or warm:R).",
 )
 @click.option(
     "--physics-log",
@@ -119,7 +120,13 @@ def battle(
     if ctx.invoked_subcommand is not None:
         return
     from tower.battle.checker import Situation, analyse
-    from tower.battle.inputs import BadNotation, choose_model, choose_tower, per_player
+    from tower.battle.inputs import (
+        BadNotation,
+        choose_model,
+        choose_tower,
+        per_player,
+        warmup_rounds,
+    )
     from tower.battle.report import plot, table
     from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall, battle_order
 
@@ -142,8 +149,9 @@ def battle(
         )
     except ValueError as exc:
         raise BadNotation(str(exc)) from None
-    if physics_n and tower_spec != "empty":
-        raise BadNotation("--physics simulates from an empty tower: add --tower empty")
+    warmup = warmup_rounds(tower_spec)
+    if physics_n and warmup is None:
+        raise BadNotation("--physics simulates from an empty tower: add --tower empty or warm:R")
     model, note = choose_model(model_name)
     tower = choose_tower(tower_spec, model, players, seed)
     result = analyse(model, situation, tower, samples=samples, seed=seed, hiring=not no_hiring)
@@ -156,11 +164,12 @@ def battle(
         from tower.battle.physics import compare, physics_seasons, physics_stats
         from tower.battle.report import comparison_text
 
-        run = physics_seasons(situation, physics_n, seed=seed, log=physics_log)
+        run = physics_seasons(situation, physics_n, seed=seed, warmup=warmup or 0, log=physics_log)
         rows = compare(result, physics_stats(situation, run.seasons))
-        click.echo(comparison_text(rows, physics_n, run.rethrows))
+        click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
         extra["physics"] = {
             "seasons": physics_n,
+            "warmup_rounds": warmup or 0,
             "rethrows": run.rethrows,
             "comparisons": [r.to_json() for r in rows],
         }
