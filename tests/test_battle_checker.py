@@ -18,6 +18,7 @@ from tower.battle.checker import (
     given_tower,
     simulate,
     steady_tower,
+    warm_tower,
 )
 from tower.marrakesh.modules.battle import Wall, brigands, watchmen
 from tower.model import BaselineModel
@@ -132,3 +133,12 @@ def test_check_flags_impossible_observations():
     never = BaselineModel(p_fresh=1.0, p_old=1.0)
     with pytest.raises(ImpossibleObservation, match="probability 0"):
         check(never, Observation(thrown, ()), tower)
+
+
+def test_warm_tower_is_a_pool_of_independent_reproducible_towers():
+    model = BaselineModel()
+    warm = warm_tower(model, 2, 3, states=30, seed=1)
+    assert len(warm.states) == 30 and warm == warm_tower(model, 2, 3, states=30, seed=1)
+    assert all(s.throws == 3 for s in warm.states)
+    assert len(set(warm.states)) > 1 and any(s.residents for s in warm.states)
+    assert set(warm_tower(model, 2, 0, states=5).states) == {model.new_state()}

@@ -72,6 +72,8 @@ def test_battle_writes_json_and_rejects_bad_options(tmp_path, capsys):
     assert code == 2 and "--recruited" in err
     code, _, err = run(["battle", "--recruited", "4", "--plot", ""], capsys)
     assert code == 2 and "recruited 4" in err
+    code, _, err = run(["battle", "--physics", "3", "--plot", ""], capsys)
+    assert code == 2 and "--tower empty or warm:R" in err
 
 
 def test_check_gives_a_tail_probability(capsys):
