@@ -1,0 +1,405 @@
+"""Walls & Guards in the Marrakesh engine.
+
+The rulebook's worked examples, played through the engine:
+
+- the battle: 2 brigands, 2 other players' watchmen and 1 own watchman come out against a
+  wall with 2 repaired sections: 3 points and 1 keshi lost
+  (:func:`test_rulebook_battle_through_the_engine`);
+- firing two explored bricks (3 and 4 wood) with 1 keshi in the brickworks costs 5 wood,
+  and pays 1 goods keshi and 2 resources (:func:`test_rulebook_firing_two_bricks`);
+- hiring 2 watchmen costs 1 dinar (bottom) and 1 water and 1 date (middle)
+  (:func:`test_rulebook_hiring_costs`);
+- a green keshi next to brick 02 gives 1 date and explores the tile
+  (:func:`test_green_keshi_explores_a_brick_tile`);
+- the date orchard: 2 date pickers and 3 caravans give 2 dates and 3 wood
+  (:func:`test_rulebook_date_orchard_action`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from tower.marrakesh import (
+    CHANCE,
+    MODULES,
+    Action,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    RandomAgent,
+    State,
+    play,
+)
+from tower.marrakesh.invariants import check
+from tower.marrakesh.modules import battle as bt
+from tower.marrakesh.modules import walls_guards as wg
+from tower.marrakesh.rules import T, advance, push, thrown
+from tower.model.baseline import BaselineModel
+from tower.model.interface import Resident, TowerModel, TowerState
+from tower.pieces import NEUTRAL, Kind, Piece, Place
+
+WG = frozenset({"walls_guards"})
+BRIGAND = Piece(Kind.BRIGAND, NEUTRAL)
+
+
+def watchman(colour: str) -> Piece:
+    return Piece(Kind.WATCHMAN, colour)
+
+
+class ScriptedTower(TowerModel):
+    """A tower whose throws let out the scripted pieces (the rest stays inside)."""
+
+    name = "scripted"
+
+    def __init__(self, outs: list[list[Piece]]) -> None:
+        self.outs = list(outs)
+        self.thrown: list[list[Piece]] = []
+
+    def throw(self, state, pieces, rng):
+        self.thrown.append(sorted(pieces))
+        out = sorted(self.outs.pop(0)) if self.outs else []
+        inside = Counter(r.piece for r in state.residents) + Counter(pieces)
+        inside.subtract(out)
+        assert min(inside.values(), default=0) >= 0, "script lets out a piece not thrown"
+        stay = [
+            Resident(p, Place.FLOOR1, state.throws) for p, n in inside.items() for _ in range(n)
+        ]
+        return out, TowerState(tuple(stay), state.throws + 1)
+
+
+def wg_state(players: int = 3, tower: TowerModel | None = None, seed: int = 0) -> State:
+    """A Walls & Guards game after its setup decisions (first option each)."""
+    game = Game(GameConfig(players=players, modules=WG, tower=tower or BaselineModel()))
+    state = game.new_initial_state(seed)
+    while state.stack[-1]["t"] == "ask":
+        state.apply(state.legal_action_ids()[0])
+    assert state.stack[-1]["t"] == "select"
+    return state
+
+
+def run(state: State, *tasks) -> None:
+    """Replace the game's pending work by ``tasks`` and run them to the first decision."""
+    state.stack = []
+    push(state, *tasks)
+    advance(state)
+
+
+def give(state: State, p: int, colour: str, n: int = 1) -> None:
+    state.players[p].keshis[colour] += n
+    state.issued[colour] += n
+
+
+def explore(state: State, p: int, *indices: int, brickworks: int = 0) -> None:
+    """Brown keshis next to brick tiles ``indices`` (0-5) and in the brickworks."""
+    pl = state.players[p]
+    for i in indices:
+        pl.sahara[i + 2] = pl.explored[i] = True
+    for s in range(brickworks):
+        pl.sahara[s] = True
+    give(state, p, "brown", len(indices) + brickworks)
+
+
+def act(state: State, text: str) -> None:
+    state.apply(Action.parse(text))
+    check(state)
+
+
+# -- the rulebook's examples ------------------------------------------------------------
+def test_rulebook_battle_through_the_engine():
+    tower = ScriptedTower(
+        [[BRIGAND, BRIGAND, watchman("yellow"), watchman("yellow"), watchman("red")]]
+    )
+    state = wg_state(3, tower)
+    state.season, state.start = 2, 0
+    sarah, other = state.players[0], state.players[1]
+    explore(state, 0, 0, 1)
+    sarah.wall = [sarah.bricks[0], sarah.bricks[1]]  # 2 repaired sections
+    sarah.posts, sarah.recruited = [False, True, True], 1
+    give(state, 0, "gray")
+    give(state, 0, "white")
+    # Two of the other player's watchmen are stuck in the tower from an earlier season.
+    other.posts = [False, False, True]
+    stuck = [Resident(watchman("yellow"), Place.FLOOR1, 0)] * 2
+    state.tower = TowerState(tuple(stuck), 5)
+    check(state)
+    run(state, *wg.season_tasks(state))
+    # The battle throw is a chance node of the tower model, with pawns as pawns.
+    assert state.current_player == CHANCE
+    assert sorted(thrown(state, state.stack[-1])) == sorted([watchman("red"), BRIGAND, BRIGAND])
+    check(state)
+    before = sarah.score
+    state.sample_chance()
+    assert state.score_events[-1] == [0, 3, "battle at the wall: 3 repelled"]
+    assert sarah.score == before + 3
+    # The fourth attacker breaks through: 1 keshi of her choice.
+    assert state.current_player == 0 and state.stack[-1]["k"] == "malus_pay"
+    choices = state.stack[-1]["ways"]
+    assert sorted(choices) == [[["keshi:gray", 1]], [["keshi:white", 1]]]
+    act(state, f"choice:{choices.index([['keshi:gray', 1]])}")
+    assert sarah.keshis["gray"] == 0 and sarah.keshis["white"] == 1
+    # The next player throws everything that fell out with their own recruited watchmen (0).
+    assert state.current_player == CHANCE
+    assert sorted(thrown(state, state.stack[-1])) == sorted(
+        [BRIGAND, BRIGAND, watchman("yellow"), watchman("yellow"), watchman("red")]
+    )
+
+
+def test_rulebook_firing_two_bricks():
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, 1, brickworks=1)  # a 3-wood and a 4-wood tile
+    assert [bt.BRICK_WOOD[t] for t in pl.bricks[:2]] == [3, 4]
+    pl.wood = 5
+    res = (pl.water, pl.dates, pl.dinars)
+    check(state)
+    run(state, T("action", p=0, s="brown"))
+    assert state.stack[-1]["k"] == "fire"
+    assert {str(a) for a in state.legal_actions()} == {"pass", "slot:2", "slot:3"}
+    act(state, "slot:2")  # (3 - 1) wood; wall section 1: 1 goods keshi
+    assert pl.wood == 3 and state.stack[-1]["k"] == "keshi_colour"
+    act(state, "colour:yellow")
+    act(state, "slot:3")  # (4 - 1) wood; wall section 2: any 2 resources
+    act(state, "resource:water")
+    act(state, "resource:dates")
+    assert pl.wood == 0 and pl.wall == pl.bricks[:2]
+    assert pl.keshis["yellow"] == 1
+    assert (pl.water, pl.dates, pl.dinars) == (res[0] + 1, res[1] + 1, res[2])
+
+
+def test_firing_is_refused_without_the_wood():
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, 1, brickworks=1)
+    pl.wood = 4
+    run(state, T("action", p=0, s="brown"))
+    act(state, "slot:2")
+    act(state, "colour:yellow")
+    assert pl.wood == 2
+    assert state.stack[-1]["k"] == "hire"  # the 4-wood tile (3 with the brickworks) is too dear
+    with pytest.raises(IllegalActionError, match="illegal action slot:3"):
+        state.apply("slot:3")
+
+
+def test_rulebook_hiring_costs():
+    state = wg_state(2)
+    pl = state.players[0]
+    pl.water = pl.dates = pl.dinars = 1
+    run(state, T("action", p=0, s="brown"))
+    assert state.stack[-1]["k"] == "hire"
+    assert {str(a) for a in state.legal_actions()} == {"pass", "slot:0", "slot:1", "slot:2"}
+    act(state, "slot:0")  # bottom: 1 dinar
+    assert (pl.water, pl.dates, pl.dinars) == (1, 1, 0)
+    assert {str(a) for a in state.legal_actions()} == {"pass", "slot:1"}  # top needs a dinar
+    act(state, "slot:1")  # middle: 1 water and 1 date
+    assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0)
+    assert pl.recruited == 2 and pl.posts == [False, False, True]
+    assert bt.hiring_cost(["bottom", "middle"]) == {"date": 1, "dinar": 1, "water": 1}
+
+
+def test_scroll_82_hires_for_one_resource_fewer_of_the_players_choice():
+    state = wg_state(2)
+    pl = state.players[0]
+    pl.scrolls.append(82)
+    pl.water, pl.dates, pl.dinars = 1, 1, 0
+    run(state, T("action", p=0, s="brown"))
+    act(state, "slot:0")  # bottom: 1 dinar - 1 = free
+    act(state, "slot:1")  # middle: water or date
+    assert state.stack[-1]["k"] == "hire_waive" and len(state.legal_actions()) == 2
+    act(state, "choice:0")
+    assert pl.water + pl.dates == 1 and pl.recruited == 2
+
+
+def test_green_keshi_explores_a_brick_tile():
+    state = wg_state(2)
+    pl = state.players[0]
+    pl.bricks[0] = 2  # brick 02: brown 1 wood, green 1 date
+    dates, score = pl.dates, pl.score
+    run(state, T("deploy", p=0, c="green", src="supply"))
+    assert {str(a) for a in state.legal_actions()} == {"sector:green", "slot:0", "slot:2", "slot:5"}
+    act(state, "slot:2")
+    assert pl.dates == dates + 1 and pl.explored[0] and pl.sahara_green == [2]
+    run(state, T("deploy", p=0, c="brown", src="supply"))
+    act(state, "sector:green")  # into the date orchard: 1 point
+    assert pl.score == score + 1 and wg.orchard(pl) == (0, 1)
+    run(state, T("deploy", p=0, c="brown", src="supply"))
+    act(state, "slot:0")  # the brickworks: no bonus, cheaper bricks
+    assert wg.fire_cost(state, 0, 1) == 2 and pl.dates == dates + 1  # tile 01: 3 wood
+
+
+def test_rulebook_date_orchard_action():
+    state = wg_state(2)
+    pl = state.players[0]
+    give(state, 0, "green", 2)
+    give(state, 0, "brown", 3)
+    pl.orchard_brown = 3
+    dates, wood = pl.dates, pl.wood
+    check(state)
+    run(state, T("action", p=0, s="green"))
+    assert (pl.dates, pl.wood) == (dates + 2, wood + 3)
+
+
+# -- the battle procedure ---------------------------------------------------------------
+def test_battles_of_a_season_and_their_aftermath():
+    out1 = [watchman("red"), BRIGAND]  # red's battle
+    out2 = [watchman("red"), BRIGAND, Piece.keshi("black")]  # yellow's battle
+    out3 = [watchman("red"), Piece.keshi("black")]  # green's battle: the last one
+    tower = ScriptedTower([out1, out2, out3])
+    state = wg_state(3, tower)
+    state.season, state.start = 3, 0
+    red, yellow, _ = state.players
+    red.posts, red.recruited = [False, False, True], 2
+    yellow.posts, yellow.recruited = [True, True, False], 1
+    state.tower = TowerState((Resident(Piece.keshi("black"), Place.FLOOR2, 0),), 3)
+    state.issued["black"] += 1
+    check(state)
+    run(state, *wg.season_tasks(state))
+    # Season 3: the first player throws their 2 watchmen and 3 brigands.
+    assert sorted(thrown(state, state.stack[-1])) == sorted([watchman("red")] * 2 + [BRIGAND] * 3)
+    state.sample_chance()
+    check(state)
+    assert state.brigands == 0
+    # Red: own watchman guards section 1, the brigand is repelled there: 1 point.
+    assert state.score_events[-1][:2] == [0, 1]
+    # Yellow throws everything out so far with their own recruited watchman.
+    assert sorted(thrown(state, state.stack[-1])) == sorted([*out1, watchman("yellow")])
+    state.sample_chance()
+    while state.current_player >= 0:  # yellow pays what the breaches cost
+        state.apply(state.legal_action_ids()[0])
+        check(state)
+    assert sorted(thrown(state, state.stack[-1])) == sorted(out2)
+    state.sample_chance()
+    while state.current_player >= 0:
+        state.apply(state.legal_action_ids()[0])
+    check(state)
+    # After the last battle: the keshi goes into the next throw, the red watchman that fell
+    # out returns to the bottom space, the others stay in the tower.
+    assert state.carry == ["black"] and state.battle_base == []
+    assert red.posts == [True, False, True] and red.recruited == 0
+    inside = Counter(r.piece for r in state.tower.residents)
+    assert inside[watchman("red")] == 1 and inside[watchman("yellow")] == 1
+    assert inside[BRIGAND] == 3 and state.brigands == 0
+    assert Piece.keshi("black") in thrown(state, {"t": "throw"})
+
+
+def test_stuck_watchman_falling_out_of_a_round_throw_joins_the_battle_ready():
+    state = wg_state(2, BaselineModel(p_fresh=0.0, p_old=1.0))
+    yellow = state.players[1]
+    yellow.posts = [True, True, False]
+    state.brigands = 2
+    stuck = (Resident(watchman("yellow"), Place.FLOOR1, 0), Resident(BRIGAND, Place.FLOOR1, 0))
+    state.tower = TowerState(stuck, 2)
+    check(state)
+    while not state.is_chance_node():
+        for p in state.pending_players():
+            state.apply(state.legal_action_ids(p)[0], player=p)
+        while state.current_player >= 0:
+            state.apply(state.legal_action_ids()[0])
+    state.sample_chance()
+    check(state)
+    assert yellow.recruited == 1 and state.brigands == 3
+    assert sum(state.display.values()) == 0  # pawns are never keshis
+
+
+def test_partial_payment_and_forfeit():
+    state = wg_state(2)
+    pl = state.players[0]
+    pl.water, pl.dates, pl.dinars = 1, 0, 0
+    pl.luxuries = []
+    run(state, T("malus", p=0, pen="two_resources"), T("malus", p=0, pen="luxury_good"))
+    assert state.is_terminal()  # one way each: pay the 1 water, forfeit the luxury good
+    assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0)
+
+
+def test_river_tile_22_protects_the_whole_wall():
+    tower = ScriptedTower([[BRIGAND, BRIGAND]])
+    state = wg_state(2, tower)
+    state.season, state.start = 2, 0
+    state.wall_protected = 0
+    run(state, *wg.season_tasks(state))
+    state.sample_chance()
+    assert state.score_events[-1] == [0, 2, "battle at the wall: 2 repelled"]
+
+
+def test_battle_chance_node_has_the_models_exact_law():
+    state = wg_state(2)
+    state.season, state.start = 1, 0
+    state.players[0].posts, state.players[0].recruited = [False, True, True], 1
+    run(state, *wg.season_tasks(state))
+    law = dict(state.chance_outcomes())
+    assert abs(sum(law.values()) - 1) < 1e-9
+    assert ("brigand:neutral", "watchman:red") in law and () in law
+
+
+# -- components, setup, whole games -----------------------------------------------------
+def test_components_with_walls_guards():
+    base = Game(GameConfig(players=2)).components
+    game = Game(GameConfig(players=2, modules=WG))
+    c = game.components
+    assert (len(c.scrolls), len(c.river_tiles), len(c.provisions)) == (78, 24, 18)
+    assert len(c.exchange_offices) == 20 and len(c.walls_guards["brick"]) == 11
+    assert c["river"]["rapid_bonuses"][1][0]["op"] == "choose"  # overlay: or 1 wood
+    assert base["river"]["rapid_bonuses"][1] == [{"op": "resource", "n": 1}]
+    assert c["staircase"]["spaces"]["river"]["effect"] == [{"op": "gain", "wood": 1}]
+    assert c["main_square"]["spaces"][4] == [{"op": "gain", "wood": 1}]
+    assert all(e["source"] in ("rulebook", "assumed") for e in c.walls_guards["brick"].values())
+    state = game.new_initial_state(4)
+    assert sorted(s for st in state.stacks for s in st) == sorted(c.scrolls)
+    assert all(pl.wood == 1 and pl.oases == [] and not pl.held for pl in state.players)
+    assert state.brigands == 3 and all(pl.posts == [True] * 3 for pl in state.players)
+
+
+def test_setup_brick_choice_is_a_decision():
+    game = Game(GameConfig(players=2, modules=WG))
+    state = game.new_initial_state(1)
+    seen = []
+    while state.stack[-1]["t"] == "ask":
+        top = state.stack[-1]
+        if top["k"] == "bricks":
+            seen.append((top["p"], top["wood"]))
+        state.apply(state.legal_action_ids()[-1])
+    assert sorted(seen) == [(p, w) for p in (0, 1) for w in (3, 4, 5)]
+    for pl in state.players:
+        assert [bt.BRICK_WOOD[t] for t in pl.bricks] == [3, 4, 5, 3, 4, 5]
+        assert len(set(pl.bricks)) == 6
+
+
+@pytest.mark.parametrize("players,modules", [(2, WG), (3, WG), (4, frozenset(MODULES))])
+def test_random_games_with_walls_guards_keep_every_invariant(players, modules):
+    game = Game(GameConfig(players=players, modules=modules))
+    for seed in range(3):
+        final = play(
+            game, [RandomAgent(31 * seed + k) for k in range(players)], seed=seed, on_action=check
+        )
+        assert final.is_terminal() and final.season == 3
+
+
+def test_json_round_trip_and_replay_with_walls_guards():
+    game = Game(GameConfig(players=3, modules=WG))
+    rng = random.Random(2)
+    state = game.new_initial_state(7)
+    actions, snaps = [], []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.sample_chance()
+            continue
+        if len(actions) % 97 == 0:
+            snaps.append((len(actions), json.loads(json.dumps(state.to_json()))))
+        a = rng.choice(state.legal_actions())
+        actions.append(a)
+        state.apply(a)
+    assert any("watchman" in h for h in state.history)  # battles were fought
+    assert game.replay(7, actions).to_json() == state.to_json()
+    for at, snap in snaps:
+        restored = State.from_json(game, snap)
+        assert restored.to_json() == snap
+        for a in actions[at:]:
+            while restored.is_chance_node():
+                restored.sample_chance()
+            restored.apply(a)
+        while restored.is_chance_node():
+            restored.sample_chance()
+        assert restored.to_json() == state.to_json()
