@@ -42,6 +42,25 @@ def test_selfplay_command_prints_final_scores_and_json():
     assert stats["min_score"] <= stats["mean_score"] <= stats["max_score"]
 
 
+def test_selfplay_with_greedy_agents():
+    from tower.marrakesh import Game, GameConfig, play
+    from tower.marrakesh.greedy import GreedyAgent
+    from tower.marrakesh.selfplay import load_tower
+
+    runner = CliRunner()
+    args = ["selfplay", "2", "--players", "2", "--agents", "greedy", "--seed", "5", "--json"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert stats["agents"] == "greedy"
+    # The statistics are those of greedy games played directly.
+    game = Game(GameConfig(players=2, tower=load_tower(None)))
+    direct = [play(game, [GreedyAgent(1000 * s + k) for k in range(2)], seed=s) for s in (5, 6)]
+    assert stats["max_score"] == max(max(st.scores()) for st in direct)
+    bad = runner.invoke(cli, ["selfplay", "1", "--agents", "clever"])
+    assert bad.exit_code != 0 and "clever" in bad.output
+
+
 def test_bench_game_reports_the_issue_keys():
     from tower.bench.game import run
 

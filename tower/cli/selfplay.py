@@ -1,4 +1,4 @@
-"""``tower selfplay N``: random agents play N Marrakesh games; score statistics."""
+"""``tower selfplay N``: random or greedy agents play N Marrakesh games; score statistics."""
 
 from __future__ import annotations
 
@@ -27,6 +27,13 @@ import click
     "--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Local processes."
 )
 @click.option("--scheduler", default=None, help="Dask scheduler address (instead of --workers).")
+@click.option(
+    "--agents",
+    type=click.Choice(["random", "greedy"]),
+    default="random",
+    show_default=True,
+    help="Agent in every seat: random legal moves, or the greedy one-step lookahead.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 def selfplay(
     n: int,
@@ -36,9 +43,10 @@ def selfplay(
     modules: str,
     workers: int,
     scheduler: str | None,
+    agents: str,
     as_json: bool,
 ) -> None:
-    """Play N games between random agents and print score statistics."""
+    """Play N games between random (or greedy) agents and print score statistics."""
     from tqdm import tqdm
 
     from tower.marrakesh import MODULES
@@ -50,13 +58,15 @@ def selfplay(
     if unknown:
         raise ConfigError(f"unknown modules {unknown}; known: {list(MODULES)}")
     with tqdm(total=n, disable=n < 20 or as_json, desc="games") as bar:
-        stats = run(n, players, seed, chosen, model_path, workers, scheduler, bar.update)
+        stats = run(
+            n, players, seed, chosen, model_path, workers, scheduler, bar.update, agents=agents
+        )
     if as_json:
         click.echo(json.dumps(stats, indent=2))
         return
     click.echo(
-        f"{n} game(s), {players} players, modules: {', '.join(stats['modules']) or 'none'}, "
-        f"tower model: {stats['tower_model']}"
+        f"{n} game(s), {players} players, {agents} agents, "
+        f"modules: {', '.join(stats['modules']) or 'none'}, tower model: {stats['tower_model']}"
     )
     if n == 1:
         shown = ", ".join(f"player {i}: {s}" for i, s in enumerate(stats["first_game_scores"]))

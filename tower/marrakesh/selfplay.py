@@ -1,9 +1,11 @@
-"""Self-play statistics: many games between random agents, on local processes or Dask.
+"""Self-play statistics: many games between random or greedy agents, on local processes or
+Dask.
 
 :func:`selfplay` splits the seeds into chunks; each chunk is played by
 :func:`play_seeds` in this process (``workers=1``), in a local process pool, or on a Dask
 cluster (``scheduler="tcp://..."``). Results are the same in every case: game ``i`` is
-played from seed ``seed + i`` with agents seeded from it.
+played from seed ``seed + i`` with agents seeded from it. ``agents`` names the agent
+kind of every seat (:data:`AGENTS`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tower.model.interface import TowerModel
+
+#: Agent kinds: name -> "module:class", built with a seed.
+AGENTS: dict[str, str] = {
+    "random": "tower.marrakesh.agents:RandomAgent",
+    "greedy": "tower.marrakesh.greedy:GreedyAgent",
+}
+
+
+def make_agent(kind: str, seed: int) -> Any:
+    """An agent of ``kind`` (a key of :data:`AGENTS`) seeded with ``seed``."""
+    import importlib
+
+    if kind not in AGENTS:
+        raise ValueError(f"unknown agent kind {kind!r}; known: {sorted(AGENTS)}")
+    module, name = AGENTS[kind].split(":")
+    return getattr(importlib.import_module(module), name)(seed)
 
 
 def load_tower(model_path: str | None) -> TowerModel:
@@ -30,15 +48,20 @@ def load_tower(model_path: str | None) -> TowerModel:
 
 
 def play_seeds(
-    players: int, modules: Sequence[str], model_path: str | None, seeds: Sequence[int]
+    players: int,
+    modules: Sequence[str],
+    model_path: str | None,
+    seeds: Sequence[int],
+    agents: str = "random",
 ) -> list[tuple[list[int], list[int]]]:
-    """Play one random game per seed; returns (scores, winners) per game."""
-    from tower.marrakesh import Game, GameConfig, RandomAgent, play
+    """Play one game per seed between ``agents``; returns (scores, winners) per game."""
+    from tower.marrakesh import Game, GameConfig, play
 
     game = Game(GameConfig(players, frozenset(modules), load_tower(model_path)))
     out = []
     for s in seeds:
-        state = play(game, [RandomAgent(1000 * s + k) for k in range(players)], seed=s)
+        seats = [make_agent(agents, 1000 * s + k) for k in range(players)]
+        state = play(game, seats, seed=s)
         out.append((state.scores(), state.winners()))
     return out
 
@@ -52,8 +75,12 @@ def selfplay(
     workers: int = 1,
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
+    agents: str = "random",
 ) -> dict[str, Any]:
-    """Play ``n`` games and return score statistics (see the keys of the result)."""
+    """Play ``n`` games between ``agents`` (``"random"`` or ``"greedy"`` in every seat)
+    and return score statistics (see the keys of the result)."""
+    if agents not in AGENTS:
+        raise ValueError(f"unknown agent kind {agents!r}; known: {sorted(AGENTS)}")
     seeds = list(range(seed, seed + n))
     size = max(1, min(50, n // max(1, 4 * workers)))
     chunks = [seeds[i : i + size] for i in range(0, n, size)]
@@ -64,7 +91,7 @@ def selfplay(
         from distributed import Client, as_completed
 
         with Client(scheduler) as client:
-            futures = [client.submit(play_seeds, *args, c, pure=False) for c in chunks]
+            futures = [client.submit(play_seeds, *args, c, agents, pure=False) for c in chunks]
             done = {}
             for fut in as_completed(futures):
                 done[futures.index(fut)] = fut.result()
@@ -76,13 +103,14 @@ def selfplay(
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(workers) as pool:
-            for part in pool.map(play_seeds, *zip(*[(*args, c) for c in chunks], strict=True)):
+            jobs = [(*args, c, agents) for c in chunks]
+            for part in pool.map(play_seeds, *zip(*jobs, strict=True)):
                 results += part
                 if progress:
                     progress(len(part))
     else:
         for c in chunks:
-            part = play_seeds(*args, c)
+            part = play_seeds(*args, c, agents)
             results += part
             if progress:
                 progress(len(part))
@@ -97,6 +125,7 @@ def selfplay(
         "games": n,
         "players": players,
         "modules": sorted(modules),
+        "agents": agents,
         "tower_model": load_tower(model_path).name,
         "mean_score": statistics.fmean(flat),
         "stdev_score": statistics.pstdev(flat),
