@@ -403,3 +403,39 @@ def test_json_round_trip_and_replay_with_walls_guards():
         while restored.is_chance_node():
             restored.sample_chance()
         assert restored.to_json() == state.to_json()
+
+
+# -- the new scrolls, river tiles and provision tiles -----------------------------------
+def test_scrolls_79_81_and_84():
+    state = wg_state(2)
+    pl = state.players[0]
+    wood = pl.wood
+    run(state, T("fx", p=0, e=state.game.components.scrolls[79]["effect"][0]))
+    assert pl.wood == wood + 2  # scroll 79
+    pl.scrolls.append(81)
+    palace = pl.palace
+    run(state, T("stair", p=0, w="palace", n=1))
+    assert state.stack[-1]["k"] == "stair_buy" and len(state.legal_actions()) == pl.wood + 1
+    act(state, f"number:{pl.wood}")  # 1 wood = 1 further step
+    assert pl.palace == palace + 1 + wood + 2 and pl.wood == 0
+    explore(state, 0, 0, 3)
+    run(state, T("fx", p=0, e={"op": "special", "name": "fire_free", "n": 2}))  # scroll 84
+    assert {str(a) for a in state.legal_actions()} == {"slot:2", "slot:5"}
+    act(state, "slot:5")
+    while state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert sorted(pl.wall) == sorted([pl.bricks[0], pl.bricks[3]]) and pl.wood >= 0
+
+
+def test_river_tile_23_and_the_fire_discount_provision_tile():
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, 1)
+    pl.wall = pl.bricks[:2]
+    before = pl.score
+    tile = state.game.components.river_tiles[23]
+    run(state, *[T("fx", p=0, e=e, why="river tile 23") for e in tile["first"]])
+    assert pl.score == before + 2 * 2  # 2 points per repaired wall section
+    assert wg.fire_cost(state, 0, 5) == 5
+    pl.provisions.append([14, True])  # 1 fewer wood per brick tile fired
+    assert wg.fire_cost(state, 0, 5) == 4

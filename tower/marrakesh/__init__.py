@@ -1,4 +1,6 @@
-"""The Marrakesh rules engine: the whole base game and the five modules of the base box.
+"""The Marrakesh rules engine: the whole base game, the five modules of the base box and
+the *Walls & Guards* module (``"walls_guards"``: wood, brick tiles, the city wall,
+watchmen and the Battle at the Wall, whose throws are chance nodes of the same model).
 
 The tower throw is a chance node drawn from a :class:`tower.model.TowerModel`; the engine
 knows nothing else about the tower. Components are data (``data/components.toml``, each
