@@ -439,3 +439,14 @@ def test_river_tile_23_and_the_fire_discount_provision_tile():
     assert wg.fire_cost(state, 0, 5) == 5
     pl.provisions.append([14, True])  # 1 fewer wood per brick tile fired
     assert wg.fire_cost(state, 0, 5) == 4
+
+
+def test_a_state_written_before_walls_guards_still_loads():
+    game = Game(GameConfig(players=2))
+    state = game.new_initial_state(1)
+    old = state.to_json()
+    for key in ("brigands", "battle_base", "carry", "wall_protected"):
+        del old["board"][key]
+    for pl in old["player_states"]:
+        del pl["wood"], pl["wall"], pl["posts"]
+    assert State.from_json(game, old).to_json() == state.to_json()

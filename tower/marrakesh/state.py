@@ -127,6 +127,8 @@ def _copy_plain(value: Any) -> Any:
 _PLAYER_CONTAINERS = tuple(
     f.name for f in fields(Player) if f.default is MISSING and f.default_factory is not MISSING
 )
+#: Global fields added with Walls & Guards (older states lack them).
+_ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected"})
 #: Global fields that are only ever appended to; a clone shares their entries.
 _APPEND_ONLY = frozenset({"history", "score_events"})
 
@@ -317,6 +319,8 @@ class State:
             s.rng.setstate((version, tuple(internal), gauss))
             s.tower = TowerState.from_json(data["tower"])
             for k in _GLOBAL_FIELDS:
+                if k in _ADDED_FIELDS and k not in data["board"]:
+                    continue  # a state written before Walls & Guards: the defaults hold
                 setattr(s, k, copy.deepcopy(data["board"][k]))
             s.players = [Player.from_json(p) for p in data["player_states"]]
         except (KeyError, TypeError, ValueError) as exc:
