@@ -240,6 +240,7 @@ class BatchTowers:
                 "n": n_fresh[rows],
                 "I": inside[rows],
                 "P": inside[rows] if place < 0 else occupancy[rows, place],
+                "J": inside[rows],
                 "o": out[rows],
             }
             res = self._outcomes(g, ctx)

@@ -190,14 +190,14 @@ class DistilledModel(TowerModel):
 
     def _groups(
         self, state: TowerState, pieces: Sequence[Piece]
-    ) -> list[tuple[str, tuple[int, int, int, int], list[Piece]]]:
+    ) -> list[tuple[str, tuple[int, ...], list[Piece]]]:
         """(group name, context without ``o``, member pieces) in the sampler's order."""
         cls_of = self.piece_class
         residents = [(cls_of(r.piece), r.place, r.since, r.piece) for r in state.residents]
         fresh = [(cls_of(p), p) for p in pieces]
         n, inside = len(fresh), len(residents)
         return [
-            (name, (len(members), n, inside, place_count), [p for _, p in members])
+            (name, (len(members), n, inside, place_count, inside), [p for _, p in members])
             for name, _, place_count, members in groups(
                 residents, fresh, state.throws, self.sampler.age_cap
             )

@@ -55,6 +55,7 @@ DEFAULT_BUCKETS: dict[str, list[int]] = {
     "n": [*range(41), 45, 50, 60, 80, 100],
     "I": _COARSE,
     "P": _COARSE,
+    "J": [0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 70, 90, 120],
     "o": _COARSE,
 }
 
@@ -80,7 +81,7 @@ class FitSettings:
     age_cap : int
         Residents older than this many throws share one age bucket (1..9).
     buckets : dict
-        Bucket edges of the context fields n, I, P, o (ascending, from 0): a value is
+        Bucket edges of the context fields n, I, P, J, o (ascending, from 0): a value is
         replaced by the largest edge not above it.
     prior : float
         Pseudo-pieces pulling a per-piece destination law towards the coarser law (a
@@ -240,10 +241,10 @@ class Observations:
 
 def group_outcomes(
     seq: TraceSequence, classes: dict[str, str], age_cap: int
-) -> Iterator[list[tuple[str, tuple[int, int, int, int, int], tuple[int, ...]]]]:
+) -> Iterator[list[tuple[str, tuple[int, ...], tuple[int, ...]]]]:
     """For every throw of ``seq``: its groups in the sampler's order with their outcomes.
 
-    Yields one list per throw of ``(group name, (m, n, I, P, o), destination counts)``.
+    Yields one list per throw of ``(group name, (m, n, I, P, J, o), destination counts)``.
     """
     piece_class = []
     for piece in seq.pieces:
@@ -264,7 +265,8 @@ def group_outcomes(
         for name, _, place_count, members in groups(residents, fresh, t, age_cap):
             dests = ["out" if pid in out else after[pid] for _, pid in members]
             outcome = tuple(dests.count(d) for d in DESTINATIONS)
-            found.append((name, (len(members), n, total, place_count, gone), outcome))
+            ctx = (len(members), n, total, place_count, total, gone)
+            found.append((name, ctx, outcome))
             gone += outcome[0]
         yield found
         inside = after

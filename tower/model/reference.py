@@ -43,8 +43,10 @@ from typing import Any
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
 PLACES: tuple[str, ...] = ("funnel", "floor1", "floor2", "ramp")
 DESTINATIONS: tuple[str, ...] = ("out", *PLACES)
-#: The context fields a level may condition on. ``m`` is exact; the others are bucketed.
-FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "o")
+#: The context fields a level may condition on, in context-tuple order: group size ``m``
+#: (exact), throw size ``n``, number inside ``I``, occupancy of the group's place ``P``,
+#: number inside again ``J`` (with coarser buckets) and pieces out so far ``o``.
+FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
 
 #: A resident as the sampler sees it: (class, place, since, payload). A fresh piece:
 #: (class, payload). Payloads are carried through untouched (pieces, ids, ...).
@@ -96,7 +98,7 @@ class ReferenceSampler:
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
         self._luts = [bucket_table(self.buckets[f]) for f in FIELDS[1:]]
-        # per level: positions of its fields in a context tuple (m, n, I, P, o), and
+        # per level: positions of its fields in a context tuple (m, n, I, P, J, o), and
         # (group, v1, ...) -> (total count, cumulative counts, outcomes, denominator)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
         self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]]] = []
@@ -160,7 +162,7 @@ class ReferenceSampler:
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
         """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
 
-        ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, o).
+        ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, J, o).
         """
         capped = self._bucketed(ctx)
         for picks, table in zip(self._picks, self.tables, strict=True):
@@ -231,7 +233,7 @@ class ReferenceSampler:
         after: list[Resident] = []
         for name, cls, place_count, members in groups(residents, fresh, throws, self.age_cap):
             m = len(members)
-            counts = self.outcome(name, (m, n, inside, place_count, gone), rng)
+            counts = self.outcome(name, (m, n, inside, place_count, inside, gone), rng)
             # Uniform assignment: shuffle just the members of all but the largest share.
             rest = counts.index(max(counts))
             chosen = m - counts[rest]
