@@ -7,21 +7,26 @@ that entered two throws ago; ages above ``age_cap`` share the last bucket). Grou
 visited in a fixed order (fresh first, then places top to bottom). For each group of
 ``m`` pieces the sampler draws a *joint* outcome: how many of them go ``out`` and how
 many end in each place inside. The draw is conditioned on a context: ``m``, the throw
-size ``n``, the number inside before the throw ``I``, the occupancy ``P`` of the group's
-own place, and ``o``, how many pieces already came out in this throw (which carries the
-correlation between groups). Which members take which destination is uniform (a shuffle).
-Context values other than ``m`` are bucketed: a value is replaced by the largest edge of
+size ``n``, the number inside before the throw ``I`` (and ``J``, the same number in
+coarser buckets), the occupancy ``P`` of the group's own place, and ``o``, how many
+pieces already came out in this throw (which carries the correlation between groups).
+Which members take which destination is uniform (a partial shuffle). Context values
+other than ``m`` are bucketed: a value is replaced by the largest edge of
 ``buckets[field]`` not above it (exact for small values, coarser for large ones).
 
 Outcome tables are smoothed by back-off: level 0 has the finest context; a key seen
 ``N`` times with ``D`` distinct outcomes is used with probability ``N / (N + alpha * D)``
-(Witten-Bell: contexts that keep showing new outcomes lean more on coarser ones), else the
-next, coarser
-level is asked, and in the end a multinomial with per-piece destination probabilities
-(the group's overall law refined by the per-piece counts seen in the same context).
+(Witten-Bell: contexts that keep showing new outcomes lean more on coarser ones), else
+the next, coarser level is asked, and in the end a multinomial with per-piece
+destination probabilities (the group's overall law refined by the per-piece counts seen
+in the same contexts).
 
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
 count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.
+Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome`,
+:meth:`~ReferenceSampler.piece_law` and :func:`groups` are needed to play; the exact
+laws (:meth:`~ReferenceSampler.out_law`, :meth:`~ReferenceSampler.outcome_probability`)
+serve analysis and tests.
 
 Examples
 --------
