@@ -585,6 +585,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 def write_recording(rec: Recording, path: str | Path) -> None:
     """Write a recording atomically, in the format given by the extension."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "".join(recording_lines(rec, _format_of(path))))
 
 
