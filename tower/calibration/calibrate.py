@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
 from tower.calibration.execute import ReplayRunner
 from tower.calibration.fit import FitResult, derive_seed, fit, make_task
 from tower.calibration.recording import Recording, atomic_write_text, key_piece, read_recording
@@ -41,11 +42,6 @@ from tower.calibration.summaries import session_series
 from tower.errors import TowerError
 from tower.pieces import Kind
 
-#: Default number of design replays (each replays the training throws once). With the
-#: physics simulator at ~10 throws/s/core, 160 replays of 150 throws take ~20 minutes on two
-#: cores, plus the predictive checks.
-DEFAULT_BUDGET = 128
-DEFAULT_CHECKS = 16
 SIMULATORS = ("physics", "baseline")
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
+
 
 @click.command()
 @click.argument("recording", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -28,14 +30,16 @@ import click
 @click.option(
     "--budget",
     type=click.IntRange(min=8),
-    default=None,
-    help="Design replays of the training throws (default 160).",
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Design replays of the training throws.",
 )
 @click.option(
     "--checks",
     type=click.IntRange(min=2),
-    default=None,
-    help="Posterior predictive replays for the report (default 24).",
+    default=DEFAULT_CHECKS,
+    show_default=True,
+    help="Posterior predictive replays for the report.",
 )
 @click.option(
     "--scheduler", default=None, help="Dask scheduler address (default: local processes)."
@@ -69,8 +73,8 @@ import click
 )
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def calibrate(
-    recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int | None,
-    checks: int | None, scheduler: str | None, workers: int | None, holdout: float, seed: int,
+    recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int,
+    checks: int, scheduler: str | None, workers: int | None, holdout: float, seed: int,
     fit_names: str | None, params_path: Path | None, quiet: bool,
 ) -> None:  # fmt: skip
     """Calibrate the simulator against RECORDING (.csv or .jsonl) and report the fit.
@@ -78,13 +82,12 @@ def calibrate(
     Prints each parameter's 90% credible interval; writes params.json (usable as --params),
     posterior.csv, fit.json and report.md with plots into --out.
     """
-    from tower.calibration.calibrate import DEFAULT_BUDGET, DEFAULT_CHECKS, Settings
+    from tower.calibration.calibrate import Settings
     from tower.calibration.calibrate import calibrate as run
 
     settings = Settings(
-        budget=budget or DEFAULT_BUDGET, holdout=holdout, seed=seed,
-        checks=checks or DEFAULT_CHECKS, scheduler=scheduler, workers=workers,
-        progress=not quiet,
+        budget=budget, holdout=holdout, seed=seed, checks=checks, scheduler=scheduler,
+        workers=workers, progress=not quiet,
     )  # fmt: skip
     names = [n.strip() for n in fit_names.split(",") if n.strip()] if fit_names else None
     done = run(recording, out_dir, simulator_name, settings, preset=preset, fit_names=names,
