@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from tower.errors import InputFileError
-from tower.marrakesh import Game
+from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.components import DEFAULT_PATH, load, parse
 from tower.marrakesh.effects import SPECIALS
 from tower.marrakesh.rules import RESOLVE
@@ -104,3 +104,45 @@ def test_broken_files_name_the_field(tmp_path):
     bad.write_text("schema = [\n")
     with pytest.raises(InputFileError, match=r"bad\.toml: not valid TOML"):
         load(str(bad))
+
+
+def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
+    c = Game(GameConfig(modules=frozenset({"walls_guards"}))).components
+    wg = c.walls_guards
+    assert [len(wg[k]) for k in ("brick", "wg_scroll", "wg_river_tile")] == [11, 6, 6]
+    assert [len(wg[k]) for k in ("wg_exchange_office", "wg_provision", "wg_alms")] == [2, 6, 2]
+    assert all(e["source"] in ("rulebook", "assumed") for t in wg.values() for e in t.values())
+    names, mods = set(), set()
+
+    def walk(effects):
+        for e in effects:
+            if e["op"] == "special":
+                names.add(e["name"])
+            for option in e.get("options", []):
+                walk(option)
+
+    for brick in wg["brick"].values():
+        walk(brick["brown"] + brick["green"])
+    for bonus in c["walls_guards"]["wall_bonuses"]:
+        walk(bonus)
+    for table in (wg["wg_scroll"], wg["wg_river_tile"], wg["wg_provision"]):
+        for e in table.values():
+            for key in ("effect", "first", "second"):
+                walk(e.get(key, []))
+            if "modifier" in e:
+                mods.add(e["modifier"])
+    assert names <= set(SPECIALS)
+    engine = DEFAULT_PATH.parent.parent
+    source = "".join(p.read_text() for p in [*engine.glob("*.py"), *engine.glob("modules/*.py")])
+    assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
+
+
+def test_broken_walls_guards_entries_name_the_field():
+    data = tomllib.loads(DEFAULT_PATH.read_text())
+    data["brick"][0]["green"] = [{"op": "teleport"}]
+    with pytest.raises(InputFileError, match=r"brick\[0\].green\[0\]: unknown effect"):
+        parse("x.toml", data)
+    data = tomllib.loads(DEFAULT_PATH.read_text())
+    data["wg_scroll"][2]["id"] = 12
+    with pytest.raises(InputFileError, match=r"field wg_scroll: ids must be 79..84"):
+        parse("x.toml", data)

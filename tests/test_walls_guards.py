@@ -450,3 +450,28 @@ def test_a_state_written_before_walls_guards_still_loads():
     for pl in old["player_states"]:
         del pl["wood"], pl["wall"], pl["posts"]
     assert State.from_json(game, old).to_json() == state.to_json()
+
+
+def test_scroll_83_watchman_tiles():
+    out = [BRIGAND, BRIGAND, BRIGAND, watchman("red")]
+    tower = ScriptedTower([out, out])  # the second battle lets everything out again
+    state = wg_state(2, tower)
+    state.season, state.start = 3, 0
+    red = state.players[0]
+    red.scrolls.append(83)
+    red.posts, red.recruited = [False, True, True], 1
+    run(state, *wg.season_tasks(state))
+    state.sample_chance()
+    # Tiles on sections 1 and 2, the watchman on section 3: 3 repelled, 2 by the tiles.
+    assert state.score_events[-2:] == [
+        [0, 3, "battle at the wall: 3 repelled"],
+        [0, 4, "scroll 83: sections defended by watchman tiles"],
+    ]
+    before = red.score
+    while not state.is_terminal():
+        state.sample_chance() if state.is_chance_node() else state.apply(
+            state.legal_action_ids()[0]
+        )
+    assert red.posts == [True, True, True]
+    wg.final_scoring(state, 0)
+    assert red.score == before + 2 * 3  # 2 points per own watchman on the board
