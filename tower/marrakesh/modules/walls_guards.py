@@ -63,7 +63,9 @@ if TYPE_CHECKING:
 NAME = "walls_guards"
 PASS = action_id("pass")
 #: Sahara spaces: 0 and 1 the brickworks (on the double oasis), 2-4 path A and 5-7 path B
-#: from the bottom up (tiles of 3, 4 and 5 wood), 8 and 9 the desert-town spaces.
+#: from the bottom up (tiles of 3, 4 and 5 wood: setup puts the 3-wood tiles on the "bottom
+#: two" storage spaces; that each path climbs from bottom to top is assumed), 8 and 9 the
+#: desert-town spaces.
 BRICKWORKS = (0, 1)
 #: Engine resource names of battle.py's cost and holding tokens.
 _RES = {"water": "water", "date": "dates", "dinar": "dinars"}
