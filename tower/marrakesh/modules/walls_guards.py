@@ -60,7 +60,6 @@ if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import Player, State
 
-NAME = "walls_guards"
 PASS = action_id("pass")
 #: Sahara spaces: 0 and 1 the brickworks (on the double oasis), 2-4 path A and 5-7 path B
 #: from the bottom up (tiles of 3, 4 and 5 wood: setup puts the 3-wood tiles on the "bottom
@@ -69,10 +68,6 @@ PASS = action_id("pass")
 BRICKWORKS = (0, 1)
 #: Engine resource names of battle.py's cost and holding tokens.
 _RES = {"water": "water", "date": "dates", "dinar": "dinars"}
-
-
-def on(state: State) -> bool:
-    return state.game.has(NAME)
 
 
 def colour(p: int) -> str:
