@@ -123,7 +123,7 @@ def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
 
     for brick in wg["brick"].values():
         walk(brick["brown"] + brick["green"])
-    for bonus in c["walls_guards"]["wall_bonuses"]:
+    for bonus in c["walls_guards"]["wall"]["bonuses"]:
         walk(bonus)
     for table in (wg["wg_scroll"], wg["wg_river_tile"], wg["wg_provision"]):
         for e in table.values():

@@ -385,10 +385,10 @@ def test_json_round_trip_and_replay_with_walls_guards():
     battle_snaps = 0
     while not state.is_terminal():
         top = state.stack[-1]
-        if top.get("after") == "battle" or top.get("k") == "malus_pay":
-            if battle_snaps < 4:  # a pending battle throw, a malus to pay
-                battle_snaps += 1
-                snaps.append((len(actions), json.loads(json.dumps(state.to_json()))))
+        in_battle = top.get("after") == "battle" or top.get("k") == "malus_pay"
+        if in_battle and battle_snaps < 4:  # a pending battle throw, a malus to pay
+            battle_snaps += 1
+            snaps.append((len(actions), json.loads(json.dumps(state.to_json()))))
         if state.is_chance_node():
             state.sample_chance()
             continue

@@ -127,8 +127,8 @@ def parse(path: str, data: dict[str, Any]) -> Components:
         for goods in ("yellow", "purple", "orange"):
             _check_effects(path, f"exchange_office {oid}.{goods}", office[goods])
     wg = data["walls_guards"]
-    for i, eff in enumerate(wg["wall_bonuses"]):
-        _check_effects(path, f"walls_guards.wall_bonuses[{i}]", eff)
+    for i, eff in enumerate(wg["wall"]["bonuses"]):
+        _check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
     for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
         _check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
     walls_guards = {

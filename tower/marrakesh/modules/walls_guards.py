@@ -270,7 +270,7 @@ def fire(state: State, p: int, tile: int) -> None:
     pl = state.players[p]
     section = len(pl.wall)
     pl.wall.append(tile)
-    bonus = _wg(state)["wall_bonuses"][section]
+    bonus = _wg(state)["wall"]["bonuses"][section]
     run_effects(state, p, bonus, f"city wall: section {section + 1} bonus")
 
 
@@ -556,8 +556,11 @@ def filled(state: State, p: int, sector: str) -> bool:
     """The date orchard (green) or sahara (brown): 8 keshis of any green/brown mix and a
     water vendor."""
     pl = state.players[p]
-    n = sum(orchard(pl)) if sector == "green" else sahara_keshis(pl)
-    return n >= 8 and sector in pl.vendors
+    if sector == "green":
+        n, full = sum(orchard(pl)), _wg(state)["orchard_capacity"]
+    else:
+        n, full = sahara_keshis(pl), _wg(state)["sahara_capacity"]
+    return n >= full and sector in pl.vendors
 
 
 def final_scoring(state: State, p: int) -> None:
