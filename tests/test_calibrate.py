@@ -325,3 +325,19 @@ def test_physics_calibration_runs_end_to_end(tmp_path: Path) -> None:
     load_preset("marrakesh").with_values(overrides)  # the fitted geometry is a valid tower
     assert 0.05 <= physics.restitution <= 0.6
     assert "## Goodness of fit on the held-out throws" in (out / "report.md").read_text()
+
+
+def test_unknown_start_sessions_are_replayed_after_a_warm_up() -> None:
+    from tower.calibration.recording import Throw
+    from tower.calibration.simulators import plan_of
+
+    throws = tuple(Throw(i + 1, {"red": 3}, {"red": 3}) for i in range(4))
+    sessions = [
+        Session("a", "toy", "empty", throws=throws),
+        Session("b", "toy", "unknown", throws=throws),
+    ]
+    plan = plan_of(sessions, warmup=6)
+    assert [len(p.warmup) for p in plan] == [0, 6]
+    replay = ToyTower().simulate(TRUTH, plan, seed=5)
+    assert [len(s.throws) for s in replay] == [4, 4]
+    assert [s.start for s in replay] == ["empty", "unknown"]
