@@ -481,3 +481,23 @@ def test_scroll_83_watchman_tiles():
     assert red.posts == [True, True, True]
     wg.final_scoring(state, 0)
     assert red.score == before + 2 * 3  # 2 points per own watchman on the board
+
+
+def test_terminal_board_shows_walls_guards():
+    from tower.marrakesh.ui import render
+
+    tower = ScriptedTower([[BRIGAND, BRIGAND, watchman("yellow"), watchman("yellow")]])
+    state = wg_state(2, tower)
+    state.season, state.start = 2, 0
+    state.players[1].posts = [False, False, True]
+    state.tower = TowerState((Resident(watchman("yellow"), Place.FLOOR1, 0),) * 2, 4)
+    give(state, 0, "gray")
+    give(state, 0, "white")
+    run(state, *wg.season_tasks(state))
+    text = render(state, 1)
+    assert "Inside the tower: - " in text and "pawns inside watchman:yellow 2" in text
+    state.sample_chance()
+    text = render(state, 0)
+    assert "wood 1; bricks (path A, path B; * explored) 01 03 05 02 04 06" in text
+    assert "malus goods_keshi" not in text and "malus two_resources: give up" in text
+    assert "choice:0 = " in text

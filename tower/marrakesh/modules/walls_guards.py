@@ -142,21 +142,21 @@ def setup_asks(state: State) -> list[Task]:
     return [ask("bricks", p, wood=w) for p in order(state) for w in (3, 4, 5)]
 
 
-def _pairs(wood: int) -> list[tuple[int, int]]:
+def brick_pairs(wood: int) -> list[tuple[int, int]]:
     """Ordered pairs (path A tile, path B tile) of the tiles costing ``wood``."""
     return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
 
 
 @options("bricks")
 def _bricks_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(_pairs(t["wood"])))]
+    return [action_id("choice", i) for i in range(len(brick_pairs(t["wood"])))]
 
 
 @resolve("bricks")
 def _bricks(state: State, t: Task, a: Action) -> None:
     # Ruling: the two tiles of one cost lie on the two paths at the same height; the player
     # decides which goes on which path (the choice is an ordered pair).
-    first, second = _pairs(t["wood"])[a.arg]
+    first, second = brick_pairs(t["wood"])[a.arg]
     level = (3, 4, 5).index(t["wood"])
     pl = state.players[t["p"]]
     pl.bricks[level] = first
