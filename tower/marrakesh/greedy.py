@@ -41,6 +41,9 @@ WEIGHTS: dict[str, float] = {
     "scroll": 1.0,  # one scroll owned
     "luxury": 1.0,  # one luxury good owned
     "held": 0.5,  # one keshi claimed or gained but not yet deployed
+    "wood": 0.3,  # Walls & Guards: one wood
+    "wall": 1.5,  # Walls & Guards: one repaired wall section (safe in every battle)
+    "recruited": 0.5,  # Walls & Guards: one watchman ready for battle
 }
 #: Capacity of a sector on the player board (rulebook: 8 keshis).
 SECTOR_CAPACITY = 8
@@ -59,6 +62,9 @@ def value(state: State, player: int) -> float:
         + w["scroll"] * len(pl.scrolls)
         + w["luxury"] * len(pl.luxuries)
         + w["held"] * len(pl.held)
+        + w["wood"] * pl.wood
+        + w["wall"] * len(pl.wall)
+        + w["recruited"] * pl.recruited
     )
 
 
