@@ -47,7 +47,7 @@ _RANGES: dict[str, tuple[float, float, str, str]] = {
     "release_height": (-20.0, 40.0, "mm", "hand above the spec's release centre (signed)"),
     "release_spread": (0.0, 40.0, "mm", "radius of the disc the centres of the pieces leave from"),
     "release_speed": (0.0, 1500.0, "mm/s", "mean downward speed at release"),
-    "release_speed_jitter": (0.0, 600.0, "mm/s", "random velocity added per axis (std)"),
+    "release_speed_jitter": (0.0, 200.0, "mm/s", "largest random sideways velocity"),
     "release_spin": (0.0, 40.0, "rad/s", "angular speed at release, random axis"),
     "stream_interval": (0.0, 0.3, "s", "time between pieces when release_mode is 'stream'"),
 }
@@ -76,7 +76,9 @@ class PhysicsParams:
         ``spec.release_radius``) the pieces' centres start from (mm). Pieces that do not
         fit in one layer start in layers above.
     release_speed, release_speed_jitter, release_spin : float
-        Mean downward speed, per-axis random velocity (mm/s) and angular speed (rad/s).
+        Mean downward speed; the largest random sideways velocity, drawn uniformly in a
+        disc, with up to half of it added vertically (mm/s); angular speed (rad/s). The
+        jitter is bounded so that no piece, however many are thrown, misses the funnel.
     release_mode : {"all", "stream"}
         All pieces leave the hand at once (a loose cluster) or one after another.
     stream_interval : float
@@ -93,7 +95,7 @@ class PhysicsParams:
     release_height: float = 0.0
     release_spread: float = 25.0
     release_speed: float = 300.0
-    release_speed_jitter: float = 150.0
+    release_speed_jitter: float = 120.0
     release_spin: float = 6.0
     release_mode: str = "all"
     stream_interval: float = 0.05

@@ -227,9 +227,12 @@ class TowerSim:
             pos = (float(x), float(y), z)
             placed.append((pos, radius))
             orn = _random_quaternion(rng)
-            vel = np.array([0.0, 0.0, -p.release_speed]) + rng.normal(size=3) * (
-                p.release_speed_jitter
-            )
+            # bounded jitter: uniform in a disc sideways, half as much up or down, so no
+            # piece is thrown past the funnel however many are thrown
+            r = p.release_speed_jitter * math.sqrt(rng.random())
+            a = 2 * math.pi * rng.random()
+            vz = -p.release_speed + 0.5 * p.release_speed_jitter * (2 * rng.random() - 1)
+            vel = np.array([r * math.cos(a), r * math.sin(a), vz])
             axis = rng.normal(size=3)
             spin = axis / np.linalg.norm(axis) * p.release_spin
             t = i * p.stream_interval if p.release_mode == "stream" else 0.0
