@@ -39,8 +39,12 @@ import numpy as np
 
 from tower.marrakesh import rules
 from tower.marrakesh.actions import ACTIONS, SECTORS, VENDOR_SECTORS
+from tower.marrakesh.modules.battle import PLAYER_COLOURS
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, Player, State
-from tower.pieces import KESHI_COLOURS
+from tower.model.interface import Resident
+from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind
+
+_PAWN_KINDS = (Kind.WATCHMAN, Kind.BRIGAND)
 
 if TYPE_CHECKING:
     from tower.marrakesh.game import Game
@@ -78,6 +82,16 @@ def _colours(counts: dict[str, int] | Counter[str]) -> dict[str, int]:
     return {c: counts[c] for c in KESHI_COLOURS if counts.get(c, 0)}
 
 
+#: Pawn slots of the "tower_pawns" observation: one per player colour, then the brigands.
+PAWN_SLOTS: tuple[str, ...] = (*PLAYER_COLOURS, NEUTRAL)
+
+
+def _pawns(residents: tuple[Resident, ...]) -> dict[str, int]:
+    """Watchmen (by player colour) and brigands inside the tower; keshis are not counted."""
+    counts = Counter(r.piece.colour for r in residents if r.piece.kind in _PAWN_KINDS)
+    return {c: counts[c] for c in PAWN_SLOTS if counts.get(c, 0)}
+
+
 def _player_view(state: State, i: int, viewer: int) -> dict[str, Any]:
     pl: Player = state.players[i]
     data = {name: _copy(getattr(pl, name)) for name in _PLAYER_FIELDS}
@@ -113,7 +127,10 @@ def view(state: State, viewer: int) -> dict[str, Any]:
         "decision": decision(state),
         "selection": selection,
         "display": _colours(state.display),
-        "tower": _colours(Counter(r.piece.colour for r in state.tower.residents)),
+        "tower": _colours(
+            Counter(r.piece.colour for r in state.tower.residents if r.piece.kind is Kind.KESHI)
+        ),
+        "tower_pawns": _pawns(state.tower.residents),
         "throws": state.tower.throws,
         "scroll_tops": [
             st[-1] if st and shown else None
@@ -226,6 +243,7 @@ class TensorLayout:
             "chosen": (P,),
             "display": (K,),
             "tower": (K,),
+            "tower_pawns": (len(PAWN_SLOTS),),
             "scroll_tops": (self.n_stacks, self.n_scrolls),
             "scroll_heights": (self.n_stacks,),
             "shop_tops": (self.n_shops, self.n_lux),
@@ -286,6 +304,8 @@ class TensorLayout:
         for key in ("display", "tower"):
             for c, n in v[key].items():
                 d[key][ci[c]] = n
+        for c, n in v["tower_pawns"].items():
+            d["tower_pawns"][PAWN_SLOTS.index(c)] = n
         for i, sid in enumerate(v["scroll_tops"]):
             if sid is not None:
                 d["scroll_tops"][i, sid - 1] = 1
