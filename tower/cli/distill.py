@@ -118,10 +118,10 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
 )
 @click.option("--name", default=None, help="Model name (default: the preset or 'distilled').")
 @click.option("--alpha", default=1.0, show_default=True, help="Back-off strength.")
-@click.option("--age-cap", default=3, show_default=True, help="Oldest age bucket (throws).")
+@click.option("--age-cap", default=7, show_default=True, help="Oldest age bucket (throws).")
 @click.option(
     "--levels",
-    default="m,n,I,o;m,n,o;m,n;m",
+    default="m,n,I,o;m,n,J,o;m,n,J;m,n;m",
     show_default=True,
     help="Context fields of each back-off level, finest first.",
 )

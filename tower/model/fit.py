@@ -59,9 +59,12 @@ DEFAULT_BUCKETS: dict[str, list[int]] = {
     "o": _COARSE,
 }
 
+#: Back-off levels, finest first (chosen on physics scratch traces by held-out
+#: sequence statistics; see calibration/models/README.md).
 DEFAULT_LEVELS: tuple[tuple[str, ...], ...] = (
     ("m", "n", "I", "o"),
-    ("m", "n", "o"),
+    ("m", "n", "J", "o"),
+    ("m", "n", "J"),
     ("m", "n"),
     ("m",),
 )
@@ -92,7 +95,7 @@ class FitSettings:
 
     levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS
     alpha: float = 1.0
-    age_cap: int = 3
+    age_cap: int = 7
     buckets: dict[str, list[int]] = field(default_factory=lambda: dict(DEFAULT_BUCKETS))
     prior: float = 2.0
     classes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CLASSES))
