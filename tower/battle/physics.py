@@ -12,6 +12,7 @@ situation and seed resumes after the last complete line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -79,15 +80,28 @@ class Comparison:
         }
 
 
-def log_header(situation: Situation, seed: int, preset: str, warmup: int = 0) -> dict[str, Any]:
-    """First line of a log: what its replicates are replicates of."""
+def log_header(
+    situation: Situation, seed: int, preset: str, warmup: int = 0, physics: str = ""
+) -> dict[str, Any]:
+    """First line of a log: what its replicates are replicates of (``physics`` identifies
+    the tower file and physical parameters, so a changed tower never resumes old runs)."""
     return {
         "format": LOG_FORMAT,
         "situation": situation.to_json(),
         "seed": seed,
         "preset": preset,
         "warmup_rounds": warmup,
+        "physics": physics,
     }
+
+
+def _physics_id(preset: str) -> str:
+    """SHA-256 of the preset file and the default physical parameters."""
+    from tower.geometry.spec import preset_path
+    from tower.physics import PhysicsParams
+
+    text = preset_path(preset).read_text() + json.dumps(PhysicsParams().to_json(), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
@@ -103,7 +117,7 @@ def read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
         raise InputFileError(str(path), "first line is not JSON", line=1) from None
     if first != header:
         raise InputFileError(
-            str(path), "the log belongs to another situation, seed or preset", line=1
+            str(path), "the log belongs to another situation, seed, preset or physics", line=1
         )
     done: list[dict[str, Any]] = []
     for i, line in enumerate(lines[1:], start=2):
@@ -148,7 +162,7 @@ def physics_seasons(
 
     spec = load_preset(preset)
     geometry = TowerGeometry.from_spec(spec)
-    header = log_header(situation, seed, preset, warmup)
+    header = log_header(situation, seed, preset, warmup, _physics_id(preset))
     records = read_log(log, header) if log is not None else []
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
