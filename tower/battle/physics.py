@@ -95,12 +95,14 @@ def log_header(
     }
 
 
-def _physics_id(preset: str) -> str:
-    """SHA-256 of the preset file and the default physical parameters."""
+def _physics_id(preset: str, params_file: Path | None) -> str:
+    """SHA-256 of the preset file, the parameter file (if any) and the default parameters."""
     from tower.geometry.spec import preset_path
     from tower.physics import PhysicsParams
 
-    text = preset_path(preset).read_text() + json.dumps(PhysicsParams().to_json(), sort_keys=True)
+    text = preset_path(preset).read_text()
+    text += params_file.read_text() if params_file is not None else ""
+    text += json.dumps(PhysicsParams().to_json(), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -142,6 +144,7 @@ def physics_seasons(
     seed: int = 0,
     preset: str = "marrakesh",
     warmup: int = 0,
+    params_file: Path | None = None,
     log: Path | None = None,
     progress: bool = True,
 ) -> PhysicsRun:
@@ -157,12 +160,13 @@ def physics_seasons(
     """
     from tqdm import tqdm
 
+    from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset
     from tower.physics import TowerGeometry, TowerSim
 
-    spec = load_preset(preset)
+    spec, params = apply_params(load_preset(preset), params_file)
     geometry = TowerGeometry.from_spec(spec)
-    header = log_header(situation, seed, preset, warmup, _physics_id(preset))
+    header = log_header(situation, seed, preset, warmup, _physics_id(preset, params_file))
     records = read_log(log, header) if log is not None else []
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -177,7 +181,7 @@ def physics_seasons(
         desc="physics seasons",
     ) as bar:
         for j in range(len(records), replicates):
-            sim = TowerSim(spec, seed=seed * 1_000_003 + j, geometry=geometry)
+            sim = TowerSim(spec, params, seed=seed * 1_000_003 + j, geometry=geometry)
             rethrows = [0]
             try:
                 rng = random.Random(f"warm/{seed}/{j}")

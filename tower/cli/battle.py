@@ -97,6 +97,12 @@ def _write_json(path: Path, data: dict) -> None:
     type=click.Path(path_type=Path),
     help="JSONL log of the simulated seasons; a rerun resumes from it.",
 )
+@click.option(
+    "--physics-params",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Physical parameter file for --physics (default: the preset's defaults).",
+)
 @click.pass_context
 def battle(
     ctx: click.Context,
@@ -115,6 +121,7 @@ def battle(
     no_hiring: bool,
     physics_n: int,
     physics_log: Path | None,
+    physics_params: Path | None,
 ) -> None:
     """Analyse a season's Battles at the Wall under the tower model (default action)."""
     if ctx.invoked_subcommand is not None:
@@ -164,7 +171,14 @@ def battle(
         from tower.battle.physics import compare, physics_seasons, physics_stats
         from tower.battle.report import comparison_text
 
-        run = physics_seasons(situation, physics_n, seed=seed, warmup=warmup or 0, log=physics_log)
+        run = physics_seasons(
+            situation,
+            physics_n,
+            seed=seed,
+            warmup=warmup or 0,
+            params_file=physics_params,
+            log=physics_log,
+        )
         rows = compare(result, physics_stats(situation, run.seasons))
         click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
         extra["physics"] = {
