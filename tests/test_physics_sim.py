@@ -107,9 +107,12 @@ def test_a_piece_leaving_the_bounds_raises_instead_of_vanishing(geometry):
         pid = len(sim.pieces) - 1
     lo = np.asarray(geometry.spec.bounds)[0] * LENGTH
     sim.inside[pid] = ((lo[0] - 5.0, 0.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.0,) * 3, (0.0,) * 3)
+    pieces, rng = list(sim.pieces), sim.rng.bit_generator.state
     with pytest.raises(EscapeError, match=f"piece {pid}") as info:
         sim.throw(mixed_keshis(1))
     assert isinstance(info.value, TowerError)
+    # the failed throw left the tower as it was
+    assert sim.pieces == pieces and sim.rng.bit_generator.state == rng and pid in sim.inside
     sim.close()
 
 

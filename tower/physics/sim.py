@@ -318,6 +318,21 @@ class TowerSim:
                     f"tower {self.spec.name!r} has no shape for {piece.kind.value} pieces; "
                     f"it knows {sorted(k.value for k in self.geometry.shapes)}"
                 )
+        # a throw that raises leaves the tower as it was (pieces, RNG, inside)
+        saved = (len(self.pieces), self.rng.bit_generator.state)
+        try:
+            return self._throw(pieces, observe, hidden)
+        except BaseException:
+            del self.pieces[saved[0] :]
+            self.rng.bit_generator.state = saved[1]
+            raise
+
+    def _throw(
+        self,
+        pieces: Sequence[Piece],
+        observe: Callable[[int, World], None] | None,
+        hidden: frozenset[str],
+    ) -> ThrowResult:
         world, n = self.world, self.numerics
         first = len(self.pieces)
         new_ids = list(range(first, first + len(pieces)))
@@ -499,4 +514,3 @@ def _spec_from_toml(text: Any, path: str) -> Any:
         spec_path = Path(tmp) / "spec.toml"
         spec_path.write_text(text, encoding="utf-8")
         return load_spec(spec_path)
-
