@@ -36,7 +36,7 @@ from tower.traces import TraceThrow
 
 SNAPSHOT_SCHEMA = "tower.physics-snapshot/1"
 
-#: Height (mm) above the release zone that still counts as in the air, not escaped.
+#: Height (mm) above the highest release point that still counts as in the air.
 HEADROOM = 150.0
 
 
@@ -186,11 +186,10 @@ class TowerSim:
         self.throws = 0
         self.world = World(self.geometry, self.params, self.numerics)
         # Above the tower a piece is only in the air (thrown high, or bouncing up out of the
-        # funnel): the escape box is spec.bounds raised by HEADROOM above the release zone.
-        bounds = np.array(spec.bounds, dtype=float)
-        top = spec.release_centre[2] + max(0.0, self.params.release_height) + HEADROOM
-        bounds[1, 2] = max(bounds[1, 2], top)
-        self._bounds = bounds * LENGTH
+        # funnel): the escape box is spec.bounds raised to HEADROOM above the highest
+        # release point of the current throw (a big handful starts in several layers).
+        self._bounds = np.array(spec.bounds, dtype=float) * LENGTH
+        self._throw_bounds = self._bounds.copy()
 
     def close(self) -> None:
         """Disconnect the pybullet client (also done when the object is collected)."""
@@ -252,7 +251,7 @@ class TowerSim:
                 f"state {states[k]} (seed {self.seed})"
             )
         pos = flat[:, :3]
-        lo, hi = self._bounds
+        lo, hi = self._throw_bounds
         gone = (pos < lo).any(axis=1) | (pos > hi).any(axis=1)
         if gone.any():
             k = int(np.argmax(gone))
@@ -338,6 +337,9 @@ class TowerSim:
         new_ids = list(range(first, first + len(pieces)))
         self.pieces.extend(pieces)
         releases = self._release_states(pieces)
+        highest = max((st[0][2] for _, st in releases), default=0.0)
+        self._throw_bounds = self._bounds.copy()
+        self._throw_bounds[1, 2] = max(self._bounds[1, 2], highest + HEADROOM * LENGTH)
 
         world.reset(visual=observe is not None, hidden=hidden)
         ids: list[int] = []
