@@ -72,7 +72,7 @@ def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) 
     "--restore",
     "restore_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Continue the tower saved in this snapshot instead of an empty one.",
+    help="Continue the tower saved in this snapshot (its seed and parameters).",
 )
 @click.option(
     "--snapshot",
