@@ -26,10 +26,11 @@ Numerics (:class:`Numerics`)
   pieces resting on a floor, which converge long before that.
 - ``deterministicOverlappingPairs`` so the order of contact pairs, and hence the solver's
   order, does not depend on memory layout.
-- A throw ends when every piece has been at rest (speed below ``rest_speed`` and angular
-  speed below ``rest_spin``) for ``rest_checks`` consecutive checks, taken every
-  ``check_every`` steps, or at ``time_cap``. Bullet's own sleeping is on, so bodies that
-  rest for a while cost nothing.
+- A throw ends when every piece still in the tower has been at rest (speed below
+  ``rest_speed`` and angular speed below ``rest_spin``) for ``rest_checks`` consecutive
+  checks, taken every ``check_every`` steps, or at ``time_cap``; pieces in the courtyard
+  are done even while they roll. Bullet's sleeping is on, and pieces that rested at the
+  end of the previous throw start the next one asleep, costing nothing until touched.
 
 :meth:`Numerics.pybullet_defaults` gives pybullet's default engine settings (50 solver
 iterations, default margins, no CCD, no sleeping, no early stop): the benchmark's baseline.
