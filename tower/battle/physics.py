@@ -216,10 +216,13 @@ def physics_seasons(
 
 
 def _throw(sim: Any, pieces: list[Piece], rethrows: list[int]) -> list[Piece]:
-    """``sim.throw(pieces).out_pieces``, thrown again from the same state if a piece is lost."""
+    """``sim.throw(pieces).out_pieces``, thrown again if the simulation loses a piece.
+
+    A failed throw leaves the simulator as it was, random generator included, so one draw
+    from the generator moves the re-throw to the next random release.
+    """
     from tower.physics import EscapeError, NonFiniteStateError
 
-    saved = (list(sim.pieces), dict(sim.inside), dict(sim.places), sim.throws)
     for attempt in range(RETRIES + 1):
         try:
             return sim.throw(pieces).out_pieces
@@ -227,8 +230,7 @@ def _throw(sim: Any, pieces: list[Piece], rethrows: list[int]) -> list[Piece]:
             if attempt == RETRIES:
                 raise
             rethrows[0] += 1
-            sim.pieces, sim.inside = list(saved[0]), dict(saved[1])
-            sim.places, sim.throws = dict(saved[2]), saved[3]
+            sim.rng.random()
     raise AssertionError("unreachable")
 
 
