@@ -96,14 +96,20 @@ def log_header(
 
 
 def _physics_id(preset: str, params_file: Path | None) -> str:
-    """SHA-256 of the preset file, the parameter file (if any) and the default parameters."""
+    """SHA-256 of the preset file, the parameter file (if any), the default parameters and
+    the source of the geometry and physics packages (a changed simulator starts afresh)."""
+    import tower.geometry
+    import tower.physics
     from tower.geometry.spec import preset_path
     from tower.physics import PhysicsParams
 
-    text = preset_path(preset).read_text()
-    text += params_file.read_text() if params_file is not None else ""
-    text += json.dumps(PhysicsParams().to_json(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    h = hashlib.sha256(preset_path(preset).read_bytes())
+    h.update(params_file.read_bytes() if params_file is not None else b"")
+    h.update(json.dumps(PhysicsParams().to_json(), sort_keys=True).encode())
+    for package in (tower.geometry, tower.physics):
+        for source in sorted(Path(package.__file__).parent.glob("*.py")):
+            h.update(source.name.encode() + source.read_bytes())
+    return h.hexdigest()
 
 
 def read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
