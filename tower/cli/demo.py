@@ -42,6 +42,10 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
         ],
     ),
     ("Physics: film one throw", lambda out: ["render", "--out", str(out / "throw.gif")]),
+    (
+        "Distilled tower model: retention statistics of the shipped marrakesh model",
+        lambda out: ["stats", "--sizes", "6,9,12", "--out", str(out / "model_stats")],
+    ),
     # Kept last: `make demo` ends by playing one 4-player game between agents.
     ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
 ]

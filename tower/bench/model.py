@@ -1,0 +1,84 @@
+"""``tower bench model``: distilled-model throws per second, against baseline and physics.
+
+All figures are throws of 12 keshis, measured in this process on one core, as CPU time
+(``time.process_time``), so that other work on a shared machine does not count:
+
+- ``single_throws_per_s``: the shipped distilled model, one throw at a time as a game
+  engine calls it (12-throw sequences from an empty tower);
+- ``batch_throws_per_s``: the numpy fast path, many independent towers in lockstep;
+- ``baseline_single_throws_per_s``: the baseline model, one throw at a time;
+- ``physics_throws_per_s``: pybullet throws of the ``marrakesh`` preset (a short run);
+- ``speedup_vs_physics``: single distilled throws against physics throws.
+
+The benchmark may import physics (it is the benchmark, not the model room).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from tower.model import BaselineModel, TowerModel
+from tower.model.batch import BatchTowers
+from tower.pieces import mixed_keshis
+
+
+def _single(model: TowerModel, throws: int, seed: int) -> float:
+    rng = random.Random(seed)
+    pieces = mixed_keshis(12)
+    state = model.new_state()
+    start = time.process_time()
+    for i in range(throws):
+        if i % 12 == 0:
+            state = model.new_state()
+        _, state = model.throw(state, pieces, rng)
+    return throws / (time.process_time() - start)
+
+
+def _batch(model_section: dict[str, Any], towers: int, seed: int) -> float:
+    batch = BatchTowers(model_section, towers, seed)
+    start = time.process_time()
+    for _ in range(12):
+        batch.throw({"keshi": 12})
+    return 12 * towers / (time.process_time() - start)
+
+
+def _physics(throws: int, seed: int) -> tuple[float, str]:
+    try:
+        from tower.geometry import load_preset
+        from tower.physics.sim import TowerSim
+    except ImportError as exc:  # pragma: no cover - physics is a core dependency
+        return float("nan"), f"physics not importable: {exc}"
+    sim = TowerSim(load_preset("marrakesh"), seed=seed)
+    try:
+        start = time.process_time()
+        for _ in range(throws):
+            sim.throw(mixed_keshis(12))
+        return throws / (time.process_time() - start), "marrakesh preset, default params"
+    finally:
+        sim.close()
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Measure and return the figures (see the module docstring)."""
+    from tower.model import load_shipped
+
+    model = load_shipped("marrakesh")
+    single = _single(model, 12_000 if quick else 60_000, seed=1)
+    baseline = _single(BaselineModel(), 12_000 if quick else 60_000, seed=1)
+    batch = _batch(model.doc["model"], 2_000 if quick else 20_000, seed=1)
+    physics, note = _physics(2 if quick else 6, seed=1)
+    return {
+        "single_throws_per_s": round(single, 1),
+        "batch_throws_per_s": round(batch, 1),
+        "baseline_single_throws_per_s": round(baseline, 1),
+        "physics_throws_per_s": round(physics, 4),
+        "speedup_vs_physics": round(single / physics, 1),
+        "batch_speedup_vs_physics": round(batch / physics, 1),
+        "single_vs_baseline": round(single / baseline, 3),
+        "batch_vs_single": round(batch / single, 2),
+        "model": f"shipped {model.name} ({model.doc['provenance'].get('counts', {})})",
+        "physics": note,
+        "clock": "process CPU time, one core",
+    }
