@@ -8,7 +8,6 @@ kind. The shipped model of the ``marrakesh`` preset loads with :func:`load_shipp
 Examples
 --------
 >>> import random
-from collections import Counter, defaultdict
 >>> from tower.model import load_shipped
 >>> from tower.pieces import mixed_keshis
 >>> model = load_shipped("marrakesh")
