@@ -32,7 +32,7 @@ from tower.errors import InputFileError
 from tower.marrakesh.modules.battle import fight_season, resolve_battle
 from tower.pieces import Piece
 
-LOG_FORMAT = "tower.battle-physics/1"
+LOG_FORMAT = "tower.battle-physics/2"
 #: Re-throws allowed for one throw that loses a piece.
 RETRIES = 3
 
@@ -157,7 +157,9 @@ def physics_seasons(
     """Run ``replicates`` seasons of battles in the simulator.
 
     Replicate ``j`` uses simulator seed ``seed * 1_000_003 + j``, so a replicate is the same
-    whenever it runs. With ``warmup`` the tower first sees that many ordinary rounds
+    whenever it runs. The pieces of a battle leave the hand in a random order (the
+    simulator releases them in list order), so no kind is always on top. With ``warmup``
+    the tower first sees that many ordinary rounds
     (:func:`~tower.battle.checker.ordinary_round`, colours from a seeded generator), as
     :func:`~tower.battle.checker.warm_tower` does with the model. A throw in which the
     simulation loses a piece (it bounces out over the funnel's rim) is thrown again from
@@ -193,12 +195,15 @@ def physics_seasons(
                 rng = random.Random(f"warm/{seed}/{j}")
                 for _ in range(warmup):
                     _throw(sim, ordinary_round(len(situation.order), rng), rethrows)
+                hand = random.Random(f"hand/{seed}/{j}")
                 season = fight_season(
                     situation.season,
                     situation.order,
                     situation.recruited,
                     situation.walls,
-                    lambda pieces, sim=sim, n=rethrows: _throw(sim, pieces, n),
+                    lambda pieces, sim=sim, n=rethrows, hand=hand: _throw(
+                        sim, hand.sample(pieces, len(pieces)), n
+                    ),
                 )
             finally:
                 sim.close()
