@@ -153,3 +153,27 @@ for season in SEASONS:
         print(f"season {season} {pos:>13}: points {s0.points:.2f} (0 hired) -> {s2.points:.2f} "
               f"(2) -> {s3.points:.2f} (3); breaches {s0.breaches_mean:.2f} -> "
               f"{s2.breaches_mean:.2f} -> {s3.breaches_mean:.2f}; advice: hire {best[season, pos]}")
+
+# %% [markdown]
+# **In words.** (Under the shipped distilled model, a steady-state tower, walls with 0, 1
+# and 2 repaired sections in seasons 1, 2 and 3, others hiring 2, Monte Carlo standard
+# errors about 0.01-0.03.)
+#
+# - **Position decides the danger.** The player with the round tracker throws only their
+#   own watchmen and the brigands, so one watchman nearly removes their breaches (season
+#   1: 0.80 expected breaches with none, 0.16 with one); more add almost nothing (0.1
+#   point or less each). Each later player throws everything that fell out before, so
+#   more attackers come: with no watchman the 4th player expects 4.5 breaches in season
+#   1, 4.0 in season 2 and 3.4 in season 3.
+# - **Each watchman counts for later players.** For the 4th player each watchman hired
+#   adds 0.7-0.8 points and removes about as many breaches, almost linearly up to three;
+#   for the 3rd player 0.5-0.8; for the 2nd player the third one adds only 0.25-0.4.
+# - **Advice** (valuing a breach at 1.5 points and a resource at 0.4, assumptions
+#   stated above): the first player should hire 1 watchman, the second 2, the third and
+#   fourth 3, in every season. A third watchman in season 3 pays for the 3rd player
+#   (+0.53 points, 0.57 fewer breaches) and the 4th (+0.72, 0.73 fewer), not for the
+#   first two players.
+# - **When everyone hires more**, later players score more points but also suffer more
+#   breaches, because every watchman that comes out attacks the next player: in season
+#   1 the 4th player goes from 0.00 points / 0.62 breaches (nobody hires) to 2.35 / 3.29
+#   (everybody hires 3).

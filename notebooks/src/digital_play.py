@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from studyutils import table
+
 import tower.model.reference as reference
 from tower.model.distilled import shipped_path
 
@@ -114,23 +116,48 @@ print("round trip exact; pieces inside:", len(state.residents))
 # ## 4. Checking a port
 #
 # A port is right when it gives the same law. The exact law of the number of pieces out
-# of one throw (`count_distribution`, computed from the tables) against 20,000 draws of
-# the pure-Python sampler, from an empty tower and from the tower above.
+# of one throw of 12 keshis (`count_distribution`, computed from the tables) against
+# 20,000 draws of the pure-Python sampler, from an empty tower and from the tower above,
+# with a chi-square goodness-of-fit test; and, from the empty tower, against 20,000
+# towers of the numpy fast path (`tower.model.batch.BatchTowers`, which the statistics
+# commands use).
 
 # %%
 from collections import Counter
+
+from scipy.stats import chisquare
+
+from tower.model.batch import BatchTowers
+
+N = 20000
+
+
+def compare(exact, counts):
+    """Mean out, total-variation distance and chi-square p (cells with >= 5 expected)."""
+    drawn = [counts.get(k, 0) for k in range(len(exact))]
+    tv = 0.5 * sum(abs(p - c / N) for p, c in zip(exact, drawn))
+    keep = [k for k, p in enumerate(exact) if p * N >= 5]
+    obs = [drawn[k] for k in keep] + [N - sum(drawn[k] for k in keep)]
+    exp = [exact[k] * N for k in keep] + [N * (1 - sum(exact[k] for k in keep))]
+    if exp[-1] < 5:  # fold a tiny remainder into the last kept cell
+        obs, exp = obs[:-2] + [obs[-2] + obs[-1]], exp[:-2] + [exp[-2] + exp[-1]]
+    p = chisquare(obs, [e * sum(obs) / sum(exp) for e in exp]).pvalue
+    return sum(k * c for k, c in counts.items()) / N, tv, p
+
 
 check_rows = []
 for label, start in (("empty tower", model.new_state()), ("tower above", state)):
     exact = model.count_distribution(start, mixed_keshis(12))
     rng = random.Random(11)
-    drawn = Counter(len(model.throw(start, mixed_keshis(12), rng)[0]) for _ in range(20000))
-    tv = 0.5 * sum(abs(exact[k] - drawn.get(k, 0) / 20000) for k in range(len(exact)))
-    mean_exact = sum(k * p for k, p in enumerate(exact))
-    mean_drawn = sum(k * c for k, c in drawn.items()) / 20000
-    check_rows.append((label, len(start.residents), mean_exact, mean_drawn, tv))
-    print(f"{label} ({len(start.residents)} inside): mean out exact {mean_exact:.3f}, drawn "
-          f"{mean_drawn:.3f}; total-variation distance {tv:.4f}")
+    drawn = Counter(len(model.throw(start, mixed_keshis(12), rng)[0]) for _ in range(N))
+    check_rows.append((f"{label}, pure Python", sum(k * p for k, p in enumerate(exact)),
+                       *compare(exact, drawn)))
+batch = BatchTowers(m, N, seed=11).throw({"keshi": 12})
+exact = model.count_distribution(model.new_state(), mixed_keshis(12))
+check_rows.append(("empty tower, numpy batch", sum(k * p for k, p in enumerate(exact)),
+                   *compare(exact, Counter(batch.out.tolist()))))
+print(table(check_rows, ["draws", "exact mean out", "drawn mean out", "TV distance",
+                         "chi-square p"], 3))
 
 # %% [markdown]
 # ## Conclusions
@@ -140,5 +167,21 @@ for label, start in (("empty tower", model.new_state()), ("tower above", state))
 # %%
 print(f"model file {path.name}: {path.stat().st_size / 1024:.0f} KiB of JSON, schema {doc['schema']}")
 print("\n".join(pure))
-for label, inside, me, md, tv in check_rows:
-    print(f"{label}: exact mean out {me:.3f} vs sampled {md:.3f}, TV distance {tv:.4f}")
+for label, me, md, tv, p in check_rows:
+    print(f"{label}: exact mean out {me:.3f} vs drawn {md:.3f}, TV distance {tv:.4f}, "
+          f"chi-square p {p:.3f}")
+
+# %% [markdown]
+# **In words.** The shipped model is one JSON file of about 300 KiB (schema
+# `tower.model/1`, with its tower, physics parameters, provenance and a checksum). A
+# fresh Python process loads it with the standard library alone, draws throws with
+# `tower/model/reference.py` (296 lines with its docstrings; numpy is never imported) and
+# keeps the tower's residents as plain tuples between throws; over 1,000 throws of 12
+# keshis it gave 11.99 pieces out a throw, as many as go in once the tower has filled.
+# A throw takes about a tenth of a millisecond in pure Python (timed above, it varies
+# with the machine). Through the package the state goes to JSON and back exactly, so a
+# saved game keeps the keshis stuck in its tower. The sampler draws what the tables say:
+# its counts out agree with the exact law from the tables (mean 9.70 against 9.72 from
+# an empty tower, 12.40 against 12.41 from a tower holding 8; chi-square p 0.16 and
+# 0.62), and so do the numpy fast path's (p 0.49). A port to another language is right
+# when it passes the same check: the exact law is `DistilledModel.count_distribution`.
