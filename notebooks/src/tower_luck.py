@@ -151,8 +151,8 @@ labels = [f"{r[0]}\n{r[1]}" for r in spread_rows]
 x = np.arange(len(spread_rows))
 ax.bar(x - 0.2, [r[3] for r in spread_rows], 0.4, label="score sd, all games")
 ax.bar(x + 0.2, [r[4] for r in spread_rows], 0.4, label="sd from the tower alone")
-ax.set(xticks=x, xticklabels=labels, ylabel="points")
-ax.legend()
+ax.set(xticks=x, xticklabels=labels, ylabel="points", ylim=(0, 1.3 * max(r[4] for r in spread_rows)))
+ax.legend(loc="upper center", ncol=2)
 fig.tight_layout()
 plt.show()
 
