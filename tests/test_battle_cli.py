@@ -139,3 +139,39 @@ def test_check_flags_impossible_or_malformed_observations(tmp_path, capsys, obs,
     code, out, err = run(["battle", "check", str(path), "--model", "baseline"], capsys)
     assert code == 2
     assert message in err and out == ""
+
+
+def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypatch):
+    import tower.model
+    from tower.battle.inputs import choose_model
+    from tower.errors import InputFileError, TowerError
+    from tower.model import BaselineModel
+
+    model, note = choose_model("baseline")
+    assert isinstance(model, BaselineModel) and "as requested" in note
+
+    def missing(name):
+        raise TowerError(f"no shipped model {name!r}")
+
+    monkeypatch.setattr(tower.model, "load_shipped", missing)
+    model, note = choose_model("shipped")
+    assert isinstance(model, BaselineModel) and "no shipped model" in note
+
+    def corrupt(name):
+        raise InputFileError("marrakesh.json", "checksum mismatch", field="sha256")
+
+    monkeypatch.setattr(tower.model, "load_shipped", corrupt)
+    with pytest.raises(InputFileError, match="checksum"):
+        choose_model("shipped")
+
+    class KeshisOnly(BaselineModel):
+        name = "keshis-only"
+
+        def throw(self, state, pieces, rng):
+            if any(p.kind.value != "keshi" for p in pieces):
+                raise TowerError("no class for watchman pieces")
+            return super().throw(state, pieces, rng)
+
+    monkeypatch.setattr(tower.model, "load_shipped", lambda name: KeshisOnly())
+    model, note = choose_model("shipped")
+    assert type(model) is BaselineModel and "cannot throw pawns" in note
