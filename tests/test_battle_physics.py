@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 from tower.battle.checker import Situation
-from tower.battle.physics import (
-    LOG_FORMAT,
-    Comparison,
-    log_header,
-    physics_seasons,
-    physics_stats,
-    read_log,
-)
-from tower.errors import InputFileError
+from tower.battle.physics import Comparison, physics_seasons, physics_stats, run_id
 
 
 def test_comparison_z_is_the_difference_over_the_combined_error():
@@ -26,20 +17,23 @@ def test_comparison_z_is_the_difference_over_the_combined_error():
     assert Comparison("red", "points", 0.0, 0.0, 1.0, 0.0).z == math.inf
 
 
-def test_log_resumes_after_a_torn_line_and_refuses_another_situation(tmp_path):
-    situation = Situation.default(players=2, season=1, recruited=1, repaired=0)
-    header = log_header(situation, 3, "marrakesh")
-    assert header["format"] == LOG_FORMAT
-    log = tmp_path / "phys.jsonl"
-    rec0 = {"replicate": 0, "outs": [["brigand:neutral"], ["watchman:red"]]}
-    log.write_text(json.dumps(header) + "\n" + json.dumps(rec0) + "\n" + '{"replicate": 1, "ou')
-    assert read_log(log, header) == [rec0]
-    other = log_header(situation, 4, "marrakesh")
-    with pytest.raises(InputFileError, match="another situation"):
-        read_log(log, other)
-    log.write_text(json.dumps(header) + "\n" + json.dumps({**rec0, "replicate": 5}) + "\n")
-    with pytest.raises(InputFileError, match="expected replicate 0"):
-        read_log(log, header)
+def test_situations_round_trip_and_runs_are_named_by_what_they_depend_on():
+    situation = Situation.default(players=3, season=3, recruited=1, repaired=2)
+    assert Situation.from_json(situation.to_json()) == situation
+    key = run_id(situation, 0, 4, "physics")
+    assert key == run_id(Situation.from_json(situation.to_json()), 0, 4, "physics")
+    assert (
+        len(
+            {
+                key,
+                run_id(situation, 1, 4, "physics"),
+                run_id(situation, 0, 0, "physics"),
+                run_id(situation, 0, 4, "other"),
+                run_id(situation.with_recruited("red", 2), 0, 4, "physics"),
+            }
+        )
+        == 5
+    )
 
 
 def test_physics_stats_resolve_each_simulated_battle():
@@ -60,11 +54,14 @@ def test_physics_seasons_are_reproducible_and_resume(tmp_path):
     pytest.importorskip("pybullet")
     situation = Situation.default(players=2, season=1, recruited=1, repaired=0)
     log = tmp_path / "phys.jsonl"
-    first = physics_seasons(situation, 1, seed=2, log=log, progress=False).seasons
-    both = physics_seasons(situation, 2, seed=2, log=log, progress=False).seasons
+    kw = {"seed": 2, "warmup": 1, "workers": 1, "progress": False}
+    first = physics_seasons(situation, 1, log=log, **kw).seasons
+    both = physics_seasons(situation, 2, log=log, **kw).seasons
     assert both[0] == first[0] and len(both) == 2
-    assert len(log.read_text().splitlines()) == 3
-    fresh = physics_seasons(situation, 2, seed=2, progress=False).seasons
+    assert len(log.read_text().splitlines()) == 2  # the first season was not run again
+    fresh = physics_seasons(situation, 2, **kw).seasons
     assert fresh == both
+    pooled = physics_seasons(situation, 2, seed=2, warmup=1, workers=2, progress=False)
+    assert pooled.seasons == both
     for outs in both:
         assert len(outs) == 2  # one battle per player

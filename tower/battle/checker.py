@@ -133,6 +133,16 @@ class Situation:
         """The same situation with ``player`` hiring ``n`` watchmen."""
         return replace(self, recruited={**self.recruited, player: n})
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Situation:
+        """Inverse of :meth:`to_json`."""
+        return cls(
+            int(data["season"]),
+            tuple(data["order"]),
+            {p: int(n) for p, n in data["recruited"].items()},
+            {p: Wall(int(w["repaired"]), bool(w["watchtower"])) for p, w in data["walls"].items()},
+        )
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
         return {

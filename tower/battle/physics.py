@@ -3,11 +3,14 @@
 Each physics replicate is one season of battles in a fresh simulated tower
 (:class:`tower.physics.TowerSim`, pawns with their own shapes): the tower keeps its inside
 between the battles, exactly like the model's state. The model side is the checker's own
-answer for the same situation from an empty tower. Physics is imported lazily, so the
+answer for the same situation from the same start. Physics is imported lazily, so the
 checker works without pybullet.
 
-Replicates are appended one JSON line at a time to an optional log; a rerun with the same
-situation and seed resumes after the last complete line.
+Replicates run through :func:`tower.runs.run_tasks`: local processes by default, a Dask
+cluster with a scheduler address, one JSON line per finished season in a resumable log.
+A replicate's key names everything it depends on (situation, seed, warm-up, preset and a
+hash of the tower file, the parameters and the simulator's source), so one log can hold
+several runs and a changed simulator never reuses old seasons.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +30,9 @@ from tower.battle.checker import (
     Situation,
     ordinary_round,
 )
-from tower.errors import InputFileError
 from tower.marrakesh.modules.battle import fight_season, resolve_battle
 from tower.pieces import Piece
 
-LOG_FORMAT = "tower.battle-physics/2"
 #: Re-throws allowed for one throw that loses a piece.
 RETRIES = 3
 
@@ -80,21 +80,6 @@ class Comparison:
         }
 
 
-def log_header(
-    situation: Situation, seed: int, preset: str, warmup: int = 0, physics: str = ""
-) -> dict[str, Any]:
-    """First line of a log: what its replicates are replicates of (``physics`` identifies
-    the tower file and physical parameters, so a changed tower never resumes old runs)."""
-    return {
-        "format": LOG_FORMAT,
-        "situation": situation.to_json(),
-        "seed": seed,
-        "preset": preset,
-        "warmup_rounds": warmup,
-        "physics": physics,
-    }
-
-
 def _physics_id(preset: str, params_file: Path | None) -> str:
     """SHA-256 of the preset file, the parameter file (if any), the default parameters and
     the source of the geometry and physics packages (a changed simulator starts afresh)."""
@@ -112,35 +97,62 @@ def _physics_id(preset: str, params_file: Path | None) -> str:
     return h.hexdigest()
 
 
-def read_log(path: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
-    """Replicates already in ``path`` (dropping a torn last line); checks the header."""
-    if not path.exists():
-        return []
-    lines = path.read_text().splitlines()
-    if not lines:
-        return []
+def run_id(situation: Situation, seed: int, warmup: int, physics: str) -> str:
+    """Short hash naming a run: replicate ``j`` of it has the key ``"<run_id>/<j>"``.
+
+    >>> from tower.battle.checker import Situation
+    >>> a = run_id(Situation.default(), 0, 0, "p")
+    >>> a == run_id(Situation.default(), 0, 0, "p"), a == run_id(Situation.default(), 1, 0, "p")
+    (True, False)
+    """
+    ident = {
+        "situation": situation.to_json(),
+        "seed": seed,
+        "warmup_rounds": warmup,
+        "physics": physics,
+        "hand": "shuffled",
+    }
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def season_task(args: dict[str, Any]) -> dict[str, Any]:
+    """One simulated season (a :func:`tower.runs.run_tasks` task; plain data in and out).
+
+    The simulator seed is ``seed * 1_000_003 + j``. The pieces of a battle leave the hand
+    in a seeded random order (the simulator releases them in list order), so no kind is
+    always on top. With a warm-up the tower first sees that many ordinary rounds
+    (:func:`~tower.battle.checker.ordinary_round`), as
+    :func:`~tower.battle.checker.warm_tower` does with the model.
+    """
+    from tower.calibration.params_file import apply_params
+    from tower.geometry import load_preset
+    from tower.physics import TowerSim
+
+    situation = Situation.from_json(args["situation"])
+    seed, j = args["seed"], args["replicate"]
+    params_file = Path(args["params_file"]) if args["params_file"] else None
+    spec, params = apply_params(load_preset(args["preset"]), params_file)
+    sim = TowerSim(spec, params, seed=seed * 1_000_003 + j)
+    rethrows = [0]
     try:
-        first = json.loads(lines[0])
-    except json.JSONDecodeError:
-        raise InputFileError(str(path), "first line is not JSON", line=1) from None
-    if first != header:
-        raise InputFileError(
-            str(path), "the log belongs to another situation, seed, preset or physics", line=1
+        rng = random.Random(f"warm/{seed}/{j}")
+        for _ in range(args["warmup"]):
+            _throw(sim, ordinary_round(len(situation.order), rng), rethrows)
+        hand = random.Random(f"hand/{seed}/{j}")
+        season = fight_season(
+            situation.season,
+            situation.order,
+            situation.recruited,
+            situation.walls,
+            lambda pieces: _throw(sim, hand.sample(pieces, len(pieces)), rethrows),
         )
-    done: list[dict[str, Any]] = []
-    for i, line in enumerate(lines[1:], start=2):
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            if i == len(lines):  # torn by an interruption: redo that replicate
-                break
-            raise InputFileError(str(path), "not JSON", line=i) from None
-        if rec.get("replicate") != len(done):
-            raise InputFileError(
-                str(path), f"expected replicate {len(done)}", line=i, field="replicate"
-            )
-        done.append(rec)
-    return done
+    finally:
+        sim.close()
+    return {
+        "key": args["key"],
+        "outs": [[str(p) for p in step.out] for step in season.steps],
+        "rethrows": rethrows[0],
+    }
 
 
 def physics_seasons(
@@ -152,77 +164,51 @@ def physics_seasons(
     warmup: int = 0,
     params_file: Path | None = None,
     log: Path | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
     progress: bool = True,
 ) -> PhysicsRun:
-    """Run ``replicates`` seasons of battles in the simulator.
+    """Run (or resume from ``log``) ``replicates`` simulated seasons of ``situation``.
 
-    Replicate ``j`` uses simulator seed ``seed * 1_000_003 + j``, so a replicate is the same
-    whenever it runs. The pieces of a battle leave the hand in a random order (the
-    simulator releases them in list order), so no kind is always on top. With ``warmup``
-    the tower first sees that many ordinary rounds
-    (:func:`~tower.battle.checker.ordinary_round`, colours from a seeded generator), as
-    :func:`~tower.battle.checker.warm_tower` does with the model. A throw in which the
-    simulation loses a piece (it bounces out over the funnel's rim) is thrown again from
-    the state before it with the next random release, up to :data:`RETRIES` times, as a
-    player re-throws a pawn that missed.
+    Without ``log`` the seasons go to a temporary file. ``workers`` and ``scheduler`` are
+    those of :func:`tower.runs.run_tasks`. A throw in which the simulation loses a piece
+    (it bounces out over the funnel's rim) is thrown again with the next random release,
+    up to :data:`RETRIES` times, as a player re-throws a pawn that missed.
     """
-    from tqdm import tqdm
+    import tempfile
 
-    from tower.calibration.params_file import apply_params
-    from tower.geometry import load_preset
-    from tower.physics import TowerGeometry, TowerSim
+    from tower.runs import Task, run_tasks
 
-    spec, params = apply_params(load_preset(preset), params_file)
-    geometry = TowerGeometry.from_spec(spec)
-    header = log_header(situation, seed, preset, warmup, _physics_id(preset, params_file))
-    records = read_log(log, header) if log is not None else []
-    if log is not None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        # rewrite the header and the complete records (drops a torn last line)
-        tmp = log.with_name(log.name + ".tmp")
-        tmp.write_text("".join(json.dumps(r) + "\n" for r in [header, *records]))
-        tmp.replace(log)
-    with tqdm(
-        total=replicates,
-        initial=min(len(records), replicates),
-        disable=not progress,
-        desc="physics seasons",
-    ) as bar:
-        for j in range(len(records), replicates):
-            sim = TowerSim(spec, params, seed=seed * 1_000_003 + j, geometry=geometry)
-            rethrows = [0]
-            try:
-                rng = random.Random(f"warm/{seed}/{j}")
-                for _ in range(warmup):
-                    _throw(sim, ordinary_round(len(situation.order), rng), rethrows)
-                hand = random.Random(f"hand/{seed}/{j}")
-                season = fight_season(
-                    situation.season,
-                    situation.order,
-                    situation.recruited,
-                    situation.walls,
-                    lambda pieces, sim=sim, n=rethrows, hand=hand: _throw(
-                        sim, hand.sample(pieces, len(pieces)), n
-                    ),
-                )
-            finally:
-                sim.close()
-            rec = {
-                "replicate": j,
-                "outs": [[str(p) for p in s.out] for s in season.steps],
-                "rethrows": rethrows[0],
-            }
-            records.append(rec)
-            if log is not None:
-                with log.open("a") as fh:
-                    fh.write(json.dumps(rec) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            bar.update(1)
-    done = records[:replicates]
+    rid = run_id(situation, seed, warmup, _physics_id(preset, params_file))
+    base = {
+        "situation": situation.to_json(),
+        "seed": seed,
+        "preset": preset,
+        "warmup": warmup,
+        "params_file": str(params_file) if params_file is not None else "",
+    }
+    tasks = [
+        Task(f"{rid}/{j}", {**base, "replicate": j, "key": f"{rid}/{j}"}) for j in range(replicates)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = log if log is not None else Path(tmp) / "physics.jsonl"
+        run_tasks(
+            tasks,
+            season_task,
+            path,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            desc="physics seasons",
+        )
+        found = {}
+        for line in path.read_text().splitlines():
+            rec = json.loads(line)
+            found[rec["key"]] = rec
+    done = [found[t.key] for t in tasks]
     return PhysicsRun(
         [[tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in done],
-        sum(int(rec.get("rethrows", 0)) for rec in done),
+        sum(int(rec["rethrows"]) for rec in done),
     )
 
 

@@ -98,6 +98,15 @@ def _write_json(path: Path, data: dict) -> None:
     help="JSONL log of the simulated seasons; a rerun resumes from it.",
 )
 @click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1),
+    help="Local processes for --physics (default: all cores; 1 = this process).",
+)
+@click.option(
+    "--scheduler", default=None, help="Dask scheduler address for --physics (e.g. tcp://h:8786)."
+)
+@click.option(
     "--physics-params",
     default=None,
     type=click.Path(path_type=Path),
@@ -121,6 +130,8 @@ def battle(
     no_hiring: bool,
     physics_n: int,
     physics_log: Path | None,
+    workers: int | None,
+    scheduler: str | None,
     physics_params: Path | None,
 ) -> None:
     """Analyse a season's Battles at the Wall under the tower model (default action)."""
@@ -178,6 +189,8 @@ def battle(
             warmup=warmup or 0,
             params_file=physics_params,
             log=physics_log,
+            workers=workers,
+            scheduler=scheduler,
         )
         rows = compare(result, physics_stats(situation, run.seasons))
         click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
