@@ -120,6 +120,18 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
 @click.option("--alpha", default=1.0, show_default=True, help="Back-off strength.")
 @click.option("--age-cap", default=7, show_default=True, help="Oldest age bucket (throws).")
 @click.option(
+    "--min-count",
+    default=2,
+    show_default=True,
+    help="Leave out keys seen fewer times (all levels but the last).",
+)
+@click.option(
+    "--piece-depth",
+    default=2,
+    show_default=True,
+    help="Leave the finest contexts out of the per-piece counts.",
+)
+@click.option(
     "--levels",
     default="m,n,I,o;m,n,J,o;m,n,J;m,n;m",
     show_default=True,
@@ -136,6 +148,8 @@ def distill(
     name: str | None,
     alpha: float,
     age_cap: int,
+    min_count: int,
+    piece_depth: int,
     levels: str,
 ) -> None:
     """Fit a distilled tower model from simulator traces and write it to --out."""
@@ -174,6 +188,8 @@ def distill(
             alpha=alpha,
             age_cap=age_cap,
             classes=classes or dict(DEFAULT_CLASSES),
+            min_count=min_count,
+            piece_depth=piece_depth,
         )
     except ValueError as exc:
         raise TowerError(f"bad fit settings: {exc}") from None
@@ -213,6 +229,8 @@ def distill(
     command += [
         f"--alpha {alpha:g}",
         f"--age-cap {age_cap}",
+        f"--min-count {min_count}",
+        f"--piece-depth {piece_depth}",
         f"--levels '{levels}'",
         f"--out {shlex.quote(str(out_path))}",
     ]

@@ -91,6 +91,11 @@ class FitSettings:
         group's towards its pool; a context's towards the group's).
     classes : dict
         Piece kind -> class; kinds of one class are one shape for the tower.
+    min_count : int
+        Keys seen fewer times are left out of every level but the last (smaller files;
+        their draws fall to the next level).
+    piece_depth : int
+        Leave the ``piece_depth`` finest contexts out of the per-piece counts.
     """
 
     levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS
@@ -99,6 +104,8 @@ class FitSettings:
     buckets: dict[str, list[int]] = field(default_factory=lambda: dict(DEFAULT_BUCKETS))
     prior: float = 2.0
     classes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CLASSES))
+    min_count: int = 2
+    piece_depth: int = 2
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -106,6 +113,8 @@ class FitSettings:
                 raise ValueError(f"level {level} must contain 'm' and only fields {FIELDS}")
         if not 1 <= self.age_cap <= 9:
             raise ValueError(f"age_cap must lie in 1..9, got {self.age_cap}")
+        if self.min_count < 1 or self.piece_depth < 0:
+            raise ValueError("min_count must be at least 1 and piece_depth at least 0")
         if self.alpha <= 0 or self.prior <= 0:
             raise ValueError("alpha and prior must be positive")
         problem = buckets_problem(self.buckets)
@@ -120,7 +129,7 @@ class FitSettings:
             fields = tuple(f for f in level if f != "m")
             if fields and fields not in found:
                 found.append(fields)
-        return tuple(found)
+        return tuple(found[self.piece_depth :])
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +139,8 @@ class FitSettings:
             "buckets": {f: list(e) for f, e in sorted(self.buckets.items())},
             "prior": self.prior,
             "classes": dict(sorted(self.classes.items())),
+            "min_count": self.min_count,
+            "piece_depth": self.piece_depth,
         }
 
 
@@ -187,9 +198,12 @@ class Observations:
         """The ``model`` section of a model file (deterministic: sorted keys and entries)."""
         s = self.settings
         tables = []
-        for table in self.counts:
+        last = len(self.counts) - 1
+        for i, table in enumerate(self.counts):
             flat_table = {}
             for key in sorted(table):
+                if i < last and sum(table[key].values()) < s.min_count:
+                    continue
                 flat: list[int] = []
                 for outcome, c in sorted(table[key].items()):
                     flat.extend((c, *outcome))
