@@ -36,6 +36,9 @@ from tower.traces import TraceThrow
 
 SNAPSHOT_SCHEMA = "tower.physics-snapshot/1"
 
+#: Tallest cluster (mm) of pieces in the hand; bigger handfuls spread out sideways.
+MAX_CLUSTER = 60.0
+
 #: Height (mm) above the highest release point that still counts as in the air.
 HEADROOM = 150.0
 
@@ -206,10 +209,10 @@ class TowerSim:
         out = []
         for i, piece in enumerate(new):
             radius = shapes[piece.kind].radius
-            disc = min(p.release_spread, max(0.0, self.spec.release_radius - radius / LENGTH))
-            disc *= LENGTH
+            widest = max(0.0, self.spec.release_radius - radius / LENGTH) * LENGTH
+            disc = min(p.release_spread * LENGTH, widest)
             z = float(centre[2])
-            while True:  # rejection sampling, raising the layer after 30 failures
+            while True:  # rejection sampling; after 30 failures a layer higher, or wider
                 for _ in range(30):
                     r = disc * math.sqrt(rng.random())
                     a = 2 * math.pi * rng.random()
@@ -220,7 +223,12 @@ class TowerSim:
                     ):
                         break
                 else:
-                    z += radius
+                    # a hand holds a cluster at most MAX_CLUSTER tall: beyond that, big
+                    # handfuls spread out towards the funnel's mouth instead
+                    if z + radius - centre[2] <= MAX_CLUSTER * LENGTH or disc >= widest:
+                        z += radius
+                    else:
+                        disc = min(disc + radius, widest)
                     continue
                 break
             pos = (float(x), float(y), z)
