@@ -159,3 +159,18 @@ def test_params_round_trip_and_validation(tmp_path):
     path.write_text(json.dumps({"friction_piece": -1}))
     with pytest.raises(InputFileError, match="friction_piece"):
         PhysicsParams.load(path)
+
+
+def test_a_big_handful_starts_apart_and_spreads_out_before_stacking_high(geometry):
+    sim = TowerSim(geometry.spec, seed=8, geometry=geometry)
+    brigands = [Piece(Kind.BRIGAND, "neutral")] * 20
+    states = [st for _, st in sim._release_states(brigands)]
+    pos = np.array([st[0] for st in states]) / LENGTH
+    radius = geometry.shapes[Kind.BRIGAND].radius / LENGTH
+    gaps = np.linalg.norm(pos[:, None] - pos[None], axis=2) + np.eye(20) * 1e9
+    assert gaps.min() > 2 * radius  # no two pieces overlap at release
+    centre = np.asarray(geometry.spec.release_centre)
+    sideways = np.linalg.norm(pos[:, :2] - centre[:2], axis=1)
+    assert sideways.max() > sim.params.release_spread  # wider than one hand's disc
+    assert sideways.max() <= geometry.spec.release_radius
+    sim.close()
