@@ -69,6 +69,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     baseline = _single(BaselineModel(), 12_000 if quick else 60_000, seed=1)
     batch = _batch(model.doc["model"], 2_000 if quick else 20_000, seed=1)
     physics, note = _physics(2 if quick else 6, seed=1)
+    counts = model.doc["provenance"].get("counts", {})
     return {
         "single_throws_per_s": round(single, 1),
         "batch_throws_per_s": round(batch, 1),
@@ -78,7 +79,8 @@ def run(quick: bool = False) -> dict[str, Any]:
         "batch_speedup_vs_physics": round(batch / physics, 1),
         "single_vs_baseline": round(single / baseline, 3),
         "batch_vs_single": round(batch / single, 2),
-        "model": f"shipped {model.name} ({model.doc['provenance'].get('counts', {})})",
+        "model": f"shipped {model.name} ({counts.get('sequences')} sequences, "
+        f"{counts.get('throws')} throws fitted)",
         "physics": note,
         "clock": "process CPU time, one core",
     }
