@@ -262,10 +262,10 @@ for key in eq:
 #   too few and too fast for `queen-classic`.
 # - **Out against in.** Once filling, a tower returns nearly what it receives (0.96 to
 #   0.98 pieces out per piece in over throws 7-12 for `marrakesh`). A throw of 12 gives
-#   about 9.6 out of an empty tower and about 0.3 more for each piece already inside
-#   (`marrakesh` physics +0.30, `queen-classic` +0.14): full towers give more. The
-#   number out of one throw of 12 varies with a standard deviation of 2.1 in physics;
-#   the baseline exaggerates that luck (2.5).
+#   about 9.6 out of an empty tower and more for each piece already inside (`marrakesh`
+#   physics +0.30 a piece, `queen-classic` +0.14): full towers give more. The number out
+#   of one throw of 12 varies with a standard deviation of 2.1 in physics; the baseline
+#   exaggerates that luck (2.5).
 # - **How long a piece stays.** In `marrakesh`, 78% of keshis come out in the throw
 #   they are thrown, 20% in a later throw, mostly the next one or two, and about 1.4% are
 #   still inside six or more throws later. So old keshis do come back: about one in five.
@@ -275,9 +275,9 @@ for key in eq:
 #   colour thrown has a keshi out in the same throw 81% of the time in physics (82%
 #   distilled), against 74% for the baseline.
 # - **The distilled models** follow physics closely: the shipped `marrakesh` model gives
-#   the same share out at once (79%), colour chance (82%), spread (2.16) and push per
-#   piece inside (+0.27), and 7.5 inside over throws 7-12 against 7.3; over 36 throws it
-#   drifts a little higher (9.0 at equilibrium against 8.1, reached later). The
-#   `queen-classic` model fitted here in a second from 180 game-length sequences
-#   reproduces its held-out 36-throw runs (15.7 inside against 16.2). The baseline is
-#   off on every one of these statistics.
+#   the same share out at once (79%), colour chance (82%), spread (2.15) and push per
+#   piece inside (+0.26), and 7.4 inside over throws 7-12 against 7.3; over 36 throws it
+#   drifts a little higher (9.0 at equilibrium against 8.1, 90% reached by throw 11
+#   against 9). The `queen-classic` model fitted here in a second from 180 game-length
+#   sequences reproduces its held-out 36-throw runs (15.6 inside against 16.2). The
+#   baseline is off on every one of these statistics.
