@@ -9,6 +9,7 @@ completed, not repeated, on the next call.
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -58,12 +59,17 @@ def _tower_fields(preset: str | None) -> tuple[dict[str, Any], dict[str, str] | 
 def _params_field(params_file: Path | None) -> tuple[dict[str, Any] | None, str]:
     """The physics parameters the traces were made with, and where that claim comes from."""
     try:
+        from tower.calibration.params_file import load_params
         from tower.physics.params import PhysicsParams
     except ImportError:
         return None, "unknown (tower.physics not importable)"
     if params_file is None:
         return PhysicsParams().to_json(), "PhysicsParams defaults (no --params given)"
-    return PhysicsParams.load(params_file).to_json(), f"--params {params_file.name}"
+    geometry, physics = load_params(params_file)
+    where = f"--params {params_file.name}"
+    if geometry:
+        where += f" (geometry overrides: {json.dumps(geometry, sort_keys=True)})"
+    return physics.to_json(), where
 
 
 def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:

@@ -61,6 +61,12 @@ from tower.cli.throw import MIX_HELP, load_physics, physics_options
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
+    "--as-recording",
+    is_flag=True,
+    help="Write a synthetic recording (the format of `tower record`, marked synthetic, with "
+    "the true parameters inside) instead of traces: same as `tower record-synthetic`.",
+)
+@click.option(
     "--plot",
     "plot_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -79,9 +85,24 @@ def simulate(
     scheduler: str | None,
     workers: int | None,
     quiet: bool,
+    as_recording: bool,
     plot_file: Path | None,
 ) -> None:
-    """Simulate SEQUENCES towers of THROWS throws each into a trace file."""
+    """Simulate SEQUENCES towers of THROWS throws each into a trace file.
+
+    With ``--as-recording``, write one synthetic recording of THROWS throws of PIECES
+    keshis instead (see ``tower record-synthetic``).
+    """
+    if as_recording:
+        from tower.cli.record_synthetic import record_synthetic
+
+        if spec_file is not None or mix != "keshis":
+            raise click.UsageError("--as-recording takes --preset and keshis only")
+        click.get_current_context().invoke(
+            record_synthetic, preset=preset, params_path=params_file, throws=throws,
+            pieces=pieces, seed=seed, out_path=out_file,
+        )  # fmt: skip
+        return
     from tower.physics.sequences import sequence_tasks, simulate_sequence
     from tower.runs import run_tasks
 

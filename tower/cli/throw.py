@@ -23,7 +23,8 @@ def physics_options(f):
         "--params",
         "params_file",
         type=click.Path(dir_okay=False, path_type=Path),
-        help="A PhysicsParams JSON file (default: the built-in defaults).",
+        help="A params file: PhysicsParams JSON, or the tower.params/1 file that "
+        "`tower calibrate` writes (geometry overrides + physics). Default: built-in defaults.",
     )(f)
     f = click.option(
         "--spec",
@@ -42,12 +43,11 @@ def physics_options(f):
 
 def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) -> tuple[Any, Any]:
     """The (spec, params) named by :func:`physics_options`."""
+    from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset, load_spec
-    from tower.physics import PhysicsParams
 
     spec = load_spec(spec_file) if spec_file else load_preset(preset)
-    params = PhysicsParams.load(params_file) if params_file else PhysicsParams()
-    return spec, params
+    return apply_params(spec, params_file)
 
 
 @click.command()
