@@ -27,7 +27,7 @@ def test_throw_snapshot_and_restore_continue_the_same_tower(tmp_path):
 
 def test_bad_params_file_exits_with_status_2(tmp_path):
     bad = tmp_path / "p.json"
-    bad.write_text('{"restitution": "high"}')
+    bad.write_text('{"schema": "tower.physics-params/1", "restitution": "high"}')
     result = CliRunner().invoke(cli, ["throw", "--params", str(bad)])
     assert result.exit_code != 0
     assert "restitution" in str(result.exception) or "restitution" in result.output
