@@ -47,7 +47,10 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
         lambda out: ["stats", "--sizes", "6,9,12", "--out", str(out / "model_stats")],
     ),
     # Kept last: `make demo` ends by playing one 4-player game between agents.
-    ("Play one 4-player Marrakesh game", lambda out: ["selfplay", "1", "--players", "4"]),
+    (
+        "Play one 4-player Marrakesh game between greedy agents",
+        lambda out: ["selfplay", "1", "--players", "4", "--agents", "greedy"],
+    ),
 ]
 
 
