@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from tower.calibration.params_file import save_params
 from tower.calibration.recording import read_recording
 from tower.cli import cli
-from tower.cli.throw import load_physics
+from tower.cli.options import load_physics
 from tower.physics import PhysicsParams
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import cluster_options
+
 
 def _write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,15 +99,7 @@ def _write_json(path: Path, data: dict) -> None:
     type=click.Path(path_type=Path),
     help="JSONL log of the simulated seasons; a rerun resumes from it.",
 )
-@click.option(
-    "--workers",
-    default=None,
-    type=click.IntRange(1),
-    help="Local processes for --physics (default: all cores; 1 = this process).",
-)
-@click.option(
-    "--scheduler", default=None, help="Dask scheduler address for --physics (e.g. tcp://h:8786)."
-)
+@cluster_options("--physics seasons")
 @click.option(
     "--physics-params",
     default=None,

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
+from tower.cli.options import cluster_options
 
 
 @click.command()
@@ -41,15 +42,7 @@ from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
     show_default=True,
     help="Posterior predictive replays for the report.",
 )
-@click.option(
-    "--scheduler", default=None, help="Dask scheduler address (default: local processes)."
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Local worker processes (default: all cores).",
-)
+@cluster_options("replays")
 @click.option(
     "--holdout",
     type=click.FloatRange(0, 0.9),

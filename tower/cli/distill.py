@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from tower.cli.options import cluster_options
 from tower.errors import TowerError
 
 
@@ -101,12 +102,7 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     default=0,
     help="Also this many walls-guards sequences (1..20 keshis, watchmen, brigands).",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(1),
-    default=None,
-    help="Simulation worker processes (default: all cores).",
-)
+@cluster_options("simulations")
 @click.option("--preset", default=None, help="Tower preset of the traces (e.g. marrakesh).")
 @click.option(
     "--params",
@@ -147,6 +143,7 @@ def distill(
     trace_args: tuple[str, ...],
     sims: int,
     mixed_sims: int,
+    scheduler: str | None,
     workers: int | None,
     preset: str | None,
     params_file: Path | None,
@@ -169,9 +166,10 @@ def distill(
         if not preset:
             raise TowerError("--sims and --mixed-sims need --preset")
         stem = out_path.with_suffix("")
+        cluster = {"scheduler": scheduler, "workers": workers}
         if sims:
             path = simulate_traces(
-                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), workers=workers
+                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), cluster=cluster
             )
             trace_args = (*trace_args, f"{path}@0:{sims}")
         if mixed_sims:
@@ -182,7 +180,7 @@ def distill(
                 Path(f"{stem}.mixed-traces.jsonl"),
                 pieces=20,
                 mix="walls-guards",
-                workers=workers,
+                cluster=cluster,
             )
             trace_args = (*trace_args, f"{path}@0:{mixed_sims}")
     if not trace_args:
@@ -269,9 +267,10 @@ def simulate_traces(
     *,
     pieces: int = 12,
     mix: str = "keshis",
-    workers: int | None = None,
+    cluster: dict[str, Any] | None = None,
 ) -> Path:
-    """Run, or resume, ``tower simulate`` into ``traces`` (physics' resumable runner)."""
+    """Run, or resume, ``tower simulate`` into ``traces`` (physics' resumable runner);
+    ``cluster`` may name a Dask ``scheduler`` or a number of local ``workers``."""
     from tower.cli import cli
 
     argv = [
@@ -289,8 +288,9 @@ def simulate_traces(
     ]
     if params_file:
         argv += ["--params", str(params_file)]
-    if workers:
-        argv += ["--workers", str(workers)]
+    for option, value in (cluster or {}).items():
+        if value:
+            argv += [f"--{option}", str(value)]
     click.echo(f"simulating: tower {' '.join(argv)}")
     cli.main(args=argv, standalone_mode=False)
     return traces

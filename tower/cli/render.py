@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tower.cli.throw import load_physics, physics_options
+from tower.cli.options import load_physics, physics_options
 
 
 @click.command()

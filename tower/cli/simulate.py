@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tower.cli.throw import MIX_HELP, load_physics, physics_options
+from tower.cli.options import cluster_options, load_physics, physics_options, throw_shape_options
 
 
 @click.command()
@@ -23,27 +23,7 @@ from tower.cli.throw import MIX_HELP, load_physics, physics_options
     show_default=True,
     help="Independent towers, each starting empty.",
 )
-@click.option(
-    "--throws",
-    type=click.IntRange(1),
-    default=12,
-    show_default=True,
-    help="Throws per sequence (12 in a Marrakesh game).",
-)
-@click.option(
-    "--pieces",
-    type=click.IntRange(1),
-    default=12,
-    show_default=True,
-    help="Pieces per throw (the most per throw for walls-guards).",
-)
-@click.option(
-    "--mix",
-    type=click.Choice(("keshis", "walls-guards")),
-    default="keshis",
-    show_default=True,
-    help=MIX_HELP,
-)
+@throw_shape_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the batch.")
 @click.option(
     "--out",
@@ -52,13 +32,7 @@ from tower.cli.throw import MIX_HELP, load_physics, physics_options
     required=True,
     help="Trace file (JSONL); resumed if it exists.",
 )
-@click.option("--scheduler", default=None, help="Dask scheduler address (default: local).")
-@click.option(
-    "--workers",
-    type=click.IntRange(1),
-    default=None,
-    help="Local worker processes (default: all cores; 1 = in this process).",
-)
+@cluster_options("sequences")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
     "--as-recording",

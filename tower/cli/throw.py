@@ -1,73 +1,18 @@
-"""``tower throw``: throw pieces into one simulated tower and print each throw's result.
-
-Also home of the options every physics command shares (``--preset``, ``--spec``,
-``--params``), imported by ``tower simulate`` and ``tower render``.
-"""
+"""``tower throw``: throw pieces into one simulated tower and print each throw's result."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
-from tower.geometry import PRESETS
-
-#: Mixes of pieces a throw can hold (see :mod:`tower.physics.sequences`).
-MIX_HELP = "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands."
-
-
-def physics_options(f):
-    """Add ``--preset``, ``--spec`` and ``--params`` to a command."""
-    f = click.option(
-        "--params",
-        "params_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="A params file: PhysicsParams JSON, or the tower.params/1 file that "
-        "`tower calibrate` writes (geometry overrides + physics). Default: built-in defaults.",
-    )(f)
-    f = click.option(
-        "--spec",
-        "spec_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="A tower spec TOML file instead of a preset.",
-    )(f)
-    return click.option(
-        "--preset",
-        type=click.Choice(PRESETS),
-        default="marrakesh",
-        show_default=True,
-        help="A shipped tower preset.",
-    )(f)
-
-
-def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) -> tuple[Any, Any]:
-    """The (spec, params) named by :func:`physics_options`."""
-    from tower.calibration.params_file import apply_params
-    from tower.geometry import load_preset, load_spec
-
-    spec = load_spec(spec_file) if spec_file else load_preset(preset)
-    return apply_params(spec, params_file)
+from tower.cli.options import load_physics, physics_options, throw_shape_options
 
 
 @click.command()
 @physics_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the tower.")
-@click.option("--throws", type=click.IntRange(1), default=12, show_default=True)
-@click.option(
-    "--pieces",
-    type=click.IntRange(1),
-    default=12,
-    show_default=True,
-    help="Pieces per throw (the most per throw for walls-guards).",
-)
-@click.option(
-    "--mix",
-    type=click.Choice(("keshis", "walls-guards")),
-    default="keshis",
-    show_default=True,
-    help=MIX_HELP,
-)
+@throw_shape_options
 @click.option(
     "--restore",
     "restore_file",

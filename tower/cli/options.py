@@ -1,0 +1,105 @@
+"""Command-line options that several ``tower`` commands share, declared once, and what
+the physics options load.
+
+Examples
+--------
+>>> import click
+>>> @click.command()
+... @cluster_options("simulations")
+... def run(scheduler, workers): ...
+>>> sorted(p.name for p in run.params)
+['scheduler', 'workers']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tower.geometry import PRESETS
+
+#: Mixes of pieces a throw can hold (see :mod:`tower.physics.sequences`).
+MIX_HELP = "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands."
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def cluster_options(what: str = "work") -> Decorator:
+    """``--workers K`` (local processes, default: all cores; 1 = this process) and
+    ``--scheduler ADDRESS`` (a Dask scheduler instead), for the ``what`` they run."""
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        f = click.option(
+            "--scheduler",
+            default=None,
+            help=f"Dask scheduler address for the {what} (default: local processes).",
+        )(f)
+        return click.option(
+            "--workers",
+            type=click.IntRange(1),
+            default=None,
+            help=f"Local processes for the {what} (default: all cores; 1 = this process).",
+        )(f)
+
+    return decorate
+
+
+def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--throws``, ``--pieces`` and ``--mix``: what a sequence of throws holds."""
+    f = click.option(
+        "--mix",
+        type=click.Choice(("keshis", "walls-guards")),
+        default="keshis",
+        show_default=True,
+        help=MIX_HELP,
+    )(f)
+    f = click.option(
+        "--pieces",
+        type=click.IntRange(1),
+        default=12,
+        show_default=True,
+        help="Pieces per throw (the most per throw for walls-guards).",
+    )(f)
+    return click.option(
+        "--throws",
+        type=click.IntRange(1),
+        default=12,
+        show_default=True,
+        help="Throws per sequence (12 in a Marrakesh game).",
+    )(f)
+
+
+def physics_options(f):
+    """Add ``--preset``, ``--spec`` and ``--params`` to a command."""
+    f = click.option(
+        "--params",
+        "params_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="A params file: PhysicsParams JSON, or the tower.params/1 file that "
+        "`tower calibrate` writes (geometry overrides + physics). Default: built-in defaults.",
+    )(f)
+    f = click.option(
+        "--spec",
+        "spec_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="A tower spec TOML file instead of a preset.",
+    )(f)
+    return click.option(
+        "--preset",
+        type=click.Choice(PRESETS),
+        default="marrakesh",
+        show_default=True,
+        help="A shipped tower preset.",
+    )(f)
+
+
+def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) -> tuple[Any, Any]:
+    """The (spec, params) named by :func:`physics_options`."""
+    from tower.calibration.params_file import apply_params
+    from tower.geometry import load_preset, load_spec
+
+    spec = load_spec(spec_file) if spec_file else load_preset(preset)
+    return apply_params(spec, params_file)
