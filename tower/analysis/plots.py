@@ -26,6 +26,16 @@ def _pyplot():
     return plt
 
 
+def _save(fig, path: str | Path) -> Path:
+    """Lay out ``fig``, write it as a PNG to ``path`` (creating folders) and close it."""
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    _pyplot().close(fig)
+    return path
+
+
 def plot_retention(
     summaries: Mapping[str, Mapping[int, dict[str, Any]]], path: str | Path, title: str = ""
 ) -> Path:
@@ -103,12 +113,7 @@ def plot_retention(
         ax.legend(fontsize=7)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_statistics(
@@ -149,9 +154,4 @@ def plot_statistics(
         ax.legend(fontsize=7)
     for ax in axes.ravel()[len(names) :]:
         ax.axis("off")
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
