@@ -349,21 +349,26 @@ class _Fields:
     def error(self, name: str, message: str) -> InputFileError:
         return InputFileError(self.path, message, line=self.line, field=name)
 
-    def text(self, name: str, *, required: bool = False) -> str:
+    def _get(self, name: str, required: bool) -> Any:
+        """The raw value, or ``None`` when it is missing or empty (an error if required)."""
         value = self.data.get(name)
         if value is None or value == "":
             if required:
                 raise self.error(name, "missing value")
+            return None
+        return value
+
+    def text(self, name: str, *, required: bool = False) -> str:
+        value = self._get(name, required)
+        if value is None:
             return ""
         if not isinstance(value, str):
             raise self.error(name, f"expected text, got {value!r}")
         return value
 
     def integer(self, name: str, *, low: int = 0, required: bool = True) -> int | None:
-        value = self.data.get(name)
-        if value is None or value == "":
-            if required:
-                raise self.error(name, "missing value")
+        value = self._get(name, required)
+        if value is None:
             return None
         if isinstance(value, str):
             try:
@@ -377,10 +382,8 @@ class _Fields:
         return value
 
     def number(self, name: str, *, required: bool = True) -> float | None:
-        value = self.data.get(name)
-        if value is None or value == "":
-            if required:
-                raise self.error(name, "missing value")
+        value = self._get(name, required)
+        if value is None:
             return None
         try:
             number = float(value) if not isinstance(value, bool) else None
@@ -391,10 +394,8 @@ class _Fields:
         return number
 
     def counts(self, name: str, *, required: bool = False) -> Counts | None:
-        value = self.data.get(name)
-        if value is None or value == "":
-            if required:
-                raise self.error(name, "missing value")
+        value = self._get(name, required)
+        if value is None:
             return None
         try:
             if isinstance(value, str):
