@@ -19,6 +19,7 @@ from tower.physics import (
 )
 from tower.physics.world import LENGTH
 from tower.pieces import INSIDE, Kind, Piece, mixed_keshis
+from tower.traces import TraceSequence
 
 
 @pytest.fixture(scope="module")
@@ -173,4 +174,45 @@ def test_a_big_handful_starts_apart_and_spreads_out_before_stacking_high(geometr
     sideways = np.linalg.norm(pos[:, :2] - centre[:2], axis=1)
     assert sideways.max() > sim.params.release_spread  # wider than one hand's disc
     assert sideways.max() <= geometry.spec.release_radius
+    sim.close()
+
+
+def test_a_throw_that_loses_a_piece_is_thrown_again_with_the_next_release(geometry, monkeypatch):
+    sim = TowerSim(geometry.spec, seed=5, geometry=geometry)
+    original, calls = sim._throw, []
+
+    def lose_first(*args):
+        calls.append(sim.rng.bit_generator.state)
+        if len(calls) == 1:
+            sim.rng.random()  # the failed attempt used the generator; throw() restores it
+            raise EscapeError("lost a piece")
+        return original(*args)
+
+    monkeypatch.setattr(sim, "_throw", lose_first)
+    start = sim.rng.bit_generator.state
+    result = sim.throw(mixed_keshis(4), retries=2)
+    assert result.rethrows == 1 and len(calls) == 2
+    assert calls[0] == start and calls[1] != start  # the re-throw is one draw further on
+    assert result.to_trace().to_json()["rethrows"] == 1
+    seq = TraceSequence(0, 5, "physics:test", result.pieces, (result.to_trace(),))
+    assert TraceSequence.from_json(json.loads(seq.to_line())).throws[0].rethrows == 1
+    # the same tower, its generator moved by one draw, throws exactly this
+    twin = TowerSim(geometry.spec, seed=5, geometry=geometry)
+    twin.rng.random()
+    again = twin.throw(mixed_keshis(4))
+    assert (again.out, again.inside, again.rethrows) == (result.out, result.inside, 0)
+    assert "rethrows" not in again.to_trace().to_json()
+    sim.close()
+    twin.close()
+
+
+def test_a_throw_lost_in_every_attempt_raises_and_leaves_the_tower_as_it_was(geometry):
+    sim = TowerSim(geometry.spec, seed=0, geometry=geometry)
+    sim.pieces.append(Piece.keshi("red"))
+    lo = np.asarray(geometry.spec.bounds)[0] * LENGTH
+    sim.inside[0] = ((lo[0] - 5.0, 0.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.0,) * 3, (0.0,) * 3)
+    pieces, rng = list(sim.pieces), sim.rng.bit_generator.state
+    with pytest.raises(EscapeError):
+        sim.throw(mixed_keshis(1), retries=2)
+    assert sim.pieces == pieces and sim.rng.bit_generator.state == rng and sim.throws == 0
     sim.close()

@@ -3,17 +3,23 @@
 Physics writes traces, the model room fits from them, analysis summarises them. One
 JSON object per line (JSONL), one line per independent tower sequence::
 
-    {"schema": "tower.trace/1",
-     "seq": 17,                      # index of the sequence within its batch
-     "seed": 123456,                 # seed of that tower
-     "source": "physics:marrakesh",  # what produced it
-     "pieces": ["keshi:red", ...],   # piece id -> piece; ids are list indices
-     "throws": [
-        {"in": [0, 1, 2],            # ids thrown this throw
-         "out": [1, 2],              # ids that came out this throw (fresh or old)
-         "inside": {"0": "floor1"},  # id -> place, for every piece inside after the throw
-         "sim_time": 2.4}            # simulated seconds (optional)
-     ]}
+    {
+        "schema": "tower.trace/1",
+        "seq": 17,  # index of the sequence within its batch
+        "seed": 123456,  # seed of that tower
+        "source": "physics:marrakesh",  # what produced it
+        "pieces": ["keshi:red", ...],  # piece id -> piece; ids are list indices
+        "throws": [
+            {
+                "in": [0, 1, 2],  # ids thrown this throw
+                "out": [1, 2],  # ids that came out this throw (fresh or old)
+                "inside": {"0": "floor1"},  # id -> place, for every piece inside after the throw
+                "sim_time": 2.4,  # simulated seconds (optional)
+                "rethrows": 1,
+            }  # attempts re-thrown because the simulation lost
+            # a piece (optional, only when > 0)
+        ],
+    }
 
 Every piece thrown is, after each throw, either in ``out`` of some throw so far or in
 ``inside``: :func:`validate_sequence` checks that nothing is lost or duplicated.
@@ -41,6 +47,7 @@ class TraceThrow:
     out: tuple[int, ...]
     inside: dict[int, Place]
     sim_time: float | None = None
+    rethrows: int = 0
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -50,6 +57,8 @@ class TraceThrow:
         }
         if self.sim_time is not None:
             d["sim_time"] = round(self.sim_time, 6)
+        if self.rethrows:
+            d["rethrows"] = self.rethrows
         return d
 
 
@@ -103,6 +112,7 @@ class TraceSequence:
                         tuple(int(x) for x in t["out"]),
                         {int(k): Place(v) for k, v in t["inside"].items()},
                         t.get("sim_time"),
+                        int(t.get("rethrows", 0)),
                     )
                 )
             except (KeyError, TypeError, ValueError) as exc:

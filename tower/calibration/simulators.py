@@ -280,7 +280,7 @@ class PhysicsSimulator:
             try:
                 session_outs = []
                 for k, counts in enumerate((*p.warmup, *p.throws)):
-                    result = self._throw(sim, _pieces(counts))
+                    result = sim.throw(_pieces(counts), retries=self.retries)
                     if len(result.inside) > self.max_inside:
                         raise ReplayAborted(
                             f"clogged: {len(result.inside)} pieces inside after throw {k + 1} "
@@ -292,19 +292,3 @@ class PhysicsSimulator:
             finally:
                 sim.close()
         return sessions_from_outs(plan, outs)
-
-    def _throw(self, sim: Any, pieces: list[Piece]) -> Any:
-        """``sim.throw(pieces)``, re-thrown from the same state if a piece is lost."""
-        from tower.physics.sim import EscapeError, NonFiniteStateError
-
-        saved = (list(sim.pieces), dict(sim.inside), dict(sim.places), sim.throws)
-        for attempt in range(self.retries + 1):
-            try:
-                return sim.throw(pieces)
-            except (EscapeError, NonFiniteStateError):
-                if attempt == self.retries:
-                    raise
-                sim.pieces, sim.inside, sim.places, sim.throws = (
-                    list(saved[0]), dict(saved[1]), dict(saved[2]), saved[3],
-                )  # fmt: skip
-        raise AssertionError("unreachable")

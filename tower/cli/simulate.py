@@ -32,6 +32,14 @@ from tower.cli.options import cluster_options, load_physics, physics_options, th
     required=True,
     help="Trace file (JSONL); resumed if it exists.",
 )
+@click.option(
+    "--retries",
+    type=click.IntRange(0),
+    default=3,
+    show_default=True,
+    help="Re-throws of a throw in which the simulation loses a piece (recorded in the "
+    "trace as 'rethrows'); a sequence that still loses one stops the batch.",
+)
 @cluster_options("sequences")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
@@ -56,6 +64,7 @@ def simulate(
     mix: str,
     seed: int,
     out_file: Path,
+    retries: int,
     scheduler: str | None,
     workers: int | None,
     quiet: bool,
@@ -82,8 +91,9 @@ def simulate(
 
     spec, params = load_physics(preset, spec_file, params_file)
     tasks = sequence_tasks(
-        spec, params, sequences=sequences, throws=throws, pieces=pieces, seed=seed, mix=mix
-    )
+        spec, params, sequences=sequences, throws=throws, pieces=pieces, seed=seed, mix=mix,
+        retries=retries,
+    )  # fmt: skip
     summary = run_tasks(
         tasks,
         simulate_sequence,

@@ -70,8 +70,13 @@ def sequence_tasks(
     pieces: int,
     seed: int,
     mix: str = "keshis",
+    retries: int = 3,
 ) -> list[Task]:
-    """One task per sequence, keyed by its index ``seq`` (the trace's key field)."""
+    """One task per sequence, keyed by its index ``seq`` (the trace's key field).
+
+    A throw in which the simulation loses a piece is thrown again up to ``retries`` times
+    (:meth:`TowerSim.throw`; the trace records ``rethrows``), so one such throw does not
+    stop a batch; a sequence that still fails stops it loudly."""
     if mix not in MIXES:
         raise ValueError(f"unknown mix {mix!r}; expected one of {MIXES}")
     base = {
@@ -80,12 +85,13 @@ def sequence_tasks(
         "throws": throws,
         "pieces": pieces,
         "mix": mix,
+        "retries": retries,
     }
     return [Task(i, {**base, "seq": i, "seed": sequence_seed(seed, i)}) for i in range(sequences)]
 
 
 @functools.lru_cache(maxsize=4)
-def _geometry(spec_toml: str) -> TowerGeometry:
+def cached_geometry(spec_toml: str) -> TowerGeometry:
     """Mesh a spec once per process (workers run many sequences of the same tower)."""
     from tower.physics.sim import _spec_from_toml
 
@@ -94,13 +100,14 @@ def _geometry(spec_toml: str) -> TowerGeometry:
 
 def simulate_sequence(args: dict[str, Any]) -> dict[str, Any]:
     """Run one task of :func:`sequence_tasks`; return its trace record (a JSON dict)."""
-    geometry = _geometry(args["spec_toml"])
+    geometry = cached_geometry(args["spec_toml"])
     params = PhysicsParams.from_json(args["params"])
     seed = int(args["seed"])
     sim = TowerSim(geometry.spec, params, seed, geometry=geometry)
+    retries = int(args.get("retries", 0))
     try:
         results = [
-            sim.throw(batch)
+            sim.throw(batch, retries=retries)
             for batch in throw_pieces(args["mix"], args["pieces"], args["throws"], seed)
         ]
     finally:

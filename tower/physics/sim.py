@@ -22,7 +22,7 @@ import json
 import math
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,8 @@ class ThrowResult:
         Simulated seconds.
     steps : int
         Simulation steps taken.
+    rethrows : int
+        Attempts thrown again before this one because the simulation lost a piece.
     """
 
     index: int
@@ -92,6 +94,7 @@ class ThrowResult:
     pieces: tuple[Piece, ...]
     sim_time: float
     steps: int
+    rethrows: int = 0
 
     @property
     def out_pieces(self) -> list[Piece]:
@@ -107,7 +110,7 @@ class ThrowResult:
 
     def to_trace(self) -> TraceThrow:
         """This throw in the trace format of :mod:`tower.traces`."""
-        return TraceThrow(self.thrown, self.out, dict(self.inside), self.sim_time)
+        return TraceThrow(self.thrown, self.out, dict(self.inside), self.sim_time, self.rethrows)
 
     def summary(self) -> str:
         """One human line: ``throw 3: 12 in, 9 out, inside 5 (funnel 0, floor1 2, ...)``."""
@@ -297,6 +300,7 @@ class TowerSim:
         *,
         observe: Callable[[int, World], None] | None = None,
         hidden: frozenset[str] = frozenset(),
+        retries: int = 0,
     ) -> ThrowResult:
         """Throw ``pieces`` into the tower and simulate until everything rests.
 
@@ -309,6 +313,11 @@ class TowerSim:
             (used by :mod:`tower.physics.render`); it must not change the world.
         hidden : frozenset of str
             Tower parts left out of the visual shapes (they still collide).
+        retries : int
+            Times a throw in which the simulation loses a piece (it bounces out over the
+            funnel's rim, or tunnels through the courtyard board) is thrown again from the
+            same tower with the next random release, as a player re-throws a piece that
+            missed. ``ThrowResult.rethrows`` says how many were needed.
 
         Returns
         -------
@@ -317,7 +326,8 @@ class TowerSim:
         Raises
         ------
         EscapeError, NonFiniteStateError
-            The simulation lost a piece; nothing is dropped silently.
+            The simulation lost a piece (in every one of ``1 + retries`` attempts); nothing
+            is dropped silently.
         """
         for piece in pieces:
             if piece.kind not in self.geometry.shapes:
@@ -326,13 +336,26 @@ class TowerSim:
                     f"it knows {sorted(k.value for k in self.geometry.shapes)}"
                 )
         # a throw that raises leaves the tower as it was (pieces, RNG, inside)
-        saved = (len(self.pieces), self.rng.bit_generator.state)
-        try:
-            return self._throw(pieces, observe, hidden)
-        except BaseException:
-            del self.pieces[saved[0] :]
-            self.rng.bit_generator.state = saved[1]
-            raise
+        count, state = len(self.pieces), self.rng.bit_generator.state
+        for attempt in range(retries + 1):
+            try:
+                result = self._throw(pieces, observe, hidden)
+            except (EscapeError, NonFiniteStateError):
+                del self.pieces[count:]
+                if attempt == retries:
+                    self.rng.bit_generator.state = state
+                    raise
+                # the re-throw gets the next random release
+                self.rng.bit_generator.state = state
+                for _ in range(attempt + 1):
+                    self.rng.random()
+                continue
+            except BaseException:
+                del self.pieces[count:]
+                self.rng.bit_generator.state = state
+                raise
+            return replace(result, rethrows=attempt) if attempt else result
+        raise AssertionError("unreachable")
 
     def _throw(
         self,
