@@ -122,37 +122,56 @@ def season_task(args: dict[str, Any]) -> dict[str, Any]:
     in a seeded random order (the simulator releases them in list order), so no kind is
     always on top. With a warm-up the tower first sees that many ordinary rounds
     (:func:`~tower.battle.checker.ordinary_round`), as
-    :func:`~tower.battle.checker.warm_tower` does with the model.
+    :func:`~tower.battle.checker.warm_tower` does with the model. With ``args["trace"]``
+    the record also holds every throw of the season, warm-up included, as a
+    :mod:`tower.traces` sequence (``seq`` = ``j``).
     """
     from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset
     from tower.physics import TowerSim
+    from tower.physics.sequences import cached_geometry
+    from tower.traces import TraceSequence
 
     situation = Situation.from_json(args["situation"])
     seed, j = args["seed"], args["replicate"]
     params_file = Path(args["params_file"]) if args["params_file"] else None
     spec, params = apply_params(load_preset(args["preset"]), params_file)
-    sim = TowerSim(spec, params, seed=seed * 1_000_003 + j)
-    rethrows = [0]
+    geometry = cached_geometry(spec.to_toml())
+    sim = TowerSim(geometry.spec, params, seed=seed * 1_000_003 + j, geometry=geometry)
+    results = []
+
+    def throw(pieces: list[Piece]) -> list[Piece]:
+        results.append(sim.throw(pieces, retries=RETRIES))
+        return results[-1].out_pieces
+
     try:
         rng = random.Random(f"warm/{seed}/{j}")
         for _ in range(args["warmup"]):
-            _throw(sim, ordinary_round(len(situation.order), rng), rethrows)
+            throw(ordinary_round(len(situation.order), rng))
         hand = random.Random(f"hand/{seed}/{j}")
         season = fight_season(
             situation.season,
             situation.order,
             situation.recruited,
             situation.walls,
-            lambda pieces: _throw(sim, hand.sample(pieces, len(pieces)), rethrows),
+            lambda pieces: throw(hand.sample(pieces, len(pieces))),
         )
     finally:
         sim.close()
-    return {
+    record: dict[str, Any] = {
         "key": args["key"],
         "outs": [[str(p) for p in step.out] for step in season.steps],
-        "rethrows": rethrows[0],
+        "rethrows": sum(r.rethrows for r in results),
     }
+    if args.get("trace"):
+        record["trace"] = TraceSequence(
+            seq=j,
+            seed=sim.seed,
+            source=f"physics:{spec.name}",
+            pieces=tuple(sim.pieces),
+            throws=tuple(r.to_trace() for r in results),
+        ).to_json()
+    return record
 
 
 def physics_seasons(
@@ -210,25 +229,6 @@ def physics_seasons(
         [[tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in done],
         sum(int(rec["rethrows"]) for rec in done),
     )
-
-
-def _throw(sim: Any, pieces: list[Piece], rethrows: list[int]) -> list[Piece]:
-    """``sim.throw(pieces).out_pieces``, thrown again if the simulation loses a piece.
-
-    A failed throw leaves the simulator as it was, random generator included, so one draw
-    from the generator moves the re-throw to the next random release.
-    """
-    from tower.physics import EscapeError, NonFiniteStateError
-
-    for attempt in range(RETRIES + 1):
-        try:
-            return sim.throw(pieces).out_pieces
-        except (EscapeError, NonFiniteStateError):
-            if attempt == RETRIES:
-                raise
-            rethrows[0] += 1
-            sim.rng.random()
-    raise AssertionError("unreachable")
 
 
 def physics_stats(

@@ -200,6 +200,61 @@ def battle(
     click.echo(f"({time.perf_counter() - start:.1f} s)")
 
 
+@battle.command("traces")
+@click.option("--seasons", default=1000, show_default=True, type=click.IntRange(1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Trace file (JSONL); resumed if it exists.",
+)
+@click.option("--preset", default="marrakesh", show_default=True)
+@click.option(
+    "--params",
+    "params_file",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Physical parameter file (default: the preset's defaults).",
+)
+@cluster_options("seasons")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def traces_cmd(
+    seasons: int,
+    seed: int,
+    out_file: Path,
+    preset: str,
+    params_file: Path | None,
+    workers: int | None,
+    scheduler: str | None,
+    quiet: bool,
+) -> None:
+    """Simulate SEASONS random battle seasons in physics towers as traces for `tower distill`.
+
+    Each season draws players (1-4), season (1-3), recruits (0-3 each) and warm-up rounds
+    (empty tower half of the time, else 1-12 rounds) and plays every battle in one tower
+    (see tower.battle.traces).
+    """
+    from tower.battle.traces import trace_task, trace_tasks
+    from tower.runs import run_tasks
+
+    tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file)
+    summary = run_tasks(
+        tasks,
+        trace_task,
+        out_file,
+        scheduler=scheduler,
+        workers=workers,
+        progress=not quiet,
+        key_field="seq",
+        desc="battle seasons",
+    )
+    click.echo(
+        f"{out_file}: {summary['done']} seasons simulated, {summary['skipped']} already there"
+    )
+
+
 @battle.command("check")
 @click.argument("observation", required=False, type=click.Path(path_type=Path))
 @click.option("--thrown", default=None, help="Pieces thrown, e.g. '2*watchman:red,2*brigand'.")
