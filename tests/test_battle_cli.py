@@ -175,3 +175,33 @@ def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypa
     monkeypatch.setattr(tower.model, "load_shipped", lambda name: KeshisOnly())
     model, note = choose_model("shipped")
     assert type(model) is BaselineModel and "cannot throw pawns" in note
+
+
+def test_battle_traces_writes_valid_seasons_and_resumes(tmp_path, capsys):
+    pytest.importorskip("pybullet")
+    from tower.traces import read_traces
+
+    out = tmp_path / "seasons.jsonl"
+    argv = ["battle", "traces", "--seasons", "2", "--warmups", "0", "--seed", "7"]
+    code, text, err = run([*argv, "--out", str(out), "--workers", "1", "--quiet"], capsys)
+    assert code == 0, err
+    assert "2 seasons simulated, 0 already there" in text
+    seqs = list(read_traces(out))  # validated on reading
+    assert [s.seq for s in seqs] == [0, 1]
+    # an empty tower: the first throw holds the pawns of the first battle only
+    assert all(
+        {s.pieces[i].kind.value for i in s.throws[0].thrown} <= {"watchman", "brigand"}
+        for s in seqs
+    )
+    before = out.read_bytes()
+    code, text, err = run([*argv, "--out", str(out), "--workers", "1", "--quiet"], capsys)
+    assert code == 0 and "0 seasons simulated, 2 already there" in text
+    assert out.read_bytes() == before
+
+
+def test_battle_traces_rejects_bad_warmups_without_writing(tmp_path, capsys):
+    out = tmp_path / "seasons.jsonl"
+    for bad in ("0,x", "-1"):
+        code, _, err = run(["battle", "traces", "--warmups", bad, "--out", str(out)], capsys)
+        assert code == 2 and "--warmups" in err
+    assert not out.exists()

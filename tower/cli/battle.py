@@ -218,6 +218,12 @@ def battle(
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Physical parameter file (default: the preset's defaults).",
 )
+@click.option(
+    "--warmups",
+    default=None,
+    help="Warm-up rounds to draw from, uniformly, as a comma list with repeats "
+    "(default: 0,0,0,0,0,0,0,1,2,3,4,6,8,12, i.e. half of the towers empty).",
+)
 @cluster_options("seasons")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def traces_cmd(
@@ -226,6 +232,7 @@ def traces_cmd(
     out_file: Path,
     preset: str,
     params_file: Path | None,
+    warmups: str | None,
     workers: int | None,
     scheduler: str | None,
     quiet: bool,
@@ -233,13 +240,23 @@ def traces_cmd(
     """Simulate SEASONS random battle seasons in physics towers as traces for `tower distill`.
 
     Each season draws players (1-4), season (1-3), recruits (0-3 each) and warm-up rounds
-    (empty tower half of the time, else 1-12 rounds) and plays every battle in one tower
-    (see tower.battle.traces).
+    (by default an empty tower half of the time, else 1-12 rounds) and plays every battle
+    in one tower (see tower.battle.traces).
     """
-    from tower.battle.traces import trace_task, trace_tasks
+    from tower.battle.inputs import BadNotation
+    from tower.battle.traces import SeasonMix, trace_task, trace_tasks
     from tower.runs import run_tasks
 
-    tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file)
+    mix = SeasonMix()
+    if warmups is not None:
+        try:
+            drawn = tuple(int(w) for w in warmups.split(","))
+        except ValueError:
+            raise BadNotation(f"--warmups must be a comma list, got {warmups!r}") from None
+        if not drawn or min(drawn) < 0:
+            raise BadNotation(f"--warmups needs rounds >= 0, got {warmups!r}")
+        mix = SeasonMix(warmups=drawn)
+    tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file, mix=mix)
     summary = run_tasks(
         tasks,
         trace_task,
