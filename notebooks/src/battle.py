@@ -161,20 +161,20 @@ for season in SEASONS:
 #
 # - **Position decides the danger.** The player with the round tracker throws only their
 #   own watchmen and the brigands, so one watchman nearly removes their breaches (season
-#   1: 0.69 expected breaches with none, 0.14 with one); more add little (0.2 point or
-#   less each, and in season 3 a third one even costs 0.3 points: with 3 watchmen and 3
-#   brigands in one throw, fewer brigands come out to be repelled). Each later player
-#   throws everything that fell out before, so more attackers come: with no watchman the
-#   4th player expects 3.8 breaches in season 1, 3.2 in season 2 and 2.6 in season 3.
+#   1: 0.77 expected breaches with none, 0.17 with one); more add little (0.15 point or
+#   less each). Each later player throws everything that fell out before, so more
+#   attackers come: with no watchman the 4th player expects 4.4 breaches in season 1,
+#   3.8 in season 2 and 3.2 in season 3.
 # - **Each watchman counts for later players.** For the 3rd and 4th players each
-#   watchman hired adds 0.3-0.7 points and removes about as many breaches, the first ones
-#   most; for the 2nd player the third one adds only 0.23-0.31.
+#   watchman hired adds 0.4-0.8 points and removes about as many breaches, the first ones
+#   most; for the 2nd player the third one adds only 0.22-0.39.
 # - **Advice** (valuing a breach at 1.5 points and a resource at 0.4, assumptions
 #   stated above): the first player should hire 1 watchman in every season, the second
-#   2; the third 3 in season 1 and 2 later; the fourth 3 in seasons 1 and 2 and 2 in
-#   season 3. So a third watchman in season 3 does not pay for anyone here (for the 4th
-#   player +0.43 points and 0.42 fewer breaches for 3 resources: net -0.14).
+#   2; the third 3 in seasons 1 and 2 and 2 in season 3; the fourth 3 in every season.
+#   The third watchman is the close call: for the 4th player in season 3 it gives +0.51
+#   points and 0.58 fewer breaches for 3 resources (net +0.18), for the 3rd player in
+#   season 3 net -0.02.
 # - **When everyone hires more**, later players score more points but also suffer more
 #   breaches, because every watchman that comes out attacks the next player: in season
-#   1 the 4th player goes from 0.00 points / 0.49 breaches (nobody hires) to 1.93 / 2.74
+#   1 the 4th player goes from 0.00 points / 0.47 breaches (nobody hires) to 2.10 / 3.02
 #   (everybody hires 3).

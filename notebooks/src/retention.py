@@ -275,9 +275,10 @@ for key in eq:
 #   colour thrown has a keshi out in the same throw 81% of the time in physics (82%
 #   distilled), against 74% for the baseline.
 # - **The distilled models** follow physics closely: the shipped `marrakesh` model gives
-#   the same share out at once (79%), colour chance (82%), spread (2.15) and push per
-#   piece inside (+0.26), and 7.4 inside over throws 7-12 against 7.3; over 36 throws it
-#   drifts a little higher (9.0 at equilibrium against 8.1, 90% reached by throw 11
-#   against 9). The `queen-classic` model fitted here in a second from 180 game-length
-#   sequences reproduces its held-out 36-throw runs (15.6 inside against 16.2). The
+#   the same share out at once (79%), colour chance (82%), spread (2.19 against 2.14) and
+#   push per piece inside (+0.27 against +0.30), and 7.5 inside over throws 7-12 against
+#   7.3; over 36 throws it drifts a little higher (9.0 at equilibrium against 8.1, 90%
+#   reached by throw 13 against 9). The `queen-classic` model fitted here in a second from
+#   180 game-length sequences reproduces its held-out 36-throw runs (15.6 inside against
+#   16.2). The
 #   baseline is off on every one of these statistics.
