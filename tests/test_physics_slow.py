@@ -12,7 +12,7 @@ import pytest
 
 from tower.geometry import load_preset
 from tower.physics import NonFiniteStateError, SimulationError, TowerSim
-from tower.physics.sequences import _geometry, sequence_seed
+from tower.physics.sequences import cached_geometry, sequence_seed
 from tower.pieces import mixed_keshis
 from tower.runs import Task, run_tasks
 
@@ -22,7 +22,7 @@ TOWERS, THROWS = 100, 100
 def tower_record(args: dict) -> dict:
     """Throw 12 keshis THROWS times; count escapes and NaNs instead of stopping at one
     (a tower that loses a piece is replaced by a fresh one for the remaining throws)."""
-    geometry = _geometry(args["spec_toml"])
+    geometry = cached_geometry(args["spec_toml"])
     seed = args["seed"]
     escapes = nans = done = 0
     inside: list[int] = []
