@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import cluster_options
+from tower.cli.options import cluster_options, load_physics, params_option, preset_option
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -210,14 +210,8 @@ def battle(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Trace file (JSONL); resumed if it exists.",
 )
-@click.option("--preset", default="marrakesh", show_default=True)
-@click.option(
-    "--params",
-    "params_file",
-    default=None,
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Physical parameter file (default: the preset's defaults).",
-)
+@preset_option
+@params_option
 @click.option(
     "--warmups",
     default=None,
@@ -256,6 +250,7 @@ def traces_cmd(
         if not drawn or min(drawn) < 0:
             raise BadNotation(f"--warmups needs rounds >= 0, got {warmups!r}")
         mix = SeasonMix(warmups=drawn)
+    load_physics(preset, None, params_file)  # a bad preset or params file fails here, once
     tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file, mix=mix)
     summary = run_tasks(
         tasks,

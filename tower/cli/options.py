@@ -72,21 +72,8 @@ def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-def physics_options(f):
-    """Add ``--preset``, ``--spec`` and ``--params`` to a command."""
-    f = click.option(
-        "--params",
-        "params_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="A params file: PhysicsParams JSON, or the tower.params/1 file that "
-        "`tower calibrate` writes (geometry overrides + physics). Default: built-in defaults.",
-    )(f)
-    f = click.option(
-        "--spec",
-        "spec_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="A tower spec TOML file instead of a preset.",
-    )(f)
+def preset_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--preset``: one of the shipped tower presets (default ``marrakesh``)."""
     return click.option(
         "--preset",
         type=click.Choice(PRESETS),
@@ -94,6 +81,29 @@ def physics_options(f):
         show_default=True,
         help="A shipped tower preset.",
     )(f)
+
+
+def params_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--params``: a physical parameter file (read with :func:`load_physics`)."""
+    return click.option(
+        "--params",
+        "params_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="A params file: PhysicsParams JSON, or the tower.params/1 file that "
+        "`tower calibrate` writes (geometry overrides + physics). Default: built-in defaults.",
+    )(f)
+
+
+def physics_options(f):
+    """Add ``--preset``, ``--spec`` and ``--params`` to a command."""
+    f = params_option(f)
+    f = click.option(
+        "--spec",
+        "spec_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="A tower spec TOML file instead of a preset.",
+    )(f)
+    return preset_option(f)
 
 
 def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) -> tuple[Any, Any]:

@@ -337,25 +337,21 @@ class TowerSim:
                 )
         # a throw that raises leaves the tower as it was (pieces, RNG, inside)
         count, state = len(self.pieces), self.rng.bit_generator.state
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:
             try:
                 result = self._throw(pieces, observe, hidden)
-            except (EscapeError, NonFiniteStateError):
+            except BaseException as exc:
                 del self.pieces[count:]
-                if attempt == retries:
-                    self.rng.bit_generator.state = state
-                    raise
-                # the re-throw gets the next random release
                 self.rng.bit_generator.state = state
-                for _ in range(attempt + 1):
+                lost = isinstance(exc, (EscapeError, NonFiniteStateError))
+                if not lost or attempt == retries:
+                    raise
+                attempt += 1
+                for _ in range(attempt):  # attempt k starts k draws further on
                     self.rng.random()
                 continue
-            except BaseException:
-                del self.pieces[count:]
-                self.rng.bit_generator.state = state
-                raise
             return replace(result, rethrows=attempt) if attempt else result
-        raise AssertionError("unreachable")
 
     def _throw(
         self,
