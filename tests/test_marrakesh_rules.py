@@ -555,15 +555,17 @@ def test_oasis_30_scores_a_jetty_spot_reached_in_the_last_season():
     pl.claimed = [30]
     assert state.game.components.oases[30]["kind"] == "jetty"
     pl.river = state.game.components["river"]["jetty"] - 1
+    state.river_tiles[2] = 5  # no choice to make: first 7 points
     run(state, T("river_move", p=0, n=1), T("river_evaluation"))
-    assert pl.jetty >= 0  # still at the jetty after the evaluation
+    assert state.is_terminal() and pl.jetty >= 0  # still at the jetty after the evaluation
     events = len(state.score_events)
     run(state, T("final_scoring"))
     assert [0, 7, "final: oasis 30"] in state.score_events[events:]
     # In seasons 1 and 2 the fishermen go back to the start as before.
     state.season = 2
+    state.river_tiles[1] = 5
     run(state, T("river_evaluation"))
-    assert (pl.river, pl.jetty) == (0, -1)
+    assert state.is_terminal() and (pl.river, pl.jetty) == (0, -1)
 
 
 def test_provision_penalty_has_one_home():
