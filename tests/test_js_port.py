@@ -2,12 +2,14 @@
 
 ``tower model vectors`` writes the conformance vectors of the shipped model into a
 temporary folder, and ``node --test`` runs js/test/ on them: exact laws to 1e-12, whole
-games draw for draw, chi-square tests of the sampling. Skipped, saying so, without node.
+games draw for draw, chi-square tests of the sampling. Skipped, saying so, without node
+(an error if ``TOWER_REQUIRE_NODE`` is set, as in CI).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -21,7 +23,11 @@ from tower.webbundle import bundle_text, model_script
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: JS port not tested")
+if NODE is None and os.environ.get("TOWER_REQUIRE_NODE"):
+    raise RuntimeError("TOWER_REQUIRE_NODE is set but node is not installed")
+needs_node = pytest.mark.skipif(
+    NODE is None, reason="node is not installed: the JavaScript port is not tested"
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +58,6 @@ def test_vectors_hold_enough_cases(vectors_dir):
 
 @needs_node
 def test_node_tests_pass_on_the_shipped_model(vectors_dir):
-    import os
-
     env = {
         **os.environ,
         "TOWER_MODEL": str(shipped_path("marrakesh")),
@@ -70,8 +74,6 @@ def test_node_tests_pass_on_the_shipped_model(vectors_dir):
 @needs_node
 def test_node_tests_catch_a_wrong_model(vectors_dir, tmp_path):
     """The same node tests fail against vectors of another model (they can fail)."""
-    import os
-
     vec = json.loads((vectors_dir / "vectors.json").read_text())
     for c in vec["cases"][:50]:
         c["out_law"][0] += 1e-9
