@@ -109,3 +109,89 @@ def test_vectors_refuse_a_non_empty_folder(tmp_path, capsys):
     assert exc.value.code == 2
     assert "not empty" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+CHECK_FILES = """
+import { readFileSync } from "node:fs";
+import { loadModel } from "./src/index.js";
+const result = {};
+for (const path of process.argv.slice(1)) {
+  try {
+    result[path] = "ok " + loadModel(readFileSync(path, "utf8"), "m.json").sha256;
+  } catch (exc) {
+    result[path] = exc.field ? `field ${exc.field}` : exc.reason.split(" (")[0];
+    if (path.endsWith("version_2.json")) result.version_2_message = exc.message;
+  }
+}
+console.log(JSON.stringify(result));
+"""
+
+
+def model_variants(text: str) -> dict[str, str]:
+    """Edited copies of a model file's text, some still valid (same canonical JSON)."""
+    from tower.model.fileformat import checksum, dumps
+
+    doc = json.loads(text)
+    renamed = {**doc, "name": 'marrakésh \u2603 \U0001f600 \x7f"\\'}
+    renamed_text = json.dumps(
+        {**renamed, "sha256": checksum(renamed)}, ensure_ascii=False, indent=1
+    )
+    body = text[: text.index('"sha256"')]
+    return {
+        "original": text,
+        "spaces": text.replace('{"model":{', '{ "model" :\n\t{ ', 1).replace("]}}", "] } }\r\n"),
+        "float_written_longer": text.replace('"alpha":1.0', '"alpha":1.000', 1),
+        "float_in_exponent": text.replace('"alpha":1.0', '"alpha":10e-1', 1),
+        "float_positional": text.replace("5.711e-06", "0.000005711", 1),
+        "float_as_int": text.replace('"alpha":1.0', '"alpha":1', 1),
+        "int_as_float": text.replace('"age_cap":7', '"age_cap":7.0', 1),
+        "duplicate_key_last_wins": text.replace('"age_cap":7', '"age_cap":6,"age_cap":7', 1),
+        "unicode_name_pretty_printed": renamed_text,
+        "count_changed": text.replace("[2,0,0,0,1,0,", "[3,0,0,0,1,0,", 1),
+        "version_2": dumps(doc).replace('"schema":"tower.model/1"', '"schema":"tower.model/2"'),
+        "foreign": '{"schema":"other/1"}',
+        "truncated": text[: len(text) // 2],
+        "no_checksum": body.rstrip(",") + "}",
+    }
+
+
+@needs_node
+def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
+    """Checksum and version checks agree with Python's loader on edited model files."""
+    from tower.errors import InputFileError
+    from tower.model.fileformat import loads
+
+    paths = {}
+    for name, text in model_variants(shipped_path("marrakesh").read_text()).items():
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(text, encoding="utf-8")
+    script = tmp_path / "check.mjs"
+    script.write_text(CHECK_FILES.replace("./src/", (ROOT / "js" / "src").as_uri() + "/"))
+    result = run_node(str(script), *map(str, paths.values()))
+    assert result.returncode == 0, result.stderr
+    js = json.loads(result.stdout)
+    verdicts = {}
+    for name, path in paths.items():
+        try:
+            py = "ok " + loads(path.read_text(encoding="utf-8"), "m.json")["sha256"]
+        except InputFileError as exc:
+            py = f"field {exc.field}" if exc.field else exc.reason.split(" (")[0]
+        verdicts[name] = (py, js[str(path)])
+    for name, (py, js_verdict) in verdicts.items():
+        assert py == js_verdict, f"{name}: Python {py!r}, JavaScript {js_verdict!r}"
+    ok = {name for name, (py, _) in verdicts.items() if py.startswith("ok")}
+    assert ok == {
+        "original",
+        "spaces",
+        "float_written_longer",
+        "float_in_exponent",
+        "float_positional",
+        "duplicate_key_last_wins",
+        "unicode_name_pretty_printed",
+    }
+    assert verdicts["version_2"][0] == "field schema"
+    assert js["version_2_message"] == (
+        "m.json: field schema: unsupported model file version 'tower.model/2'; "
+        "this port reads 'tower.model/1'"
+    )
+    assert verdicts["count_changed"][0] == verdicts["float_as_int"][0] == "field sha256"

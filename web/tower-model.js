@@ -89,8 +89,9 @@ class JsonSyntaxError extends SyntaxError {
   }
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 const WHITESPACE = /[ \t\n\r]*/y;
+const SURROGATE = /[\uD800-\uDFFF]/;
+const WORDS = ["true", "false", "null"];
 
 /**
  * Python's `repr` of a finite double: the shortest digits that read back to it, written
@@ -162,6 +163,7 @@ function canonicalJson(text, omit) {
   let pos = 0;
 
   const skip = () => {
+    if (text.charCodeAt(pos) > 0x20) return;
     WHITESPACE.lastIndex = pos;
     WHITESPACE.exec(text);
     pos = WHITESPACE.lastIndex;
@@ -183,7 +185,13 @@ function canonicalJson(text, omit) {
       }
       if (c < 0x20) fail("control character in string");
       if (c !== 0x5c) {
-        out += text[pos++];
+        const start = pos;
+        while (pos < text.length) {
+          const d = text.charCodeAt(pos);
+          if (d === 0x22 || d === 0x5c || d < 0x20) break;
+          pos++;
+        }
+        out += text.slice(start, pos);
         continue;
       }
       const e = text[pos + 1];
@@ -233,7 +241,9 @@ function canonicalJson(text, omit) {
         fail("expected ',' or '}'");
       }
       if (depth === 0 && omit !== undefined) entries.delete(omit);
-      const keys = [...entries.keys()].sort(compareCodePoints);
+      const keys = [...entries.keys()];
+      // UTF-16 order is code point order unless a key holds a surrogate
+      keys.sort(keys.some((k) => SURROGATE.test(k)) ? compareCodePoints : undefined);
       return `{${keys.map((k) => `${pythonJsonString(k)}:${entries.get(k)}`).join(",")}}`;
     }
     if (c === "[") {
@@ -260,22 +270,49 @@ function canonicalJson(text, omit) {
       return `[${items.join(",")}]`;
     }
     if (c === '"') return pythonJsonString(readString());
-    for (const word of ["true", "false", "null"]) {
+    if (c === "-" || (c >= "0" && c <= "9")) return readNumber();
+    for (const word of WORDS) {
       if (text.startsWith(word, pos)) {
         pos += word.length;
         return word;
       }
     }
-    NUMBER.lastIndex = pos;
-    const m = NUMBER.exec(text);
-    if (!m) fail("expected a value");
-    pos = NUMBER.lastIndex;
-    if (m[1] === undefined && m[2] === undefined) {
-      // an integer: Python keeps every digit; only -0 changes
-      return m[0] === "-0" ? "0" : m[0];
+    return fail("expected a value");
+  };
+
+  const digits = () => {
+    const start = pos;
+    while (pos < text.length && text.charCodeAt(pos) >= 0x30 && text.charCodeAt(pos) <= 0x39) pos++;
+    return pos - start;
+  };
+
+  // a number token (JSON grammar); an integer keeps its digits, a float is re-written
+  const readNumber = () => {
+    const start = pos;
+    if (text[pos] === "-") pos++;
+    const first = pos;
+    const whole = digits();
+    if (whole === 0 || (whole > 1 && text[first] === "0")) fail("expected a value");
+    let isFloat = false;
+    let hasExp = false;
+    if (text[pos] === ".") {
+      pos++;
+      if (digits() === 0) fail("expected digits after '.'");
+      isFloat = true;
     }
-    const x = Number(m[0]);
+    if (text[pos] === "e" || text[pos] === "E") {
+      pos++;
+      if (text[pos] === "+" || text[pos] === "-") pos++;
+      if (digits() === 0) fail("expected digits in the exponent");
+      isFloat = hasExp = true;
+    }
+    const lexeme = text.slice(start, pos);
+    if (!isFloat) return lexeme === "-0" ? "0" : lexeme; // Python keeps every digit
+    const x = Number(lexeme);
     if (!Number.isFinite(x)) fail("out of range float value");
+    // fast path: a positional lexeme that JavaScript writes back the same is already the
+    // shortest round-trip form, which is Python's repr in this range
+    if (!hasExp && Math.abs(x) >= 1e-4 && Math.abs(x) < 1e16 && String(x) === lexeme) return lexeme;
     return pythonFloatRepr(x);
   };
 
