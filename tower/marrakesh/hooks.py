@@ -54,7 +54,7 @@ Methods (hooks), in the order a game meets them:
    player ``p``'s phase-3 turn (before their assistants) and at its end (before the
    turn's reveals). These are the places for extra decisions of a module (an ability
    used once per round or turn: push an ``ask``), and for per-round resets.
-   Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
+5. Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
    action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
    ``after_score(state, p, delta, reason)`` (after every logged score change, the
@@ -68,15 +68,15 @@ Methods (hooks), in the order a game meets them:
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
    falling out of the tower with :data:`tower.marrakesh.rules.PIECE_OUT`, and what a
    throw's pieces do with :data:`tower.marrakesh.rules.AFTER_THROW`.
-5. Season scoring: ``season_steps`` (see above).
-6. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
+6. Season scoring: ``season_steps`` (see above).
+7. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
    [town ids]`` (desert towns that score), ``remaining(state, p) -> int`` (extra
    remaining resources), ``final_scoring(state, p)`` (a player's module points, before
    the core's final steps: filled sectors, oases, desert towns, resources).
-7. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
+8. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
    Counter`` (keshis the module holds outside the core's places).
-8. What players see: ``view(state, viewer, v)`` (add the module's public part to the
-   view dict), ``tensor_pieces(game) -> {name: shape}`` and ``encode(state, viewer,
+9. What players see: ``view(state, viewer, v)`` (add the module's public part to the
+   view dict), ``tensor_pieces(comps) -> {name: shape}`` and ``encode(state, viewer,
    views)`` (the observation tensor), ``render_board(state) -> [lines]``,
    ``render_player(state, i, pv) -> [lines]`` and ``describe_choices(state, top) ->
    [lines]`` (the terminal board).
