@@ -1,0 +1,306 @@
+"""Edicts (Walls & Guards): the Sultan's and the Imam's edicts, handed out at thresholds.
+
+Switched on by ``"edicts"`` in ``GameConfig.modules``; combines with every other module.
+The edicts are data (``data/edicts.toml``). What the module does:
+
+- setup: each stack is shuffled and 3 / 4 / 5 edicts (2 / 3 / 4 players) are drawn from
+  it, face down; the rest go back to the box unseen. The threshold tiles lie on the 12th
+  step of the mosque staircase (Imam) and on space 50 of the scoring track (Sultan);
+- thresholds (:func:`thresholds_reached`): as soon as a player's imam's student stands on
+  step 12 or higher, or a score marker on 50 or more, that stack's edicts are handed out.
+  Edicts still undistributed after season 2's scoring are handed out then (Imam first);
+- the selection (:func:`selection_order`): Imam edicts from the farthest up the mosque
+  staircase down (ties: farther up the palace staircase, then earlier in the current turn
+  order); Sultan edicts from the fewest points up (ties: later in the current turn order
+  first). Each player picks one open edict (decision ``edict_pick``, ``choice:i`` = the
+  i-th open edict in id order), then its use (decision ``edict_use``: ``choice:0`` the
+  instant bonus, ``choice:1`` the end-of-game bonus). The last edict goes back to the box;
+- final scoring, before every other step (and before the personal tasks): every edict
+  kept for the end scores ``min(max, count // per * each)`` points.
+
+The module's state is one JSON-able dict (:func:`mine`): ``stacks`` (face-down edicts per
+stack, emptied when handed out), ``handed`` (stack names handed out), ``display`` (the open
+edicts during a selection), ``busy`` (the stack being handed out, or ""), ``held`` (per
+player, ``[edict, "instant"|"end"]`` pairs) and ``box``.
+
+Examples
+--------
+>>> e = load()["edicts"]
+>>> [i for i in e if e[i]["stack"] == "imam"]
+[7, 8, 9, 10, 11, 12]
+>>> end_points({"count": "resources", "per": 3, "max": 8}, 26)
+8
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from tower.errors import InputFileError
+from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
+from tower.marrakesh.effects import PASS, SPECIALS, Effect, board_keshis, run_effects
+from tower.marrakesh.modules import tables
+from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.pieces import KESHI_COLOURS
+
+if TYPE_CHECKING:
+    from tower.marrakesh.state import State
+
+NAME = "edicts"
+STACKS = ("imam", "sultan")
+USES = ("instant", "end")
+
+
+# -- the data ---------------------------------------------------------------------------
+@cache
+def load(path: str | None = None) -> dict[str, Any]:
+    """The checked edict file: ``rules`` and ``edicts`` (id -> entry)."""
+    data, where = tables.read("edicts.toml", schema=1, path=path)
+    rules = tables.section(where, data, "rules")
+    edicts = tables.entries(where, data, "edict", 12)
+    for eid, e in edicts.items():
+        field = f"edict {eid}"
+        if e.get("stack") not in STACKS:
+            raise InputFileError(where, f"stack must be one of {STACKS}", field=field)
+        tables.check_effects(where, f"{field}.instant", e.get("instant"))
+        for x in e["instant"]:
+            if x["op"] == "special" and x.get("name") not in _SPECIALS:
+                raise InputFileError(where, f"unknown special {x.get('name')!r}", field=field)
+        end = e.get("end")
+        if not isinstance(end, dict) or end.get("count") not in COUNTS:
+            raise InputFileError(
+                where, f"end needs a count among {sorted(COUNTS)}", field=f"{field}.end"
+            )
+    for s in STACKS:
+        if sum(e["stack"] == s for e in edicts.values()) != 6:
+            raise InputFileError(where, f"6 edicts in the {s} stack", field="edict")
+    return {"rules": rules, "edicts": edicts}
+
+
+def end_points(end: dict[str, Any], count: int) -> int:
+    """Points of an end-of-game bonus for ``count`` (rounded down, capped at ``max``)."""
+    pts = count // end["per"] * end.get("each", 1)
+    return min(pts, end["max"]) if "max" in end else pts
+
+
+# -- the module's state -----------------------------------------------------------------
+def mine(state: State) -> dict[str, Any]:
+    return state.ext[NAME]
+
+
+def setup(state: State) -> None:
+    data = load()
+    k = data["rules"]["drawn"][str(state.num_players)]
+    stacks: dict[str, list[int]] = {}
+    box: list[int] = []
+    for s in STACKS:
+        ids = sorted(i for i, e in data["edicts"].items() if e["stack"] == s)
+        state.rng.shuffle(ids)
+        stacks[s], rest = ids[:k], ids[k:]
+        box += rest
+    state.ext[NAME] = {
+        "stacks": stacks,
+        "handed": [],
+        "display": [],
+        "busy": "",
+        "held": [[] for _ in state.players],
+        "box": sorted(box),
+    }
+
+
+# -- thresholds and selection -----------------------------------------------------------
+def thresholds_reached(state: State) -> list[str]:
+    """Stacks whose threshold some player has reached and that are not yet handed out."""
+    m = mine(state)
+    if m["busy"]:
+        # Ruling: a threshold reached while edicts are being handed out (by an instant
+        # bonus) is handed out right after that selection.
+        return []
+    rules = load()["rules"]
+    reached = {
+        "imam": any(pl.mosque >= rules["imam_step"] for pl in state.players),
+        "sultan": any(pl.score >= rules["sultan_score"] for pl in state.players),
+    }
+    return [s for s in STACKS if reached[s] and s not in m["handed"]]
+
+
+def hand_out(state: State, which: str) -> None:
+    """Schedule the handing out of stack ``which`` to run next."""
+    m = mine(state)
+    m["busy"] = which
+    m["handed"].append(which)
+    m["display"] = sorted(m["stacks"][which])
+    m["stacks"][which] = []
+    push(state, *[ask("edict_pick", p) for p in selection_order(state, which)], T("edicts_done"))
+
+
+def selection_order(state: State, which: str) -> list[int]:
+    """Who picks first, second, ... from stack ``which``."""
+    turn = order(state)
+    pos = {p: i for i, p in enumerate(turn)}
+    pl = state.players
+    if which == "imam":
+        return sorted(turn, key=lambda p: (-pl[p].mosque, -pl[p].palace, pos[p]))
+    return sorted(turn, key=lambda p: (pl[p].score, -pos[p]))
+
+
+def season_steps(state: State) -> list[Task]:
+    """After season 2's scoring: the edicts not yet handed out (Imam first)."""
+    if state.season != load()["rules"]["fallback_season"]:
+        return []
+    return [T("edicts_fallback")]
+
+
+@task("edicts_fallback")
+def _fallback(state: State, t: Task) -> None:
+    left = [s for s in STACKS if s not in mine(state)["handed"]]
+    if left:
+        push(state, T("edicts_hand", s=left[0]), T("edicts_fallback"))
+
+
+@task("edicts_hand")
+def _hand(state: State, t: Task) -> None:
+    if t["s"] not in mine(state)["handed"]:
+        hand_out(state, t["s"])
+
+
+@options("edict_pick")
+def _pick_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(len(mine(state)["display"]))]
+
+
+@resolve("edict_pick")
+def _pick(state: State, t: Task, a: Action) -> None:
+    edict = mine(state)["display"].pop(a.arg)
+    push(state, ask("edict_use", t["p"], e=edict))
+
+
+@options("edict_use")
+def _use_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", 0), action_id("choice", 1)]
+
+
+@resolve("edict_use")
+def _use(state: State, t: Task, a: Action) -> None:
+    p, edict = t["p"], t["e"]
+    mine(state)["held"][p].append([edict, USES[a.arg]])
+    if a.arg == 0:
+        run_effects(state, p, load()["edicts"][edict]["instant"], f"edict {edict}")
+
+
+@task("edicts_done")
+def _done(state: State, t: Task) -> None:
+    m = mine(state)
+    m["box"] = sorted(m["box"] + m["display"])
+    m["display"] = []
+    m["busy"] = ""
+
+
+# -- the instant bonuses' specials ------------------------------------------------------
+def _free_scroll(state: State, p: int, e: Effect) -> None:
+    push(state, ask("edict_scroll", p, g=SCROLL_COLOURS.index(e["colour"])))
+
+
+@options("edict_scroll")
+def _scroll_options(state: State, t: Task) -> list[int]:
+    g = t["g"]
+    return [PASS] + [
+        action_id("scroll", i)
+        for i in range(3 * g, 3 * g + 3)
+        if state.stack_open[i] and state.stacks[i]
+    ]
+
+
+@resolve("edict_scroll")
+def _scroll(state: State, t: Task, a: Action) -> None:
+    from tower.marrakesh.sectors import take_scroll
+
+    if a.kind != "pass":
+        take_scroll(state, t["p"], a.arg)
+
+
+def _keshi_not_goods(state: State, p: int, e: Effect) -> None:
+    push(state, ask("edict_keshi", p))
+
+
+@options("edict_keshi")
+def _keshi_options(state: State, t: Task) -> list[int]:
+    return [action_id("colour", i) for i, c in enumerate(KESHI_COLOURS) if c not in GOODS]
+
+
+@resolve("edict_keshi")
+def _keshi(state: State, t: Task, a: Action) -> None:
+    push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
+
+
+_SPECIALS = {"free_scroll": _free_scroll, "keshi_not_goods": _keshi_not_goods}
+SPECIALS.update(_SPECIALS)
+
+
+# -- final scoring ----------------------------------------------------------------------
+def _resources(state: State, p: int) -> int:
+    pl = state.players[p]
+    return pl.water + pl.dates + pl.dinars + pl.wood
+
+
+COUNTS: dict[str, Callable[[State, int], int]] = {
+    "palace": lambda s, p: s.players[p].palace,
+    "mosque": lambda s, p: s.players[p].mosque,
+    "stairs": lambda s, p: s.players[p].palace + s.players[p].mosque,
+    # Ruling (edicts 02 and 09): every edict the player holds counts as a scroll, whether
+    # used for its instant bonus (face down) or kept for the end (face up).
+    "scrolls_and_edicts": lambda s, p: len(s.players[p].scrolls) + len(mine(s)["held"][p]),
+    "luxuries": lambda s, p: len(s.players[p].luxuries),
+    "luxury_types": lambda s, p: len(
+        {s.game.components.luxuries[x]["good"] for x in s.players[p].luxuries}
+    ),
+    "resources": _resources,
+    "goods": lambda s, p: sum(s.players[p].keshis[c] for c in GOODS),
+    "gates": lambda s, p: sum(g is not None for g in s.players[p].gates),
+    "vendors": lambda s, p: len(s.players[p].vendors) + (1 if s.players[p].souk_vendor else 0),
+    "board_keshis": board_keshis,
+}
+
+
+def final_scoring(state: State) -> None:
+    """The face-up edicts, before every other final scoring step."""
+    edicts = load()["edicts"]
+    for p, held in enumerate(mine(state)["held"]):
+        for edict, use in held:
+            if use == "end":
+                end = edicts[edict]["end"]
+                pts = end_points(end, COUNTS[end["count"]](state, p))
+                score(state, p, pts, f"final: edict {edict}")
+
+
+# -- invariants and views ---------------------------------------------------------------
+def check(state: State) -> None:
+    """Every edict is in exactly one place; each player holds at most one edict of each
+    stack; once season 2 is scored both stacks have been handed out."""
+    m = mine(state)
+    held = [e for h in m["held"] for e, _ in h]
+    places = held + m["box"] + m["display"] + [e for s in STACKS for e in m["stacks"][s]]
+    assert sorted(places) == list(range(1, 13)), f"edicts: {places}"
+    edicts = load()["edicts"]
+    for p, h in enumerate(m["held"]):
+        stacks = [edicts[e]["stack"] for e, _ in h]
+        assert len(set(stacks)) == len(stacks), f"player {p} holds edicts {h}"
+        assert all(use in USES for _, use in h), f"player {p}: edict uses {h}"
+    assert len(set(m["handed"])) == len(m["handed"]) <= 2, f"handed out: {m['handed']}"
+    assert bool(m["display"]) <= bool(m["busy"]), "open edicts outside a selection"
+    if state.season > load()["rules"]["fallback_season"]:
+        assert sorted(m["handed"]) == sorted(STACKS), f"season 3, handed out: {m['handed']}"
+
+
+def view(state: State, viewer: int) -> dict[str, Any]:
+    """Everything but the order of the face-down stacks is public: the edicts were picked
+    openly, so an edict used for its instant bonus (face down) is known all the same."""
+    m = mine(state)
+    return {
+        "stacks": {s: len(m["stacks"][s]) for s in STACKS},
+        "handed": list(m["handed"]),
+        "display": list(m["display"]),
+        "held": [[list(x) for x in h] for h in m["held"]],
+    }
