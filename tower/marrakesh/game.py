@@ -53,7 +53,7 @@ class Game:
     num_distinct_actions: int = NUM_ACTIONS
 
     def __init__(self, config: GameConfig | None = None, components: Components | None = None):
-        from tower.marrakesh import effects, phases, scoring, sectors  # noqa: F401 (registers)
+        from tower.marrakesh import effects, modules, phases, scoring, sectors  # noqa: F401
 
         self.config = config or GameConfig()
         self.components = components or load()
@@ -61,6 +61,13 @@ class Game:
             from tower.marrakesh.modules.walls_guards import extend
 
             self.components = extend(self.components)
+        #: Functions ``(state) -> None`` of the enabled modules, run by the rules machine
+        #: before every task: a module schedules work it must do "immediately" (edicts).
+        self.triggers = [
+            getattr(modules, name).trigger
+            for name in sorted(self.config.modules)
+            if hasattr(getattr(modules, name), "trigger")
+        ]
         #: scroll id -> the modifier name of a permanent (or timed) enhancement
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s

@@ -136,6 +136,14 @@ def hand_out(state: State, which: str) -> None:
     push(state, *[ask("edict_pick", p) for p in selection_order(state, which)], T("edicts_done"))
 
 
+def trigger(state: State) -> None:
+    """Hand out a stack as soon as its threshold is reached (run before every task)."""
+    reached = thresholds_reached(state)
+    if reached:
+        state.stack[-1].pop("o", None)  # options of an interrupted decision are recomputed
+        hand_out(state, reached[0])
+
+
 def selection_order(state: State, which: str) -> list[int]:
     """Who picks first, second, ... from stack ``which``."""
     turn = order(state)
@@ -146,7 +154,7 @@ def selection_order(state: State, which: str) -> list[int]:
     return sorted(turn, key=lambda p: (pl[p].score, -pos[p]))
 
 
-def season_steps(state: State) -> list[Task]:
+def season_end(state: State) -> list[Task]:
     """After season 2's scoring: the edicts not yet handed out (Imam first)."""
     if state.season != load()["rules"]["fallback_season"]:
         return []
@@ -264,7 +272,7 @@ COUNTS: dict[str, Callable[[State, int], int]] = {
 }
 
 
-def final_scoring(state: State) -> None:
+def final_first(state: State) -> None:
     """The face-up edicts, before every other final scoring step."""
     edicts = load()["edicts"]
     for p, held in enumerate(mine(state)["held"]):
@@ -277,11 +285,13 @@ def final_scoring(state: State) -> None:
 
 # -- invariants and views ---------------------------------------------------------------
 def check(state: State) -> None:
-    """Every edict is in exactly one place; each player holds at most one edict of each
+    """Every edict is in exactly one place (a stack, the display, the decision on its use,
+    a player, the box); each player holds at most one edict of each
     stack; once season 2 is scored both stacks have been handed out."""
     m = mine(state)
     held = [e for h in m["held"] for e, _ in h]
     places = held + m["box"] + m["display"] + [e for s in STACKS for e in m["stacks"][s]]
+    places += [x["e"] for x in state.stack if x.get("k") == "edict_use"]  # being decided
     assert sorted(places) == list(range(1, 13)), f"edicts: {places}"
     edicts = load()["edicts"]
     for p, h in enumerate(m["held"]):

@@ -269,14 +269,16 @@ def card_fulfilled(state: State, p: int, card: int) -> list[int]:
 
 
 # -- season scoring ---------------------------------------------------------------------
-def season_steps(state: State) -> tuple[list[Task], list[Task]]:
-    """Season-scoring tasks of this module: (before the river evaluation, after providing
-    for the citizens)."""
-    before = [T("task_jetty")] if state.season == 3 else []
-    after: list[Task] = []
-    if state.season == load()["rules"]["decision_season"]:
-        after = [ask("task_keep", p) for p in order(state)] + [T("task_reveal")]
-    return before, after
+def season_start(state: State) -> list[Task]:
+    """Before season 3's river evaluation: who reached the jetty in season 3."""
+    return [T("task_jetty")] if state.season == 3 else []
+
+
+def season_end(state: State) -> list[Task]:
+    """After season 2's providing for the citizens: each player keeps one card."""
+    if state.season != load()["rules"]["decision_season"]:
+        return []
+    return [ask("task_keep", p) for p in order(state)] + [T("task_reveal")]
 
 
 @task("task_jetty")
@@ -307,7 +309,7 @@ def _task_reveal(state: State, t: Task) -> None:
 
 
 # -- final scoring ----------------------------------------------------------------------
-def final_scoring(state: State) -> None:
+def final_first(state: State) -> None:
     """Score every kept card and every open card (rulebook: before the other steps of the
     final scoring, possibly after the edicts)."""
     m = mine(state)
