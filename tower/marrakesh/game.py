@@ -53,7 +53,7 @@ class Game:
     num_distinct_actions: int = NUM_ACTIONS
 
     def __init__(self, config: GameConfig | None = None, components: Components | None = None):
-        from tower.marrakesh import effects, modules, phases, scoring, sectors  # noqa: F401
+        from tower.marrakesh import effects, phases, scoring, sectors  # noqa: F401 (registers)
 
         self.config = config or GameConfig()
         self.components = components or load()
@@ -63,11 +63,7 @@ class Game:
             self.components = extend(self.components)
         #: Functions ``(state) -> None`` of the enabled modules, run by the rules machine
         #: before every task: a module schedules work it must do "immediately" (edicts).
-        self.triggers = [
-            getattr(modules, name).trigger
-            for name in sorted(self.config.modules)
-            if hasattr(getattr(modules, name), "trigger")
-        ]
+        self.triggers = [fn for _, fn in self.hooks("trigger")]
         #: scroll id -> the modifier name of a permanent (or timed) enhancement
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s
@@ -75,6 +71,13 @@ class Game:
 
     def has(self, module: str) -> bool:
         return module in self.config.modules
+
+    def hooks(self, name: str) -> list[tuple[str, Any]]:
+        """``(module, function)`` for the enabled modules defining ``name``, by module name."""
+        from tower.marrakesh import modules
+
+        found = [(m, getattr(modules, m)) for m in sorted(self.config.modules)]
+        return [(m, getattr(mod, name)) for m, mod in found if hasattr(mod, name)]
 
     def new_initial_state(self, seed: int = 0):  # -> State
         """A game after setup; every random element is drawn from ``seed``."""

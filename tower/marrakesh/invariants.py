@@ -72,9 +72,7 @@ def check(state: State) -> None:
                 f"player {p}: {watchmen[c]} {c} watchmen on the board, by, in or under the tower"
             )
         assert brigands == battle.BRIGANDS_IN_BOX, f"{brigands} brigands accounted for"
-    from tower.marrakesh.scoring import module_hooks
-
-    for hook in module_hooks(state, "check"):
+    for _, hook in state.game.hooks("check"):
         hook(state)
     have = census(state)
     for c in KESHI_COLOURS:

@@ -30,14 +30,6 @@ if TYPE_CHECKING:
     from tower.marrakesh.state import State
 
 
-def module_hooks(state: State, name: str) -> list:
-    """The functions ``name`` of the enabled modules that have one, in module-name order."""
-    from tower.marrakesh import modules
-
-    found = [getattr(modules, m) for m in sorted(state.game.config.modules)]
-    return [getattr(m, name) for m in found if hasattr(m, name)]
-
-
 @task("season_end")
 def _season_end(state: State, t: Task) -> None:
     turn = order(state)
@@ -46,7 +38,7 @@ def _season_end(state: State, t: Task) -> None:
         if 28 in state.players[p].scrolls:
             # Scroll 28: at the start of season scoring, one bonus from each crossed rapid.
             items.append(T("fx", p=p, e={"op": "special", "name": "each_rapid_bonus"}))
-    for hook in module_hooks(state, "season_start"):
+    for _, hook in state.game.hooks("season_start"):
         items += hook(state)
     items.append(T("river_evaluation"))
     if state.game.has("walls_guards"):
@@ -55,7 +47,7 @@ def _season_end(state: State, t: Task) -> None:
 
         items += walls_guards.season_tasks(state)
     items += [T("provide", p=p) for p in turn]
-    for hook in module_hooks(state, "season_end"):
+    for _, hook in state.game.hooks("season_end"):
         items += hook(state)
     if state.season < 3:
         items += [ask("provision", p) for p in turn]
@@ -253,7 +245,7 @@ def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
 def _final_scoring(state: State, t: Task) -> None:
     comps = state.game.components
     setup = comps["setup"]
-    for hook in module_hooks(state, "final_first"):
+    for _, hook in state.game.hooks("final_first"):
         hook(state)
     for p in range(state.num_players):
         pl = state.players[p]

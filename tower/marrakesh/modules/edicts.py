@@ -38,6 +38,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tower.errors import InputFileError
 from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.effects import PASS, SPECIALS, Effect, board_keshis, run_effects
@@ -314,3 +316,20 @@ def view(state: State, viewer: int) -> dict[str, Any]:
         "display": list(m["display"]),
         "held": [[list(x) for x in h] for h in m["held"]],
     }
+
+
+def tensor_pieces(game: Any, players: int) -> dict[str, tuple[int, ...]]:
+    """Shapes of this module's part of the observation tensor (``players`` seats)."""
+    return {"stacks": (2,), "handed": (2,), "display": (12,), "held": (players, 12, 2)}
+
+
+def encode(v: dict[str, Any], d: dict[str, np.ndarray]) -> None:
+    """Write :func:`view`'s dict ``v`` into the zeroed arrays ``d`` of :func:`tensor_pieces`."""
+    d["stacks"][:] = [v["stacks"][s] for s in STACKS]
+    for s in v["handed"]:
+        d["handed"][STACKS.index(s)] = 1
+    for e in v["display"]:
+        d["display"][e - 1] = 1
+    for p, held in enumerate(v["held"]):
+        for e, use in held:
+            d["held"][p, e - 1, USES.index(use)] = 1

@@ -39,6 +39,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tower.errors import InputFileError
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.modules import tables
@@ -356,3 +358,29 @@ def view(state: State, viewer: int) -> dict[str, Any]:
         "discarded": len(m["discarded"]),
         "jetty3": list(m["jetty3"]),
     }
+
+
+def tensor_pieces(game: Any, players: int) -> dict[str, tuple[int, ...]]:
+    """Shapes of this module's part of the observation tensor (``players`` seats)."""
+    n = len(load()["cards"])
+    return {
+        "hand": (n,),
+        "chosen": (2,),
+        "hand_sizes": (players,),
+        "open": (n, players),
+        "deck": (1,),
+        "jetty3": (players,),
+    }
+
+
+def encode(v: dict[str, Any], d: dict[str, np.ndarray]) -> None:
+    """Write :func:`view`'s dict ``v`` into the zeroed arrays ``d`` of :func:`tensor_pieces`."""
+    for card in v["hand"]:
+        d["hand"][card - 1] = 1
+    if v["chosen"] >= 0:
+        d["chosen"][v["chosen"]] = 1
+    d["hand_sizes"][: len(v["hand_sizes"])] = v["hand_sizes"]
+    for card, owner in v["open"]:
+        d["open"][card - 1, owner] = 1
+    d["deck"][0] = v["deck"]
+    d["jetty3"][: len(v["jetty3"])] = v["jetty3"]
