@@ -267,7 +267,7 @@ def test_bad_edict_file_is_refused(tmp_path):
     with pytest.raises(InputFileError, match="edict 7"):
         edicts.load(str(bad))
     bad.write_text(text.replace('count = "mosque"', 'count = "camels"'))
-    with pytest.raises(InputFileError, match="edict 3.end"):
+    with pytest.raises(InputFileError, match=r"edict 3\.end"):
         edicts.load(str(bad))
 
 
