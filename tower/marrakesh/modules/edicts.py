@@ -333,3 +333,41 @@ def encode(v: dict[str, Any], d: dict[str, np.ndarray]) -> None:
     for p, held in enumerate(v["held"]):
         for e, use in held:
             d["held"][p, e - 1, USES.index(use)] = 1
+
+
+# -- the terminal board -----------------------------------------------------------------
+def describe(edict: int) -> str:
+    """An edict's two bonuses in words."""
+    from tower.marrakesh.ui import describe_effects
+
+    e = load()["edicts"][edict]
+    end = e["end"]
+    each = f"{end.get('each', 1)} pts per {end['per']} {end['count']}"
+    cap = f", at most {end['max']}" if "max" in end else ""
+    return f"#{edict} ({e['stack']}): now {describe_effects(e['instant'])} | end {each}{cap}"
+
+
+def board_lines(state: State, viewer: int) -> list[str]:
+    m = mine(state)
+    rules = load()["rules"]
+    waiting = [f"{s} ({len(m['stacks'][s])} face down)" for s in STACKS if s not in m["handed"]]
+    lines = [
+        f"Edicts: waiting {', '.join(waiting) or '-'} (imam at mosque step "
+        f"{rules['imam_step']}, sultan at {rules['sultan_score']} points)"
+    ]
+    lines += [f"    open: {describe(e)}" for e in m["display"]]
+    for p, held in enumerate(m["held"]):
+        if held:
+            lines.append(f"    P{p}: " + "; ".join(f"#{e} {use}" for e, use in held))
+    return lines
+
+
+def choice_lines(state: State, top: Task) -> list[str]:
+    """What ``choice:i`` means at an edict decision."""
+    if top["k"] == "edict_pick":
+        return ["  pick an edict:"] + [
+            f"    choice:{i} = {describe(e)}" for i, e in enumerate(mine(state)["display"])
+        ]
+    if top["k"] == "edict_use":
+        return [f"  edict {describe(top['e'])}:", "    choice:0 = now", "    choice:1 = at the end"]
+    return []

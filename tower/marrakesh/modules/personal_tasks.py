@@ -384,3 +384,49 @@ def encode(v: dict[str, Any], d: dict[str, np.ndarray]) -> None:
         d["open"][card - 1, owner] = 1
     d["deck"][0] = v["deck"]
     d["jetty3"][: len(v["jetty3"])] = v["jetty3"]
+
+
+# -- the terminal board -----------------------------------------------------------------
+def describe(c: Condition) -> str:
+    """A condition in words, e.g. ``"gray sector filled"``."""
+    kind = c["kind"]
+    if kind == "any":
+        return " OR ".join(describe(alt) for alt in c["of"])
+    if kind == "sector_filled":
+        return f"{c['sector']} sector filled"
+    if kind == "sector_at_least":
+        return f"{c['sector']} sector >= {c['n']} keshis"
+    if kind == "sector_at_most":
+        return f"{c['sector']} sector <= {c['n']} keshis"
+    if kind == "resources":
+        return "keep " + " ".join(f"{c[r]} {r}" for r in RESOURCE_KEYS if c.get(r))
+    params = ", ".join(f"{k} {c[k]}" for k in KINDS[kind])
+    return f"{kind} ({params})" if params else kind
+
+
+def board_lines(state: State, viewer: int) -> list[str]:
+    """The viewer's cards with their fulfilled conditions marked, and the open cards."""
+    v = view(state, viewer)
+    cards = load()["cards"]
+    lines = [f"Personal tasks: cards in hand {v['hand_sizes']}; deck {v['deck']}"]
+    shown = [(c, "your card") for c in v["hand"]]
+    shown += [(c, f"open card of P{o}") for c, o in v["open"]]
+    for card, what in shown:
+        done = (
+            set(card_fulfilled(state, viewer, card)) if 0 <= viewer < state.num_players else set()
+        )
+        conds = "; ".join(
+            f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(cards[card])
+        )
+        lines.append(f"    #{card} ({what}): {conds}")
+    return lines
+
+
+def choice_lines(state: State, top: Task) -> list[str]:
+    """What ``choice:i`` means at the decision ``top``."""
+    if top["k"] != "task_keep":
+        return []
+    hand = mine(state)["hands"][top["p"]]
+    return ["  keep which personal task (the other is laid open):"] + [
+        f"    choice:{i} = #{card}" for i, card in enumerate(hand)
+    ]
