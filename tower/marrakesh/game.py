@@ -61,9 +61,6 @@ class Game:
             from tower.marrakesh.modules.walls_guards import extend
 
             self.components = extend(self.components)
-        #: Functions ``(state) -> None`` of the enabled modules, run by the rules machine
-        #: before every task: a module schedules work it must do "immediately" (edicts).
-        self.triggers = [fn for _, fn in self.hooks("trigger")]
         #: scroll id -> the modifier name of a permanent (or timed) enhancement
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s
@@ -71,13 +68,6 @@ class Game:
 
     def has(self, module: str) -> bool:
         return module in self.config.modules
-
-    def hooks(self, name: str) -> list[tuple[str, Any]]:
-        """``(module, function)`` for the enabled modules defining ``name``, by module name."""
-        from tower.marrakesh import modules
-
-        found = [(m, getattr(modules, m)) for m in sorted(self.config.modules)]
-        return [(m, getattr(mod, name)) for m, mod in found if hasattr(mod, name)]
 
     def new_initial_state(self, seed: int = 0):  # -> State
         """A game after setup; every random element is drawn from ``seed``."""

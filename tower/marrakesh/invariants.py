@@ -72,8 +72,6 @@ def check(state: State) -> None:
                 f"player {p}: {watchmen[c]} {c} watchmen on the board, by, in or under the tower"
             )
         assert brigands == battle.BRIGANDS_IN_BOX, f"{brigands} brigands accounted for"
-    for _, hook in state.game.hooks("check"):
-        hook(state)
     have = census(state)
     for c in KESHI_COLOURS:
         assert have[c] == state.issued[c], (

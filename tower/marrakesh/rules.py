@@ -198,10 +198,7 @@ def pending_players(state: State) -> list[int]:
 def advance(state: State) -> None:
     """Run tasks until a real decision, the selection, a chance node or the end."""
     stack = state.stack
-    triggers = state.game.triggers
     while stack:
-        for trigger in triggers:
-            trigger(state)
         top = stack[-1]
         t = top["t"]
         if t == "ask":

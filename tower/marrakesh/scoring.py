@@ -38,8 +38,6 @@ def _season_end(state: State, t: Task) -> None:
         if 28 in state.players[p].scrolls:
             # Scroll 28: at the start of season scoring, one bonus from each crossed rapid.
             items.append(T("fx", p=p, e={"op": "special", "name": "each_rapid_bonus"}))
-    for _, hook in state.game.hooks("season_start"):
-        items += hook(state)
     items.append(T("river_evaluation"))
     if state.game.has("walls_guards"):
         # Walls & Guards: river evaluation, the Battle at the Wall, providing for citizens.
@@ -47,8 +45,6 @@ def _season_end(state: State, t: Task) -> None:
 
         items += walls_guards.season_tasks(state)
     items += [T("provide", p=p) for p in turn]
-    for _, hook in state.game.hooks("season_end"):
-        items += hook(state)
     if state.season < 3:
         items += [ask("provision", p) for p in turn]
         items.append(T("next_season"))
@@ -245,8 +241,6 @@ def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
 def _final_scoring(state: State, t: Task) -> None:
     comps = state.game.components
     setup = comps["setup"]
-    for _, hook in state.game.hooks("final_first"):
-        hook(state)
     for p in range(state.num_players):
         pl = state.players[p]
         # At the end, guards still on the watchtower stand on free gate keshi spaces; the

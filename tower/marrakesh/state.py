@@ -128,7 +128,7 @@ _PLAYER_CONTAINERS = tuple(
     f.name for f in fields(Player) if f.default is MISSING and f.default_factory is not MISSING
 )
 #: Global fields added with Walls & Guards (older states lack them).
-_ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected", "ext"})
+_ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected"})
 #: Global fields that are only ever appended to; a clone shares their entries.
 _APPEND_ONLY = frozenset({"history", "score_events"})
 
@@ -155,7 +155,6 @@ _GLOBAL_FIELDS = (
     "battle_base",
     "carry",
     "wall_protected",
-    "ext",
     "issued",
     "tick",
     "turn",
@@ -203,8 +202,6 @@ class State:
         self.battle_base: list[str] = []
         self.carry: list[str] = []
         self.wall_protected = -1
-        #: Module name -> that module's own state (a JSON-able dict), set by its setup.
-        self.ext: dict[str, Any] = {}
         self.issued: dict[str, int] = {c: 0 for c in KESHI_COLOURS}
         self.tick = 0
         self.turn = -1  # the player whose phase-3 turn is running, else -1

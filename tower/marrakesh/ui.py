@@ -122,14 +122,9 @@ def render(state: State, viewer: int) -> str:
         )
     for i, p in enumerate(v["players"]):
         lines += _render_player(i, p, i == viewer, wg)
-    for _, board_lines in state.game.hooks("board_lines"):
-        lines += board_lines(state, viewer)
     lines.append(_render_decision(v))
     if wg and v["decision"]["node"] == "decision":
         lines += _walls_guards_choices(state.stack[-1])
-    if v["decision"]["node"] == "decision":
-        for _, choice_lines in state.game.hooks("choice_lines"):
-            lines += choice_lines(state, state.stack[-1])
     return "\n".join(lines)
 
 

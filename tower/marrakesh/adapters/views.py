@@ -151,7 +151,6 @@ def view(state: State, viewer: int) -> dict[str, Any]:
         "covers": state.covers,
         "pawns": state.pawns,
         "players": [_player_view(state, i, viewer) for i in range(state.num_players)],
-        "modules": {m: fn(state, viewer) for m, fn in state.game.hooks("view")},
     }
 
 
@@ -260,9 +259,6 @@ class TensorLayout:
             "own_provisions": (self.n_prov,),
             **{f"p{i}.{name}": shape for i in range(P) for name, shape in per_player},
         }
-        self.module_encoders = game.hooks("encode")
-        for m, pieces in game.hooks("tensor_pieces"):
-            self.pieces.update({f"{m}.{k}": shape for k, shape in pieces(game, P).items()})
         self.size = int(sum(np.prod(s) for s in self.pieces.values()))
 
     def views(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
@@ -338,11 +334,6 @@ class TensorLayout:
         _multi(d["own_provisions"], [tid for tid, _ in own["provisions"]])
         for i, pv in enumerate(v["players"]):
             self._encode_player(d, f"p{i}.", pv, ci)
-        for m, encode in self.module_encoders:
-            encode(
-                v["modules"][m],
-                {k.split(".", 1)[1]: a for k, a in d.items() if k.startswith(m + ".")},
-            )
         return t
 
     def _encode_player(

@@ -7,10 +7,8 @@ the rules it adds, which the core calls only when ``game.has(name)``.
 
 from tower.marrakesh.modules import (
     desert_towns,
-    edicts,
     exchange_offices,
     imam_sultan,
-    personal_tasks,
     spectators,
     staircase_tiles,
     walls_guards,
@@ -24,17 +22,13 @@ MODULES: tuple[str, ...] = (
     "spectators",
     "desert_towns",
     "walls_guards",
-    "personal_tasks",
-    "edicts",
 )
 
 __all__ = [
     "MODULES",
     "desert_towns",
-    "edicts",
     "exchange_offices",
     "imam_sultan",
-    "personal_tasks",
     "spectators",
     "staircase_tiles",
     "walls_guards",
