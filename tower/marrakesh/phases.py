@@ -37,8 +37,6 @@ def setup(state: State, seed: int) -> None:
     """Rulebook setup steps 1-18, with every random element drawn from ``state.rng``."""
     import random
 
-    from tower.marrakesh import modules
-
     game = state.game
     comps = game.components
     rng = state.rng = random.Random(seed)
@@ -52,10 +50,8 @@ def setup(state: State, seed: int) -> None:
         rng.shuffle(ids)
         state.stacks += [ids[i * len(ids) // k : (i + 1) * len(ids) // k] for i in range(k)]
     state.stack_open = [True] * len(state.stacks)
-    # 4. exchange offices: 3 random (expansion 3 mixes in its 6).
+    # 4. exchange offices: 3 random (modules may put more into the pool).
     pool = [o for o, e in comps.exchange_offices.items() if not e["expansion"]]
-    if game.has("exchange_offices"):
-        pool = modules.exchange_offices.office_pool(comps)
     rng.shuffle(pool)
     state.offices = pool[: cfg["exchange_offices_used"]]
     # 5. luxury goods: 5 shops of equal stacks.
@@ -77,7 +73,7 @@ def setup(state: State, seed: int) -> None:
     rng.shuffle(bag)
     w = cfg["gates_per_workshop"]
     state.workshops = [sorted(bag[i * w : (i + 1) * w], key=COLOUR_INDEX.get) for i in range(4)]
-    if not game.has("walls_guards"):  # brick tiles replace the oases, the wall board the track
+    if "oases" not in game.hooks.replaced:  # e.g. Walls & Guards: brick tiles, wall board
         _setup_oases(state)
     # 16. provision tiles: 3 each. 17. resources, 12 keshis behind the screen.
     prov = list(comps.provisions)
@@ -94,18 +90,12 @@ def setup(state: State, seed: int) -> None:
             issue(state, c)
     # 18. start player.
     state.start = state.season_start = rng.randrange(n)
-    for name in sorted(game.config.modules):
-        module_setup = getattr(getattr(modules, name), "setup", None)
-        if module_setup is not None:
-            module_setup(state)
+    for module_setup in game.hooks.setup:
+        module_setup(state)
     # The players' setup choices, in turn order: oasis-track order, disc, provision tile,
-    # then the modules' (Walls & Guards: brick tiles).
+    # then the modules' (e.g. Walls & Guards: brick tiles).
     turn = order(state)
-    module_asks = [
-        a
-        for name in sorted(game.config.modules)
-        for a in getattr(getattr(modules, name), "setup_asks", lambda s: [])(state)
-    ]
+    module_asks = [a for setup_asks in game.hooks.setup_asks for a in setup_asks(state)]
     push(
         state,
         *[ask("track", p) for p in turn],

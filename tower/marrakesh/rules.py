@@ -18,13 +18,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
-from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, OFFSETS, RESOURCES, Action
+from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
 
 Task = dict[str, Any]
+
+#: OpenSpiel's player ids for the special nodes.
+CHANCE = -1
+SIMULTANEOUS = -2
+TERMINAL = -4
 
 #: task name -> handler(state, task)
 TASKS: dict[str, Callable[[State, Task], None]] = {}
@@ -177,8 +182,6 @@ def order(state: State) -> list[int]:
 
 # -- the machine ------------------------------------------------------------------------
 def current_player(state: State) -> int:
-    from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL
-
     if not state.stack:
         return TERMINAL
     top = state.stack[-1]
@@ -243,8 +246,8 @@ def as_action(action: Action | int | str) -> Action:
     if isinstance(action, Action):
         return action
     if isinstance(action, int) and not isinstance(action, bool):
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(str(action), f"ids run from 0 to {NUM_ACTIONS - 1}")
+        if not 0 <= action < num_actions():
+            raise IllegalActionError(str(action), f"ids run from 0 to {num_actions() - 1}")
         return ACTIONS[action]
     try:
         return Action.parse(str(action))
