@@ -115,9 +115,9 @@ def test_sultan_threshold_is_50_points():
 
 def test_fallback_after_season_two_hands_out_what_is_left_imam_first():
     state = ed_state(players=2)
-    assert edicts.season_end(state) == []  # season 1: nothing
+    assert edicts.season_tasks(state) == []  # season 1: nothing
     state.season = 2
-    run(state, *edicts.season_end(state))
+    run(state, *edicts.season_tasks(state))
     m = edicts.mine(state)
     assert m["handed"] == ["imam"]
     while state.stack:
@@ -136,7 +136,7 @@ def test_fallback_skips_a_stack_already_handed_out():
     edicts.mine(state)["handed"] = ["sultan"]
     edicts.mine(state)["box"] += edicts.mine(state)["stacks"]["sultan"]
     edicts.mine(state)["stacks"]["sultan"] = []
-    run(state, *edicts.season_end(state))
+    run(state, *edicts.season_tasks(state))
     assert edicts.mine(state)["busy"] == "imam"
 
 
@@ -183,7 +183,7 @@ def test_instant_bonus_now_and_the_choice_cannot_change():
     assert state.players[1].palace == before + 5
     assert edicts.mine(state)["held"][1] == [[1, "instant"]]
     # The edict used now scores nothing at the end.
-    edicts.final_first(state)
+    run(state, T("edicts_score"))
     assert not any("edict" in why for _, _, why in state.score_events)
 
 
@@ -194,12 +194,12 @@ def test_end_bonus_rounded_down_and_capped():
     m["held"][0] = [[1, "end"], [5, "end"]]
     pl.palace, pl.water, pl.dates, pl.dinars, pl.wood = 7, 3, 2, 1, 1  # 7 resources
     before = pl.score
-    edicts.final_first(state)
+    run(state, T("edicts_score"))
     assert pl.score - before == 7 // 2 + 7 // 3
     m["held"][0] = [[5, "end"]]
     pl.water = 30
     before = pl.score
-    edicts.final_first(state)
+    run(state, T("edicts_score"))
     assert pl.score - before == 8  # edict 05: at most 8 points
 
 
@@ -210,7 +210,7 @@ def test_edicts_02_and_09_count_edicts_as_scrolls_others_do_not():
     m = edicts.mine(state)
     m["held"][0] = [[2, "end"], [9, "instant"]]
     before = pl.score
-    edicts.final_first(state)
+    run(state, T("edicts_score"))
     assert pl.score - before == 4  # 2 scrolls + 2 edicts
     assert len(pl.scrolls) == 2  # edicts never join the scrolls
 
@@ -238,14 +238,24 @@ def test_edict_03_instant_keshi_of_any_colour_but_the_goods():
     assert state.players[0].keshis["gray"] == gray + 1
 
 
+def end_of_game(state: State) -> list[str]:
+    """Play the third season's scoring and the final scoring (first option at every
+    decision); the score reasons of player 0 from then on."""
+    state.season, state.round = 3, 4
+    start = len(state.score_events)
+    run(state, T("season_end"))
+    while not state.is_terminal():
+        act(state, str(state.legal_actions()[0]))
+    return [why for p, _, why in state.score_events[start:] if p == 0]
+
+
 def test_end_bonuses_are_scored_before_every_other_final_step():
     state = ed_state(players=2)
     edicts.mine(state)["held"][0] = [[5, "end"]]
+    edicts.mine(state)["handed"] = list(edicts.STACKS)
     state.players[0].water = 9
-    state.season = 3
-    run(state, T("final_scoring"))
-    reasons = [why for p, _, why in state.score_events if p == 0 and why.startswith("final")]
-    assert reasons[0] == "final: edict 5"
+    finals = [r for r in end_of_game(state) if r.startswith("final")]
+    assert finals[0] == "final: edict 5" and finals[-1] == "final: resources and goods"
 
 
 # -- illegal actions, JSON, random play -------------------------------------------------

@@ -116,15 +116,15 @@ def test_decision_after_season_two_keeps_one_card_and_lays_the_other_open():
     state = pt_state(players=3)
     m = pt.mine(state)
     hands = [list(h) for h in m["hands"]]
-    assert pt.season_end(state) == []  # season 1: no decision
+    assert pt.season_tasks(state) == []  # season 1: no decision
     state.season = 2
     state.start = 1
-    run(state, *pt.season_end(state))
+    run(state, *pt.season_tasks(state))
     assert state.stack[-1]["k"] == "task_keep" and state.stack[-1]["p"] == 1
     act(state, "choice:1")
     # Player 1's choice stays hidden from the others until everyone has chosen.
-    assert view(state, 2)["modules"]["personal_tasks"]["chosen"] == -1
-    assert view(state, 1)["modules"]["personal_tasks"]["chosen"] == 1
+    assert "personal_tasks" not in view(state, 2)["players"][1]
+    assert view(state, 1)["players"][1]["personal_tasks"]["chosen"] == 1
     assert m["open"] == []
     act(state, "choice:0")  # player 2
     act(state, "choice:0")  # player 0
@@ -134,15 +134,18 @@ def test_decision_after_season_two_keeps_one_card_and_lays_the_other_open():
 
 def test_own_cards_are_secret_open_cards_are_not():
     state = pt_state(players=3)
-    v = view(state, 0)["modules"]["personal_tasks"]
-    assert v["hand"] == pt.mine(state)["hands"][0] and v["hand_sizes"] == [2, 2, 2]
-    text = json.dumps(view(state, 0))
-    other = pt.mine(state)["hands"][1]
-    assert f'"hand": {json.dumps(other)}' not in text
+    v = view(state, 0)
+    own = v["players"][0]["personal_tasks"]
+    assert own["hand"] == pt.mine(state)["hands"][0]
+    assert v["personal_tasks"]["hand_sizes"] == [2, 2, 2]
+    assert all("personal_tasks" not in v["players"][i] for i in (1, 2))
+    assert "personal_tasks" not in json.dumps(v["players"][1:])
     layout = TensorLayout(state.game)
     assert layout.size == len(layout.encode(state, 0))
     d = layout.views(layout.encode(state, 0))
-    assert sorted(d["personal_tasks.hand"].nonzero()[0] + 1) == sorted(v["hand"])
+    assert sorted(d["personal_tasks.own_hand"].nonzero()[0] + 1) == sorted(own["hand"])
+    other = layout.views(layout.encode(state, 1))["personal_tasks.own_hand"]
+    assert sorted(other.nonzero()[0] + 1) == sorted(pt.mine(state)["hands"][1])
 
 
 # -- final scoring ----------------------------------------------------------------------
@@ -172,7 +175,7 @@ def test_kept_card_scores_by_conditions_fulfilled_open_card_scores_for_the_other
     state.players[1].luxuries = [2, 7, 12]
     state.players[1].scrolls = [3, 4, 23]
     before = state.scores()
-    pt.final_first(state)
+    run(state, T("task_score"))
     gained = [a - b for a, b in zip(state.scores(), before, strict=True)]
     assert gained[0] == 13 + 3  # 4 of own card; 2 of player 1's open card
     kept1 = len(pt.card_fulfilled(state, 1, 5))
@@ -182,28 +185,31 @@ def test_kept_card_scores_by_conditions_fulfilled_open_card_scores_for_the_other
 
 def test_landing_space_during_season_three():
     state = pt_state(players=2)
+    jetty = {"kind": "jetty_season3"}
     state.players[0].jetty = 1
     state.season = 2
-    assert pt.season_start(state) == []
+    assert not pt.fulfilled(state, 0, jetty)  # season 2's landing does not count
+    run(state, T("river_reset"))
     state.season = 3
-    run(state, *pt.season_start(state), T("river_reset"))
-    assert pt.mine(state)["jetty3"] == [True, False]
-    assert state.players[0].jetty == -1  # the fisherman went back, the task remembers
-    assert pt.fulfilled(state, 0, {"kind": "jetty_season3"})
+    assert not pt.fulfilled(state, 0, jetty)  # and the fisherman went back
+    state.players[0].jetty = 0
+    run(state, T("river_reset"))  # season 3's river evaluation leaves him at the jetty
+    assert pt.fulfilled(state, 0, jetty) and not pt.fulfilled(state, 1, jetty)
 
 
 def test_tasks_scored_after_edicts_and_before_the_other_final_steps():
-    state = pt_state(players=2, modules=PT | {"edicts"})
+    from test_edicts import end_of_game
+
     from tower.marrakesh.modules import edicts
 
+    state = pt_state(players=2, modules=PT | {"edicts"})
     edicts.mine(state)["held"][0] = [[5, "end"]]
+    edicts.mine(state)["handed"] = list(edicts.STACKS)
     give_card(state, 0, 1)
     give_card(state, 1, 6)
     pl = state.players[0]
-    pl.water, pl.dates = 9, 2  # card 1, condition 6; 11 resources for edict 5
-    state.season = 3
-    run(state, T("final_scoring"))
-    reasons = [why for p, _, why in state.score_events if p == 0 and why.startswith("final")]
+    pl.water, pl.dates, pl.dinars = 19, 12, 9  # card 1, condition 6, after the provisions
+    reasons = [r for r in end_of_game(state) if r.startswith("final")]
     assert reasons[:2] == ["final: edict 5", "final: personal task 1"]
     assert all("task" not in r and "edict" not in r for r in reasons[2:])
     assert reasons[-1] == "final: resources and goods"
@@ -213,7 +219,7 @@ def test_tasks_scored_after_edicts_and_before_the_other_final_steps():
 def test_illegal_keep_choice_changes_nothing():
     state = pt_state(players=2)
     state.season = 2
-    run(state, *pt.season_end(state))
+    run(state, *pt.season_tasks(state))
     before = state.to_json()
     with pytest.raises(IllegalActionError, match="task_keep"):
         state.apply("choice:2")

@@ -51,7 +51,10 @@ Methods (hooks), in the order a game meets them:
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
    ``discount(state, p, what) -> int`` (``"scroll_dates"``, ``"luxury_keshis"``),
    ``returnable(state, p, colours) -> colours`` and ``return_keshi(state, p, colour) ->
-   bool`` (the oasis track's exchange icon). Extra decisions are registered with
+   bool`` (the oasis track's exchange icon), ``watch(state)`` (run by the rules machine
+   before each task or decision it takes up, i.e. right after the previous one is done:
+   a module pushes there what its rules say happens "immediately" once a condition
+   holds, e.g. the edicts' thresholds). Extra decisions are registered with
    :func:`tower.marrakesh.rules.task`, :func:`~tower.marrakesh.rules.options` and
    :func:`~tower.marrakesh.rules.resolve`; effects of new components with
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
@@ -169,6 +172,9 @@ class Module:
         return None
 
     def after_stair_move(self, state: State, p: int, which: str) -> None:
+        return None
+
+    def watch(self, state: State) -> None:
         return None
 
     def discount(self, state: State, p: int, what: str) -> int:

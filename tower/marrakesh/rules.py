@@ -201,7 +201,10 @@ def pending_players(state: State) -> list[int]:
 def advance(state: State) -> None:
     """Run tasks until a real decision, the selection, a chance node or the end."""
     stack = state.stack
+    watchers = state.game.hooks.watch  # modules' "immediately" rules (empty: no cost)
     while stack:
+        for watch in watchers:
+            watch(state)
         top = stack[-1]
         t = top["t"]
         if t == "ask":

@@ -15,8 +15,9 @@ The edicts are data (``data/edicts.toml``). What the module does:
   first). Each player picks one open edict (decision ``edict_pick``, ``choice:i`` = the
   i-th open edict in id order), then its use (decision ``edict_use``: ``choice:0`` the
   instant bonus, ``choice:1`` the end-of-game bonus). The last edict goes back to the box;
-- final scoring, before every other step (and before the personal tasks): every edict
-  kept for the end scores ``min(max, count // per * each)`` points.
+- the end (a step after season 3's scoring, so before every step of the final scoring,
+  and before the personal tasks): every edict kept for the end scores
+  ``min(max, count // per * each)`` points.
 
 The module's state is one JSON-able dict (:func:`mine`): ``stacks`` (face-down edicts per
 stack, emptied when handed out), ``handed`` (stack names handed out), ``display`` (the open
@@ -38,11 +39,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tower.errors import InputFileError
 from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.effects import PASS, SPECIALS, Effect, board_keshis, run_effects
+from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.modules import tables
 from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
@@ -138,8 +138,13 @@ def hand_out(state: State, which: str) -> None:
     push(state, *[ask("edict_pick", p) for p in selection_order(state, which)], T("edicts_done"))
 
 
-def trigger(state: State) -> None:
-    """Hand out a stack as soon as its threshold is reached (run before every task)."""
+def watch(state: State) -> None:
+    """Hand out a stack as soon as its threshold is reached.
+
+    Ruling: "immediately" is right after the task or decision that moved the pawn onto the
+    12th step or the score marker onto 50 (the hook runs before the next one): before the
+    rest of that action, e.g. the bonus of the threshold the pawn crossed on the way.
+    """
     reached = thresholds_reached(state)
     if reached:
         state.stack[-1].pop("o", None)  # options of an interrupted decision are recomputed
@@ -156,11 +161,14 @@ def selection_order(state: State, which: str) -> list[int]:
     return sorted(turn, key=lambda p: (pl[p].score, -pos[p]))
 
 
-def season_end(state: State) -> list[Task]:
-    """After season 2's scoring: the edicts not yet handed out (Imam first)."""
-    if state.season != load()["rules"]["fallback_season"]:
-        return []
-    return [T("edicts_fallback")]
+def season_tasks(state: State) -> list[Task]:
+    """After providing for the citizens: in season 2 the edicts not yet handed out (Imam
+    first); in season 3 (the end of the game) the edicts kept for the end are scored."""
+    if state.season == load()["rules"]["fallback_season"]:
+        return [T("edicts_fallback")]
+    if state.season == 3:
+        return [T("edicts_score")]
+    return []
 
 
 @task("edicts_fallback")
@@ -274,8 +282,11 @@ COUNTS: dict[str, Callable[[State, int], int]] = {
 }
 
 
-def final_first(state: State) -> None:
-    """The face-up edicts, before every other final scoring step."""
+@task("edicts_score")
+def _score(state: State, t: Task) -> None:
+    """The face-up edicts, before every other final scoring step: the last step of the
+    third season's scoring, before the personal tasks' (hooks run in name order) and the
+    core's final scoring. Non-whole values are rounded down."""
     edicts = load()["edicts"]
     for p, held in enumerate(mine(state)["held"]):
         for edict, use in held:
@@ -306,7 +317,7 @@ def check(state: State) -> None:
         assert sorted(m["handed"]) == sorted(STACKS), f"season 3, handed out: {m['handed']}"
 
 
-def view(state: State, viewer: int) -> dict[str, Any]:
+def _public(state: State) -> dict[str, Any]:
     """Everything but the order of the face-down stacks is public: the edicts were picked
     openly, so an edict used for its instant bonus (face down) is known all the same."""
     m = mine(state)
@@ -318,24 +329,6 @@ def view(state: State, viewer: int) -> dict[str, Any]:
     }
 
 
-def tensor_pieces(game: Any, players: int) -> dict[str, tuple[int, ...]]:
-    """Shapes of this module's part of the observation tensor (``players`` seats)."""
-    return {"stacks": (2,), "handed": (2,), "display": (12,), "held": (players, 12, 2)}
-
-
-def encode(v: dict[str, Any], d: dict[str, np.ndarray]) -> None:
-    """Write :func:`view`'s dict ``v`` into the zeroed arrays ``d`` of :func:`tensor_pieces`."""
-    d["stacks"][:] = [v["stacks"][s] for s in STACKS]
-    for s in v["handed"]:
-        d["handed"][STACKS.index(s)] = 1
-    for e in v["display"]:
-        d["display"][e - 1] = 1
-    for p, held in enumerate(v["held"]):
-        for e, use in held:
-            d["held"][p, e - 1, USES.index(use)] = 1
-
-
-# -- the terminal board -----------------------------------------------------------------
 def describe(edict: int) -> str:
     """An edict's two bonuses in words."""
     from tower.marrakesh.ui import describe_effects
@@ -347,27 +340,71 @@ def describe(edict: int) -> str:
     return f"#{edict} ({e['stack']}): now {describe_effects(e['instant'])} | end {each}{cap}"
 
 
-def board_lines(state: State, viewer: int) -> list[str]:
-    m = mine(state)
-    rules = load()["rules"]
-    waiting = [f"{s} ({len(m['stacks'][s])} face down)" for s in STACKS if s not in m["handed"]]
-    lines = [
-        f"Edicts: waiting {', '.join(waiting) or '-'} (imam at mosque step "
-        f"{rules['imam_step']}, sultan at {rules['sultan_score']} points)"
-    ]
-    lines += [f"    open: {describe(e)}" for e in m["display"]]
-    for p, held in enumerate(m["held"]):
-        if held:
-            lines.append(f"    P{p}: " + "; ".join(f"#{e} {use}" for e, use in held))
-    return lines
+#: Seats in the observation tensor (the rulebook's 2-4 players).
+SEATS = 4
 
 
-def choice_lines(state: State, top: Task) -> list[str]:
-    """What ``choice:i`` means at an edict decision."""
-    if top["k"] == "edict_pick":
-        return ["  pick an edict:"] + [
-            f"    choice:{i} = {describe(e)}" for i, e in enumerate(mine(state)["display"])
+@register
+class Edicts(Module):
+    """Edicts on the hooks (see the module docstring)."""
+
+    name = NAME
+    title = "Walls & Guards: Edicts"
+    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    season_steps = (SeasonStep("edicts", after="provisions", tasks=season_tasks),)
+
+    def setup(self, state: State) -> None:
+        setup(state)
+
+    def watch(self, state: State) -> None:
+        watch(state)
+
+    def invariants(self, state: State) -> None:
+        check(state)
+
+    def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
+        v[NAME] = _public(state)
+
+    def tensor_pieces(self, comps: Any) -> dict[str, tuple[int, ...]]:
+        n = len(load()["edicts"])
+        return {
+            "edicts.stacks": (2,),
+            "edicts.handed": (2,),
+            "edicts.display": (n,),
+            "edicts.held": (SEATS, n, 2),
+        }
+
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        v = _public(state)
+        d["edicts.stacks"][:] = [v["stacks"][s] for s in STACKS]
+        for s in v["handed"]:
+            d["edicts.handed"][STACKS.index(s)] = 1
+        for e in v["display"]:
+            d["edicts.display"][e - 1] = 1
+        for p, held in enumerate(v["held"]):
+            for e, use in held:
+                d["edicts.held"][p, e - 1, USES.index(use)] = 1
+
+    def render_board(self, state: State) -> list[str]:
+        m = mine(state)
+        rules = load()["rules"]
+        waiting = [f"{s} ({len(m['stacks'][s])} face down)" for s in STACKS if s not in m["handed"]]
+        lines = [
+            f"Edicts: waiting {', '.join(waiting) or '-'} (imam at mosque step "
+            f"{rules['imam_step']}, sultan at {rules['sultan_score']} points)"
         ]
-    if top["k"] == "edict_use":
-        return [f"  edict {describe(top['e'])}:", "    choice:0 = now", "    choice:1 = at the end"]
-    return []
+        lines += [f"    open: {describe(e)}" for e in m["display"]]
+        for p, held in enumerate(m["held"]):
+            if held:
+                lines.append(f"    P{p}: " + "; ".join(f"#{e} {use}" for e, use in held))
+        return lines
+
+    def describe_choices(self, state: State, top: Task) -> list[str]:
+        if top["k"] == "edict_pick":
+            return ["  pick an edict:"] + [
+                f"    choice:{i} = {describe(e)}" for i, e in enumerate(mine(state)["display"])
+            ]
+        if top["k"] == "edict_use":
+            head = f"  edict {describe(top['e'])}:"
+            return [head, "    choice:0 = now", "    choice:1 = at the end"]
+        return []

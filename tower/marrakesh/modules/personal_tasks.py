@@ -8,18 +8,17 @@ are data (``data/personal_tasks.toml``). What the module does:
   condition that needs a module not in play (Nomads, Camels, Gems, Experts are never in
   play: the toolkit does not have them; brick tiles and wood need Walls & Guards) is
   discarded and replaced by the next card of the deck;
-- season scoring: at the start of season 3's scoring it is noted who reached the landing
-  space (jetty) during season 3, before the fishermen go back;
 - after season 2's scoring every player keeps one card (decision ``task_keep``:
   ``choice:0`` or ``choice:1``, the index in the hand); the other is laid open with the
   player's colour marker. The choices are revealed together once all have chosen;
-- final scoring (before the other final scoring steps, after the edicts): the kept card
+- the end (a step after season 3's scoring, so before every step of the final scoring,
+  and after the edicts): the kept card
   scores 1/3/7/13/21/32 points for 1-6 fulfilled conditions; every open card scores 1/3/7
   points for 1/2/3+ fulfilled conditions to each player but the one who laid it open.
 
 The module's state is one JSON-able dict (:func:`mine`): ``deck`` and ``discarded`` card
-ids, ``hands`` (per player), ``open`` (``[card, owner]`` pairs), ``chosen`` (per player, the
-hand index chosen at the pending decision or -1) and ``jetty3`` (per player).
+ids, ``hands`` (per player), ``open`` (``[card, owner]`` pairs) and ``chosen`` (per player,
+the hand index chosen at the pending decision or -1).
 
 Examples
 --------
@@ -39,10 +38,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tower.errors import InputFileError
 from tower.marrakesh.actions import Action, action_id
+from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.modules import tables
 from tower.marrakesh.rules import T, Task, ask, options, order, resolve, score, task
 
@@ -172,7 +170,6 @@ def setup(state: State) -> None:
         "hands": hands,
         "open": [],
         "chosen": [-1] * n,
-        "jetty3": [False] * n,
     }
 
 
@@ -237,7 +234,9 @@ CHECKS: dict[str, Callable[[State, int, Condition], bool]] = {
     "gates": lambda s, p, c: set(c["colours"]) <= set(s.players[p].gates),
     "wall_bricks": lambda s, p, c: len(s.players[p].wall) >= c["n"],
     "nomads": _absent,
-    "jetty_season3": lambda s, p, c: mine(s)["jetty3"][p],
+    # The fishermen go back at the river evaluations of seasons 1 and 2, not of season 3:
+    # a fisherman at the jetty in season 3 reached it during season 3.
+    "jetty_season3": lambda s, p, c: s.season == 3 and s.players[p].jetty >= 0,
     "stair": lambda s, p, c: getattr(s.players[p], c["which"]) >= c["n"],
     "stairs_total": lambda s, p, c: s.players[p].palace + s.players[p].mosque >= c["n"],
     "camel": _absent,
@@ -270,23 +269,15 @@ def card_fulfilled(state: State, p: int, card: int) -> list[int]:
     return [i for i, c in enumerate(conds) if fulfilled(state, p, c)]
 
 
-# -- season scoring ---------------------------------------------------------------------
-def season_start(state: State) -> list[Task]:
-    """Before season 3's river evaluation: who reached the jetty in season 3."""
-    return [T("task_jetty")] if state.season == 3 else []
-
-
-def season_end(state: State) -> list[Task]:
-    """After season 2's providing for the citizens: each player keeps one card."""
-    if state.season != load()["rules"]["decision_season"]:
-        return []
-    return [ask("task_keep", p) for p in order(state)] + [T("task_reveal")]
-
-
-@task("task_jetty")
-def _task_jetty(state: State, t: Task) -> None:
-    # The fisherman still stands at the jetty until this season's river evaluation.
-    mine(state)["jetty3"] = [pl.jetty >= 0 for pl in state.players]
+# -- season scoring and the end --------------------------------------------------------
+def season_tasks(state: State) -> list[Task]:
+    """After providing for the citizens: in season 2 each player keeps one card; in season
+    3 (the end of the game, before the final scoring) the cards are scored."""
+    if state.season == load()["rules"]["decision_season"]:
+        return [ask("task_keep", p) for p in order(state)] + [T("task_reveal")]
+    if state.season == 3:
+        return [T("task_score")]
+    return []
 
 
 @options("task_keep")
@@ -310,10 +301,16 @@ def _task_reveal(state: State, t: Task) -> None:
     m["chosen"] = [-1] * state.num_players
 
 
-# -- final scoring ----------------------------------------------------------------------
-def final_first(state: State) -> None:
-    """Score every kept card and every open card (rulebook: before the other steps of the
-    final scoring, possibly after the edicts)."""
+@task("task_score")
+def _task_score(state: State, t: Task) -> None:
+    """Score every kept card and every open card.
+
+    Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
+    final scoring (but possibly after the Edicts scoring)": this runs as the last step of
+    the third season's scoring, after the edicts' (hooks run in name order), before the
+    core's final scoring, so resources shown on a card still count for the oases and the
+    remaining resources afterwards.
+    """
     m = mine(state)
     for p in range(state.num_players):
         for card in m["hands"][p]:
@@ -345,45 +342,19 @@ def check(state: State) -> None:
             )
 
 
-def view(state: State, viewer: int) -> dict[str, Any]:
-    """What ``viewer`` sees: their own cards and pending choice, the open cards, and only
-    the number of the other players' cards (they are secret) and of the deck."""
+def _public(state: State) -> dict[str, Any]:
     m = mine(state)
     return {
-        "hand": list(m["hands"][viewer]) if 0 <= viewer < state.num_players else [],
-        "chosen": m["chosen"][viewer] if 0 <= viewer < state.num_players else -1,
         "hand_sizes": [len(h) for h in m["hands"]],
         "open": [list(x) for x in m["open"]],
         "deck": len(m["deck"]),
         "discarded": len(m["discarded"]),
-        "jetty3": list(m["jetty3"]),
     }
 
 
-def tensor_pieces(game: Any, players: int) -> dict[str, tuple[int, ...]]:
-    """Shapes of this module's part of the observation tensor (``players`` seats)."""
-    n = len(load()["cards"])
-    return {
-        "hand": (n,),
-        "chosen": (2,),
-        "hand_sizes": (players,),
-        "open": (n, players),
-        "deck": (1,),
-        "jetty3": (players,),
-    }
-
-
-def encode(v: dict[str, Any], d: dict[str, np.ndarray]) -> None:
-    """Write :func:`view`'s dict ``v`` into the zeroed arrays ``d`` of :func:`tensor_pieces`."""
-    for card in v["hand"]:
-        d["hand"][card - 1] = 1
-    if v["chosen"] >= 0:
-        d["chosen"][v["chosen"]] = 1
-    d["hand_sizes"][: len(v["hand_sizes"])] = v["hand_sizes"]
-    for card, owner in v["open"]:
-        d["open"][card - 1, owner] = 1
-    d["deck"][0] = v["deck"]
-    d["jetty3"][: len(v["jetty3"])] = v["jetty3"]
+def _private(state: State, p: int) -> dict[str, Any]:
+    m = mine(state)
+    return {"hand": list(m["hands"][p]), "chosen": m["chosen"][p]}
 
 
 # -- the terminal board -----------------------------------------------------------------
@@ -404,29 +375,82 @@ def describe(c: Condition) -> str:
     return f"{kind} ({params})" if params else kind
 
 
-def board_lines(state: State, viewer: int) -> list[str]:
-    """The viewer's cards with their fulfilled conditions marked, and the open cards."""
-    v = view(state, viewer)
-    cards = load()["cards"]
-    lines = [f"Personal tasks: cards in hand {v['hand_sizes']}; deck {v['deck']}"]
-    shown = [(c, "your card") for c in v["hand"]]
-    shown += [(c, f"open card of P{o}") for c, o in v["open"]]
-    for card, what in shown:
-        done = (
-            set(card_fulfilled(state, viewer, card)) if 0 <= viewer < state.num_players else set()
-        )
-        conds = "; ".join(
-            f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(cards[card])
-        )
-        lines.append(f"    #{card} ({what}): {conds}")
-    return lines
+def card_text(state: State, p: int | None, card: int) -> str:
+    """Card ``card``'s conditions; with a player ``p``, those they fulfil now are marked
+    ``[x]``, the others ``[ ]``."""
+    conds = load()["cards"][card]
+    if p is None:
+        return "; ".join(describe(c) for c in conds)
+    done = set(card_fulfilled(state, p, card))
+    return "; ".join(f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(conds))
 
 
-def choice_lines(state: State, top: Task) -> list[str]:
-    """What ``choice:i`` means at the decision ``top``."""
-    if top["k"] != "task_keep":
-        return []
-    hand = mine(state)["hands"][top["p"]]
-    return ["  keep which personal task (the other is laid open):"] + [
-        f"    choice:{i} = #{card}" for i, card in enumerate(hand)
-    ]
+# -- the module -------------------------------------------------------------------------
+#: Seats in the observation tensor (the rulebook's 2-4 players).
+SEATS = 4
+
+
+@register
+class PersonalTasks(Module):
+    """Personal Tasks on the hooks (see the module docstring)."""
+
+    name = NAME
+    title = "Walls & Guards: Personal Tasks"
+    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    season_steps = (SeasonStep("personal_tasks", after="provisions", tasks=season_tasks),)
+
+    def setup(self, state: State) -> None:
+        setup(state)
+
+    def invariants(self, state: State) -> None:
+        check(state)
+
+    def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
+        """Public: the open cards, how many cards each player holds, the deck. Private: the
+        viewer's own cards and pending choice (the others' cards are secret)."""
+        v[NAME] = _public(state)
+        if 0 <= viewer < state.num_players:
+            v["players"][viewer][NAME] = _private(state, viewer)
+
+    def tensor_pieces(self, comps: Any) -> dict[str, tuple[int, ...]]:
+        n = len(load()["cards"])
+        return {
+            "personal_tasks.own_hand": (n,),
+            "personal_tasks.own_chosen": (2,),
+            "personal_tasks.hand_sizes": (SEATS,),
+            "personal_tasks.open": (n, SEATS),
+            "personal_tasks.deck": (1,),
+        }
+
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        pub = _public(state)
+        own = _private(state, viewer)
+        for card in own["hand"]:
+            d["personal_tasks.own_hand"][card - 1] = 1
+        if own["chosen"] >= 0:
+            d["personal_tasks.own_chosen"][own["chosen"]] = 1
+        d["personal_tasks.hand_sizes"][: state.num_players] = pub["hand_sizes"]
+        for card, owner in pub["open"]:
+            d["personal_tasks.open"][card - 1, owner] = 1
+        d["personal_tasks.deck"][0] = pub["deck"]
+
+    def render_board(self, state: State) -> list[str]:
+        pub = _public(state)
+        lines = [f"Personal tasks: cards held {pub['hand_sizes']}; deck {pub['deck']}"]
+        return lines + [
+            f"    open #{c} of P{o}: {card_text(state, None, c)}" for c, o in pub["open"]
+        ]
+
+    def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
+        own = pv.get(NAME)
+        if own is None:
+            return [f"    personal tasks: {len(mine(state)['hands'][i])} secret"]
+        return [f"    personal task #{c}: {card_text(state, i, c)}" for c in own["hand"]]
+
+    def describe_choices(self, state: State, top: Task) -> list[str]:
+        if top["k"] != "task_keep":
+            return []
+        hand = mine(state)["hands"][top["p"]]
+        return ["  keep which personal task (the other is laid open):"] + [
+            f"    choice:{i} = #{card}" for i, card in enumerate(hand)
+        ]
