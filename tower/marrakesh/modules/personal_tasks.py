@@ -212,7 +212,7 @@ def fulfilled(state: State, p: int, c: Condition) -> bool:
 
 
 def _filled(state: State, p: int, c: Condition) -> bool:
-    from tower.marrakesh.scoring import filled
+    from tower.marrakesh.worth import filled
 
     return filled(state, p, c["sector"])
 

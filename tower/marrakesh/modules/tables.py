@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
-from tower.marrakesh.components import _check_effects, _entries
+from tower.marrakesh import components
 
 DATA_DIR = Path(__file__).parent.parent / "data"
 
@@ -46,12 +46,12 @@ def read(name: str, schema: int, path: str | None = None) -> tuple[dict[str, Any
 def entries(path: str, data: dict[str, Any], name: str, count: int) -> dict[int, dict[str, Any]]:
     """The ``count`` entries of table array ``name``, by id (ids 1..count, each with a
     ``source``)."""
-    return _entries(path, data, name, count)
+    return components.entries(path, data, name, count)
 
 
 def check_effects(path: str, field: str, effects: Any) -> None:
     """Check an effect list against the vocabulary of ``data/components.toml``."""
-    _check_effects(path, field, effects)
+    components.check_effects(path, field, effects)
 
 
 def section(path: str, data: dict[str, Any], name: str) -> dict[str, Any]:
