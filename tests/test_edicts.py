@@ -113,6 +113,26 @@ def test_sultan_threshold_is_50_points():
     check(state)
 
 
+def test_a_threshold_reached_during_a_selection_is_handed_out_right_after_it():
+    state = ed_state(players=2)
+    state.players[0].mosque = 12
+    state.players[0].score = 48
+    state.score_events.append([0, 38, "test"])
+    state.start = 0
+    _offer(state, "imam", [8, 10, 12])
+    assert top(state) == ("edict_pick", 0)
+    act(state, "choice:1")  # edict 10
+    act(state, "choice:0")  # now: a water vendor and 2 points: 50 points
+    while state.stack[-1]["k"] == "place_red":
+        act(state, str(state.legal_actions()[0]))
+    assert state.players[0].score == 50
+    m = edicts.mine(state)
+    assert m["busy"] == "imam" and m["handed"] == ["imam"]  # the imam selection goes on
+    while m["busy"] == "imam":
+        act(state, str(state.legal_actions()[0]))
+    assert m["busy"] == "sultan" and m["handed"] == ["imam", "sultan"]
+
+
 def test_fallback_after_season_two_hands_out_what_is_left_imam_first():
     state = ed_state(players=2)
     assert edicts.season_tasks(state) == []  # season 1: nothing
@@ -166,7 +186,7 @@ def _offer(state: State, which: str, ids: list[int]) -> None:
     m["box"] = sorted(set(range(1, 13)) - set(ids))
     m["stacks"] = {s: [] for s in edicts.STACKS}
     m["stacks"][which] = list(ids)
-    run(state, T("edicts_hand", s=which))
+    run(state, T("edicts_hand", s=which), T("end_turn", p=0))  # the turn goes on after it
 
 
 def test_instant_bonus_now_and_the_choice_cannot_change():

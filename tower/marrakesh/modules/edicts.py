@@ -116,6 +116,8 @@ def setup(state: State) -> None:
 def thresholds_reached(state: State) -> list[str]:
     """Stacks whose threshold some player has reached and that are not yet handed out."""
     m = mine(state)
+    if len(m["handed"]) == len(STACKS):
+        return []
     if m["busy"]:
         # Ruling: a threshold reached while edicts are being handed out (by an instant
         # bonus) is handed out right after that selection.
