@@ -120,13 +120,15 @@ def test_a_threshold_reached_during_a_selection_is_handed_out_right_after_it():
     state.score_events.append([0, 38, "test"])
     state.start = 0
     _offer(state, "imam", [8, 10, 12])
+    m = edicts.mine(state)
+    m["stacks"]["sultan"] = [1, 2, 3]
+    m["box"] = [e for e in m["box"] if e not in (1, 2, 3)]
     assert top(state) == ("edict_pick", 0)
     act(state, "choice:1")  # edict 10
     act(state, "choice:0")  # now: a water vendor and 2 points: 50 points
     while state.stack[-1]["k"] == "place_red":
         act(state, str(state.legal_actions()[0]))
     assert state.players[0].score == 50
-    m = edicts.mine(state)
     assert m["busy"] == "imam" and m["handed"] == ["imam"]  # the imam selection goes on
     while m["busy"] == "imam":
         act(state, str(state.legal_actions()[0]))
