@@ -114,20 +114,34 @@ def setup(state: State) -> None:
 
 # -- thresholds and selection -----------------------------------------------------------
 def thresholds_reached(state: State) -> list[str]:
-    """Stacks whose threshold some player has reached and that are not yet handed out."""
-    m = mine(state)
-    if len(m["handed"]) == len(STACKS):
-        return []
-    if m["busy"]:
+    """Stacks whose threshold some player has reached and that are not yet handed out.
+
+    Called before every task (:func:`watch`), so it returns at the first reason to.
+    """
+    m = state.ext[NAME]
+    handed = m["handed"]
+    if len(handed) == 2 or m["busy"]:
         # Ruling: a threshold reached while edicts are being handed out (by an instant
         # bonus) is handed out right after that selection.
         return []
+    step, points = _thresholds()
+    mosque = score = 0
+    for pl in state.players:
+        mosque = max(mosque, pl.mosque)
+        score = max(score, pl.score)
+    out = []
+    if mosque >= step and "imam" not in handed:
+        out.append("imam")
+    if score >= points and "sultan" not in handed:
+        out.append("sultan")
+    return out
+
+
+@cache
+def _thresholds() -> tuple[int, int]:
+    """(the Imam's mosque step, the Sultan's score) from the packaged file."""
     rules = load()["rules"]
-    reached = {
-        "imam": any(pl.mosque >= rules["imam_step"] for pl in state.players),
-        "sultan": any(pl.score >= rules["sultan_score"] for pl in state.players),
-    }
-    return [s for s in STACKS if reached[s] and s not in m["handed"]]
+    return rules["imam_step"], rules["sultan_score"]
 
 
 def hand_out(state: State, which: str) -> None:
@@ -358,8 +372,7 @@ class Edicts(Module):
     def setup(self, state: State) -> None:
         setup(state)
 
-    def watch(self, state: State) -> None:
-        watch(state)
+    watch = staticmethod(watch)
 
     def invariants(self, state: State) -> None:
         check(state)
