@@ -40,6 +40,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
+from tower.marrakesh import components
 from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.effects import PASS, SPECIALS, Effect, board_keshis, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
@@ -61,12 +62,12 @@ def load(path: str | None = None) -> dict[str, Any]:
     """The checked edict file: ``rules`` and ``edicts`` (id -> entry)."""
     data, where = tables.read("edicts.toml", schema=1, path=path)
     rules = tables.section(where, data, "rules")
-    edicts = tables.entries(where, data, "edict", 12)
+    edicts = components.entries(where, data, "edict", 12)
     for eid, e in edicts.items():
         field = f"edict {eid}"
         if e.get("stack") not in STACKS:
             raise InputFileError(where, f"stack must be one of {STACKS}", field=field)
-        tables.check_effects(where, f"{field}.instant", e.get("instant"))
+        components.check_effects(where, f"{field}.instant", e.get("instant"))
         for x in e["instant"]:
             if x["op"] == "special" and x.get("name") not in _SPECIALS:
                 raise InputFileError(where, f"unknown special {x.get('name')!r}", field=field)

@@ -39,6 +39,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
+from tower.marrakesh import components
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.modules import tables
@@ -88,7 +89,7 @@ def load(path: str | None = None) -> dict[str, Any]:
     needs = tables.section(where, data, "needs")
     excluded = tables.section(where, data, "excluded_by")
     cards: dict[int, list[Condition]] = {}
-    for cid, card in tables.entries(where, data, "card", 16).items():
+    for cid, card in components.entries(where, data, "card", 16).items():
         conds = card.get("conditions")
         if not isinstance(conds, list) or len(conds) != 6:
             raise InputFileError(where, "a card has 6 conditions", field=f"card {cid}")

@@ -2,15 +2,16 @@
 
 A module whose printed components are not part of ``data/components.toml`` keeps them in a
 file of its own, with the same conventions: a ``schema`` version, one table per entry with
-an integer ``id`` and ``source = "rulebook"|"assumed"``, effects in the vocabulary of
-``data/components.toml``. Errors are :class:`tower.errors.InputFileError` naming the file
-and the field.
+an integer ``id`` and ``source = "rulebook"|"assumed"`` (checked with
+:func:`tower.marrakesh.components.entries`), effects in the vocabulary of
+``data/components.toml`` (:func:`tower.marrakesh.components.check_effects`). Errors are
+:class:`tower.errors.InputFileError` naming the file and the field.
 
 Examples
 --------
 >>> data, path = read("edicts.toml", schema=1)
->>> sorted(entries(path, data, "edict", 12))[:3]
-[1, 2, 3]
+>>> section(path, data, "rules")["imam_step"]
+12
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import components
 
 DATA_DIR = Path(__file__).parent.parent / "data"
 
@@ -41,17 +41,6 @@ def read(name: str, schema: int, path: str | None = None) -> tuple[dict[str, Any
     if data.get("schema") != schema:
         raise InputFileError(str(p), f"schema must be {schema}, got {data.get('schema')!r}")
     return data, str(p)
-
-
-def entries(path: str, data: dict[str, Any], name: str, count: int) -> dict[int, dict[str, Any]]:
-    """The ``count`` entries of table array ``name``, by id (ids 1..count, each with a
-    ``source``)."""
-    return components.entries(path, data, name, count)
-
-
-def check_effects(path: str, field: str, effects: Any) -> None:
-    """Check an effect list against the vocabulary of ``data/components.toml``."""
-    components.check_effects(path, field, effects)
 
 
 def section(path: str, data: dict[str, Any], name: str) -> dict[str, Any]:
