@@ -11,12 +11,10 @@ bonuses scored before every other final scoring step.
 
 from __future__ import annotations
 
-import json
-import random
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import legal_sequence, round_trip
 
 from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State, play
@@ -301,34 +299,18 @@ def test_bad_edict_file_is_refused(tmp_path):
     bad.write_text(text.replace('count = "mosque"', 'count = "camels"'))
     with pytest.raises(InputFileError, match=r"edict 3\.end"):
         edicts.load(str(bad))
+    bad.write_text(text.replace("imam_step = 12\n", ""))
+    with pytest.raises(InputFileError, match="missing or malformed entry: 'imam_step'"):
+        edicts.load(str(bad))
+    bad.write_text(text.replace("schema = 1", "schema = 2"))
+    with pytest.raises(InputFileError, match="schema must be 1"):
+        edicts.load(str(bad))
 
 
 def test_json_round_trip_during_a_selection_and_replay():
     game = Game(GameConfig(players=3, modules=ED | {"walls_guards"}))
-    rng = random.Random(4)
-    state = game.new_initial_state(9)
-    actions, snap = [], None
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
-        if snap is None and state.stack[-1].get("k") in ("edict_pick", "edict_use"):
-            snap = (len(actions), json.loads(json.dumps(state.to_json())))
-        a = rng.choice(state.legal_actions())
-        actions.append(a)
-        state.apply(a)
-    assert snap is not None
-    assert game.replay(9, actions).to_json() == state.to_json()
-    at, data = snap
-    restored = State.from_json(game, data)
-    assert restored.to_json() == data
-    for a in actions[at:]:
-        while restored.is_chance_node():
-            restored.sample_chance()
-        restored.apply(a)
-    while restored.is_chance_node():
-        restored.sample_chance()
-    assert restored.to_json() == state.to_json()
+    picking = ("edict_pick", "edict_use")
+    round_trip(game, 9, 4, lambda s: s.stack[-1].get("k") in picking)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -350,21 +332,4 @@ def test_random_games_hand_out_both_stacks(players):
 )
 def test_hypothesis_action_sequences_with_edicts(seed, players, others, picks):
     """Legal choices keep every invariant, an illegal one changes nothing, JSON is exact."""
-    game = Game(GameConfig(players=players, modules=ED | others))
-    state = game.new_initial_state(seed)
-    for k in picks:
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
-        legal = state.legal_action_ids()
-        before = state.to_json()
-        wrong = next(i for i in range(k % 400, k % 400 + 500) if i % 400 not in legal) % 400
-        with pytest.raises(IllegalActionError):
-            state.apply(wrong)
-        assert state.to_json() == before
-        state.apply(legal[k % len(legal)])
-        check(state)
-    again = State.from_json(game, json.loads(json.dumps(state.to_json())))
-    assert again.to_json() == state.to_json()
+    legal_sequence(Game(GameConfig(players=players, modules=ED | others)), seed, picks)

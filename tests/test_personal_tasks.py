@@ -14,11 +14,11 @@ edicts, before every other final step).
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import legal_sequence, round_trip
 
 from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State, play
@@ -239,30 +239,12 @@ def test_bad_card_file_is_refused(tmp_path):
 
 def test_json_round_trip_at_the_decision_and_replay():
     game = Game(GameConfig(players=4, modules=PT | {"walls_guards", "edicts"}))
-    rng = random.Random(3)
-    state = game.new_initial_state(21)
-    actions, snap = [], None
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
+
+    def half_chosen(state: State) -> bool:  # some players have chosen, some have not
         keep = state.stack[-1].get("k") == "task_keep"
-        if snap is None and keep and any(c >= 0 for c in pt.mine(state)["chosen"]):
-            snap = (len(actions), json.loads(json.dumps(state.to_json())))
-        a = rng.choice(state.legal_actions())
-        actions.append(a)
-        state.apply(a)
-    assert snap is not None
-    assert game.replay(21, actions).to_json() == state.to_json()
-    at, data = snap
-    restored = State.from_json(game, data)
-    for a in actions[at:]:
-        while restored.is_chance_node():
-            restored.sample_chance()
-        restored.apply(a)
-    while restored.is_chance_node():
-        restored.sample_chance()
-    assert restored.to_json() == state.to_json()
+        return keep and any(c >= 0 for c in pt.mine(state)["chosen"])
+
+    round_trip(game, 21, 3, half_chosen)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -289,21 +271,4 @@ def test_random_games_score_every_kept_and_open_card(players):
 )
 def test_hypothesis_action_sequences_with_personal_tasks(seed, players, others, picks):
     """Legal choices keep every invariant, an illegal one changes nothing, JSON is exact."""
-    game = Game(GameConfig(players=players, modules=PT | others))
-    state = game.new_initial_state(seed)
-    for k in picks:
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
-        legal = state.legal_action_ids()
-        before = state.to_json()
-        wrong = next(i for i in range(k % 400, k % 400 + 500) if i % 400 not in legal) % 400
-        with pytest.raises(IllegalActionError):
-            state.apply(wrong)
-        assert state.to_json() == before
-        state.apply(legal[k % len(legal)])
-        check(state)
-    again = State.from_json(game, json.loads(json.dumps(state.to_json())))
-    assert again.to_json() == state.to_json()
+    legal_sequence(Game(GameConfig(players=players, modules=PT | others)), seed, picks)

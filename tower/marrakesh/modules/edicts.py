@@ -60,8 +60,14 @@ USES = ("instant", "end")
 @cache
 def load(path: str | None = None) -> dict[str, Any]:
     """The checked edict file: ``rules`` and ``edicts`` (id -> entry)."""
-    data, where = tables.read("edicts.toml", schema=1, path=path)
+    return tables.load("edicts.toml", 1, _build, path)
+
+
+def _build(where: str, data: dict[str, Any]) -> dict[str, Any]:
     rules = tables.section(where, data, "rules")
+    for key in ("imam_step", "sultan_score", "fallback_season"):
+        rules[key] = int(rules[key])
+    rules["drawn"] = {str(n): int(rules["drawn"][str(n)]) for n in (2, 3, 4)}
     edicts = components.entries(where, data, "edict", 12)
     for eid, e in edicts.items():
         field = f"edict {eid}"

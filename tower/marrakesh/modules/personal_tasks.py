@@ -84,7 +84,10 @@ RESOURCE_KEYS = ("water", "dates", "dinars", "wood")
 def load(path: str | None = None) -> dict[str, Any]:
     """The checked card file: ``rules``, ``needs``, ``excluded_by`` and ``cards`` (card id
     -> its 6 conditions). Raises :class:`InputFileError` naming the file and field."""
-    data, where = tables.read("personal_tasks.toml", schema=1, path=path)
+    return tables.load("personal_tasks.toml", 1, _build, path)
+
+
+def _build(where: str, data: dict[str, Any]) -> dict[str, Any]:
     rules = tables.section(where, data, "rules")
     needs = tables.section(where, data, "needs")
     excluded = tables.section(where, data, "excluded_by")
@@ -98,6 +101,8 @@ def load(path: str | None = None) -> dict[str, Any]:
         cards[cid] = conds
     if len(rules["kept_points"]) != 7 or len(rules["open_points"]) != 4:
         raise InputFileError(where, "7 kept and 4 open point values", field="rules")
+    for key in ("cards_per_player", "decision_season"):
+        rules[key] = int(rules[key])
     return {
         "rules": rules,
         "needs": {k: v for k, v in needs.items() if k != "source"},

@@ -9,38 +9,37 @@ an integer ``id`` and ``source = "rulebook"|"assumed"`` (checked with
 
 Examples
 --------
->>> data, path = read("edicts.toml", schema=1)
->>> section(path, data, "rules")["imam_step"]
+>>> load("edicts.toml", 1, lambda path, data: section(path, data, "rules")["imam_step"])
 12
 """
 
 from __future__ import annotations
 
-import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tower.errors import InputFileError
+from tower.marrakesh import components
+
+T = TypeVar("T")
 
 DATA_DIR = Path(__file__).parent.parent / "data"
 
 
-def read(name: str, schema: int, path: str | None = None) -> tuple[dict[str, Any], str]:
-    """The parsed TOML of ``path`` (default ``data/<name>``) and the path read.
+def load(
+    name: str, schema: int, build: Callable[[str, dict[str, Any]], T], path: str | None = None
+) -> T:
+    """``build(path, data)`` of the file ``path`` (default ``data/<name>``), once its
+    ``schema`` version is checked. Raises :class:`InputFileError` if the file cannot be
+    read, is not TOML, has another schema or lacks an entry."""
 
-    Raises :class:`InputFileError` if the file cannot be read, is not TOML or has another
-    schema version.
-    """
-    p = Path(path) if path is not None else DATA_DIR / name
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputFileError(str(p), f"cannot read: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFileError(str(p), f"not valid TOML: {exc}") from exc
-    if data.get("schema") != schema:
-        raise InputFileError(str(p), f"schema must be {schema}, got {data.get('schema')!r}")
-    return data, str(p)
+    def with_schema(where: str, data: dict[str, Any]) -> T:
+        if data.get("schema") != schema:
+            raise InputFileError(where, f"schema must be {schema}, got {data.get('schema')!r}")
+        return build(where, data)
+
+    return components.checked(Path(path) if path is not None else DATA_DIR / name, with_schema)
 
 
 def section(path: str, data: dict[str, Any], name: str) -> dict[str, Any]:
