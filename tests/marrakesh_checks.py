@@ -1,5 +1,10 @@
 """Checks shared by the tests of the Marrakesh modules (not a test file itself).
 
+- :func:`after_setup` starts a game and takes the first option of every setup decision;
+  :func:`run` replaces a state's pending work by some tasks and runs them; :func:`act`
+  applies an action by its text and checks the invariants;
+- :func:`sequences_with` is the Hypothesis decorator of such a test: a seed, 2-4 players,
+  the module with a random set of the others, and the picks;
 - :func:`legal_sequence` plays a sequence of legal choices picked by integers (as drawn by
   Hypothesis), trying an illegal action before each one: it must be refused and change
   nothing; the invariants hold after every action; the state survives JSON.
@@ -15,9 +20,52 @@ import random
 from collections.abc import Callable
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from tower.marrakesh import Game, IllegalActionError, State
+from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.invariants import check
+from tower.marrakesh.rules import Task, advance, push
+
+
+def after_setup(players: int, modules: frozenset[str], seed: int = 0) -> State:
+    """A game after its setup decisions (the first option of each)."""
+    state = Game(GameConfig(players=players, modules=modules)).new_initial_state(seed)
+    while state.stack[-1]["t"] == "ask":
+        state.apply(state.legal_action_ids()[0])
+    return state
+
+
+def run(state: State, *tasks: Task) -> None:
+    """Replace the game's pending work by ``tasks`` and run them to the first decision."""
+    state.stack = []
+    push(state, *tasks)
+    advance(state)
+
+
+def act(state: State, text: str) -> None:
+    state.apply(Action.parse(text))
+    check(state)
+
+
+def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Callable]:
+    """Run the decorated test ``f(seed, players, modules, picks)`` on Hypothesis examples
+    whose ``modules`` hold ``module`` and any of the others."""
+    others = st.sets(st.sampled_from([m for m in MODULES if m != module]))
+
+    def deco(f: Callable) -> Callable:
+        return settings(
+            max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+        )(
+            given(
+                seed=st.integers(0, 10_000),
+                players=st.integers(2, 4),
+                modules=others.map(lambda s: frozenset(s | {module})),
+                picks=st.lists(st.integers(0, 10_000), min_size=50, max_size=600),
+            )(f)
+        )
+
+    return deco
 
 
 def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:

@@ -16,38 +16,22 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from marrakesh_checks import legal_sequence, round_trip
+from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, State, play
 from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import personal_tasks as pt
-from tower.marrakesh.rules import T, advance, push
+from tower.marrakesh.rules import T
 
 PT = frozenset({"personal_tasks"})
 
 
 def pt_state(players: int = 3, modules: frozenset[str] = PT, seed: int = 0) -> State:
     """A game with personal tasks after its setup decisions (first option each)."""
-    state = Game(GameConfig(players=players, modules=modules)).new_initial_state(seed)
-    while state.stack[-1]["t"] == "ask":
-        state.apply(state.legal_action_ids()[0])
-    return state
-
-
-def run(state: State, *tasks) -> None:
-    state.stack = []
-    push(state, *tasks)
-    advance(state)
-
-
-def act(state: State, text: str) -> None:
-    state.apply(Action.parse(text))
-    check(state)
+    return after_setup(players, modules, seed)
 
 
 def give_card(state: State, p: int, card: int) -> None:
@@ -262,13 +246,7 @@ def test_random_games_score_every_kept_and_open_card(players):
         assert len(kept) == expected
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 10_000),
-    players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != "personal_tasks"])),
-    picks=st.lists(st.integers(0, 10_000), min_size=50, max_size=600),
-)
-def test_hypothesis_action_sequences_with_personal_tasks(seed, players, others, picks):
+@sequences_with("personal_tasks")
+def test_hypothesis_action_sequences_with_personal_tasks(seed, players, modules, picks):
     """Legal choices keep every invariant, an illegal one changes nothing, JSON is exact."""
-    legal_sequence(Game(GameConfig(players=players, modules=PT | others)), seed, picks)
+    legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
