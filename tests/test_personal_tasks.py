@@ -19,7 +19,7 @@ import pytest
 from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import MODULES, ConfigError, Game, GameConfig, IllegalActionError, State, play
 from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.invariants import check
@@ -77,6 +77,16 @@ def test_cards_that_cannot_be_fulfilled_are_replaced(modules):
             else:
                 assert c not in (10, 16)  # 8 gems OR 4 activated oases: neither possible
         assert all(not pt.possible(cards[c], state.game.config.modules) for c in m["discarded"])
+
+
+def test_a_configuration_without_enough_possible_cards_is_refused(monkeypatch):
+    cards = dict(pt.load()["cards"])
+    for cid in range(1, 11):  # 1-10 now need the Camels, 13 needs Walls & Guards: 5 left
+        cards[cid] = [*cards[cid][:4], {"kind": "camel", "n": 20}, cards[cid][5]]
+    monkeypatch.setitem(pt.load(), "cards", cards)
+    GameConfig(players=2, modules=PT)
+    with pytest.raises(ConfigError, match=r"only 5 order cards .* 6 needed"):
+        GameConfig(players=3, modules=PT)
 
 
 def test_with_walls_guards_green_and_brown_keshis_count_where_they_stand():

@@ -405,6 +405,14 @@ class PersonalTasks(Module):
     rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
     season_steps = (SeasonStep("personal_tasks", after="provisions", tasks=season_tasks),)
 
+    def check_config(self, players: int, modules: frozenset[str]) -> str | None:
+        data = load()
+        n = sum(possible(card, modules) for card in data["cards"].values())
+        need = players * data["rules"]["cards_per_player"]
+        if n < need:
+            return f"only {n} order cards can be fulfilled with these modules, {need} needed"
+        return None
+
     def setup(self, state: State) -> None:
         setup(state)
 
