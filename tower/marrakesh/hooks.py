@@ -48,15 +48,21 @@ Methods (hooks), in the order a game meets them:
 3. Deploying a keshi: ``room(state, p, colour) -> int | None`` (how many more fit),
    ``deploy(state, task) -> bool`` (True: the module placed it), ``sahara(layout)``
    (which sahara spaces exist: a dict with ``start`` and ``towns``).
-4. Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
+4. The round and the turn: ``round_tasks(state, when) -> [task]`` runs at the start of a
+   round (``when == "start"``, before the keshi selection) and at its end (``"end"``,
+   after the river bonus); ``turn_tasks(state, p, when) -> [task]`` at the start of
+   player ``p``'s phase-3 turn (before their assistants) and at its end (before the
+   turn's reveals). These are the places for extra decisions of a module (an ability
+   used once per round or turn: push an ``ask``), and for per-round resets.
+   Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
    action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
+   ``after_score(state, p, delta, reason)`` (after every logged score change, the
+   setup's start scores included, which come before any module's ``setup``; a module
+   may push tasks, which run next),
    ``discount(state, p, what) -> int`` (``"scroll_dates"``, ``"luxury_keshis"``),
    ``returnable(state, p, colours) -> colours`` and ``return_keshi(state, p, colour) ->
-   bool`` (the oasis track's exchange icon), ``watch(state)`` (run by the rules machine
-   before each task or decision it takes up, i.e. right after the previous one is done:
-   a module pushes there what its rules say happens "immediately" once a condition
-   holds, e.g. the edicts' thresholds). Extra decisions are registered with
+   bool`` (the oasis track's exchange icon). Extra decisions are registered with
    :func:`tower.marrakesh.rules.task`, :func:`~tower.marrakesh.rules.options` and
    :func:`~tower.marrakesh.rules.resolve`; effects of new components with
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
@@ -65,7 +71,8 @@ Methods (hooks), in the order a game meets them:
 5. Season scoring: ``season_steps`` (see above).
 6. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
    [town ids]`` (desert towns that score), ``remaining(state, p) -> int`` (extra
-   remaining resources), ``final_scoring(state, p)``.
+   remaining resources), ``final_scoring(state, p)`` (a player's module points, before
+   the core's final steps: filled sectors, oases, desert towns, resources).
 7. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
    Counter`` (keshis the module holds outside the core's places).
 8. What players see: ``view(state, viewer, v)`` (add the module's public part to the
@@ -172,6 +179,13 @@ class Module:
     def sahara(self, layout: dict[str, bool]) -> None:
         return None
 
+    # -- the round and the turn --------------------------------------------------------
+    def round_tasks(self, state: State, when: str) -> list[Task]:
+        return []
+
+    def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
+        return []
+
     # -- actions -----------------------------------------------------------------------
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         return False
@@ -182,7 +196,7 @@ class Module:
     def after_stair_move(self, state: State, p: int, which: str) -> None:
         return None
 
-    def watch(self, state: State) -> None:
+    def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
         return None
 
     def discount(self, state: State, p: int, what: str) -> int:

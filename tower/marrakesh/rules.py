@@ -94,10 +94,13 @@ def push(state: State, *items: Task) -> None:
 
 # -- small shared helpers ---------------------------------------------------------------
 def score(state: State, p: int, delta: int, reason: str) -> None:
-    """Change a score; every change is a logged score event."""
+    """Change a score; every change is a logged score event, then the modules'
+    ``after_score`` hooks see it (a threshold on the scoring track)."""
     if delta:
         state.players[p].score += delta
         state.score_events.append([p, delta, reason])
+        for hook in state.game.hooks.after_score:
+            hook(state, p, delta, reason)
 
 
 def gain(pl: Player, **amounts: int) -> None:
@@ -201,10 +204,7 @@ def pending_players(state: State) -> list[int]:
 def advance(state: State) -> None:
     """Run tasks until a real decision, the selection, a chance node or the end."""
     stack = state.stack
-    watchers = state.game.hooks.watch  # modules' "immediately" rules (empty: no cost)
     while stack:
-        for watch in watchers:
-            watch(state)
         top = stack[-1]
         t = top["t"]
         if t == "ask":
