@@ -19,7 +19,7 @@ from tower.marrakesh import Game, GameConfig, IllegalActionError, State, play
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import edicts
-from tower.marrakesh.rules import T
+from tower.marrakesh.rules import T, advance
 
 ED = frozenset({"edicts"})
 
@@ -44,8 +44,13 @@ def test_rulebook_example_jan_reaches_step_13_and_chooses_first():
     assert len(m["stacks"]["imam"]) == 3 and m["handed"] == []
     run(state, T("stair", p=jan, w="mosque", n=2), T("end_turn", p=jan))
     assert state.players[jan].mosque == 13
-    # The Imam edicts are revealed at once, before the rest of Jan's turn.
-    assert m["handed"] == ["imam"] and len(m["display"]) == 3
+    # Jan's move ends with the bonus of the threshold he crossed (step 12); the Imam
+    # edicts are due and revealed right after, before the rest of his turn.
+    assert m["handed"] == ["imam"] and m["display"] == []
+    while top(state)[0] != "edict_pick":
+        assert top(state)[1] == jan
+        act(state, str(state.legal_actions()[0]))
+    assert len(m["display"]) == 3
     assert top(state) == ("edict_pick", jan)
     first = m["display"][0]
     act(state, "choice:0")
@@ -59,8 +64,7 @@ def test_rulebook_example_jan_reaches_step_13_and_chooses_first():
     assert m["held"][sarah] == [[second, "end"]]
     # The remaining edict goes back to the box; Jan's turn goes on.
     assert m["display"] == [] and m["busy"] == "" and len(m["box"]) == 12 - 3 - 3 + 1
-    assert top(state) == ("connection", jan)  # the bonus of the threshold at step 12
-    assert any(x["t"] == "end_turn" for x in state.stack)
+    assert [x["t"] for x in state.stack] == ["end_turn"] or state.is_terminal()
 
 
 # -- setup and thresholds ---------------------------------------------------------------
@@ -122,7 +126,7 @@ def test_fallback_after_season_two_hands_out_what_is_left_imam_first():
     state.season = 2
     run(state, *edicts.season_tasks(state))
     m = edicts.mine(state)
-    assert m["handed"] == ["imam"]
+    assert m["busy"] == "imam" and m["stacks"]["sultan"]  # the sultan's edicts wait
     while state.stack:
         act(state, "choice:0" if state.stack[-1]["k"] == "edict_pick" else "choice:1")
     assert m["handed"] == ["imam", "sultan"]
@@ -169,7 +173,9 @@ def _offer(state: State, which: str, ids: list[int]) -> None:
     m["box"] = sorted(set(range(1, 13)) - set(ids))
     m["stacks"] = {s: [] for s in edicts.STACKS}
     m["stacks"][which] = list(ids)
-    run(state, T("edicts_hand", s=which), T("end_turn", p=0))  # the turn goes on after it
+    state.stack = [T("end_turn", p=0)]  # the turn goes on after the selection
+    edicts.announce(state, [which])
+    advance(state)
 
 
 def test_instant_bonus_now_and_the_choice_cannot_change():
@@ -186,7 +192,7 @@ def test_instant_bonus_now_and_the_choice_cannot_change():
     assert state.players[1].palace == before + 5
     assert edicts.mine(state)["held"][1] == [[1, "instant"]]
     # The edict used now scores nothing at the end.
-    run(state, T("edicts_score"))
+    edicts.final_scoring(state, 1)
     assert not any("edict" in why for _, _, why in state.score_events)
 
 
@@ -197,12 +203,12 @@ def test_end_bonus_rounded_down_and_capped():
     m["held"][0] = [[1, "end"], [5, "end"]]
     pl.palace, pl.water, pl.dates, pl.dinars, pl.wood = 7, 3, 2, 1, 1  # 7 resources
     before = pl.score
-    run(state, T("edicts_score"))
+    edicts.final_scoring(state, 0)
     assert pl.score - before == 7 // 2 + 7 // 3
     m["held"][0] = [[5, "end"]]
     pl.water = 30
     before = pl.score
-    run(state, T("edicts_score"))
+    edicts.final_scoring(state, 0)
     assert pl.score - before == 8  # edict 05: at most 8 points
 
 
@@ -213,7 +219,7 @@ def test_edicts_02_and_09_count_edicts_as_scrolls_others_do_not():
     m = edicts.mine(state)
     m["held"][0] = [[2, "end"], [9, "instant"]]
     before = pl.score
-    run(state, T("edicts_score"))
+    edicts.final_scoring(state, 0)
     assert pl.score - before == 4  # 2 scrolls + 2 edicts
     assert len(pl.scrolls) == 2  # edicts never join the scrolls
 

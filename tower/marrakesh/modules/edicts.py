@@ -6,21 +6,22 @@ The edicts are data (``data/edicts.toml``). What the module does:
 - setup: each stack is shuffled and 3 / 4 / 5 edicts (2 / 3 / 4 players) are drawn from
   it, face down; the rest go back to the box unseen. The threshold tiles lie on the 12th
   step of the mosque staircase (Imam) and on space 50 of the scoring track (Sultan);
-- thresholds (:func:`thresholds_reached`): as soon as a player's imam's student stands on
-  step 12 or higher, or a score marker on 50 or more, that stack's edicts are handed out.
-  Edicts still undistributed after season 2's scoring are handed out then (Imam first);
+- thresholds (:func:`check_thresholds`, run by the ``after_score`` and
+  ``after_stair_move`` hooks): as soon as a player's imam's student stands on step 12 or
+  higher, or a score marker on 50 or more, that stack's edicts are handed out. Edicts
+  still undistributed after season 2's scoring are handed out then (Imam first);
 - the selection (:func:`selection_order`): Imam edicts from the farthest up the mosque
   staircase down (ties: farther up the palace staircase, then earlier in the current turn
   order); Sultan edicts from the fewest points up (ties: later in the current turn order
   first). Each player picks one open edict (decision ``edict_pick``, ``choice:i`` = the
   i-th open edict in id order), then its use (decision ``edict_use``: ``choice:0`` the
   instant bonus, ``choice:1`` the end-of-game bonus). The last edict goes back to the box;
-- the end (a step after season 3's scoring, so before every step of the final scoring,
-  and before the personal tasks): every edict kept for the end scores
+- final scoring (its ``final_scoring`` hook, before every core step of the final scoring
+  and before the personal tasks'): every edict kept for the end scores
   ``min(max, count // per * each)`` points.
 
 The module's state is one JSON-able dict (:func:`mine`): ``stacks`` (face-down edicts per
-stack, emptied when handed out), ``handed`` (stack names handed out), ``display`` (the open
+stack, emptied when revealed), ``handed`` (stacks due or handed out), ``display`` (the open
 edicts during a selection), ``busy`` (the stack being handed out, or ""), ``held`` (per
 player, ``[edict, "instant"|"end"]`` pairs) and ``box``.
 
@@ -121,25 +122,13 @@ def setup(state: State) -> None:
 
 # -- thresholds and selection -----------------------------------------------------------
 def thresholds_reached(state: State) -> list[str]:
-    """Stacks whose threshold some player has reached and that are not yet handed out.
-
-    Called before every task (:func:`watch`), so it returns at the first reason to.
-    """
-    m = state.ext[NAME]
-    handed = m["handed"]
-    if len(handed) == 2 or m["busy"]:
-        # Ruling: a threshold reached while edicts are being handed out (by an instant
-        # bonus) is handed out right after that selection.
-        return []
+    """Stacks whose threshold some player has reached and that are not yet handed out."""
+    handed = mine(state)["handed"]
     step, points = _thresholds()
-    mosque = score = 0
-    for pl in state.players:
-        mosque = max(mosque, pl.mosque)
-        score = max(score, pl.score)
     out = []
-    if mosque >= step and "imam" not in handed:
+    if "imam" not in handed and max(pl.mosque for pl in state.players) >= step:
         out.append("imam")
-    if score >= points and "sultan" not in handed:
+    if "sultan" not in handed and max(pl.score for pl in state.players) >= points:
         out.append("sultan")
     return out
 
@@ -151,27 +140,35 @@ def _thresholds() -> tuple[int, int]:
     return rules["imam_step"], rules["sultan_score"]
 
 
-def hand_out(state: State, which: str) -> None:
-    """Schedule the handing out of stack ``which`` to run next."""
+def check_thresholds(state: State) -> None:
+    """Hand out the stacks whose threshold is reached (after a score change, a move on the
+    mosque staircase and a selection).
+
+    Ruling: "immediately" is as soon as the effect that moved the pawn or the score marker
+    is carried out (a move's threshold bonuses included), before anything else. A
+    threshold reached during a selection (by an instant bonus) is handed out right after
+    that selection.
+    """
+    m = state.ext.get(NAME)
+    if m is None or m["busy"]:  # before setup (the start scores), or during a selection
+        return
+    announce(state, thresholds_reached(state))
+
+
+def announce(state: State, stacks: list[str]) -> None:
+    """Schedule the handing out of ``stacks`` (in ``STACKS`` order) to run next."""
+    mine(state)["handed"] += stacks
+    push(state, *[T("edicts_hand", s=s) for s in stacks])
+
+
+@task("edicts_hand")
+def _hand(state: State, t: Task) -> None:
+    """Reveal the stack; the players pick in the order of the moment."""
     m = mine(state)
-    m["busy"] = which
-    m["handed"].append(which)
+    which = m["busy"] = t["s"]
     m["display"] = sorted(m["stacks"][which])
     m["stacks"][which] = []
     push(state, *[ask("edict_pick", p) for p in selection_order(state, which)], T("edicts_done"))
-
-
-def watch(state: State) -> None:
-    """Hand out a stack as soon as its threshold is reached.
-
-    Ruling: "immediately" is right after the task or decision that moved the pawn onto the
-    12th step or the score marker onto 50 (the hook runs before the next one): before the
-    rest of that action, e.g. the bonus of the threshold the pawn crossed on the way.
-    """
-    reached = thresholds_reached(state)
-    if reached:
-        state.stack[-1].pop("o", None)  # options of an interrupted decision are recomputed
-        hand_out(state, reached[0])
 
 
 def selection_order(state: State, which: str) -> list[int]:
@@ -185,26 +182,16 @@ def selection_order(state: State, which: str) -> list[int]:
 
 
 def season_tasks(state: State) -> list[Task]:
-    """After providing for the citizens: in season 2 the edicts not yet handed out (Imam
-    first); in season 3 (the end of the game) the edicts kept for the end are scored."""
+    """After season 2's providing for the citizens: the edicts not yet handed out (Imam
+    first)."""
     if state.season == load()["rules"]["fallback_season"]:
         return [T("edicts_fallback")]
-    if state.season == 3:
-        return [T("edicts_score")]
     return []
 
 
 @task("edicts_fallback")
 def _fallback(state: State, t: Task) -> None:
-    left = [s for s in STACKS if s not in mine(state)["handed"]]
-    if left:
-        push(state, T("edicts_hand", s=left[0]), T("edicts_fallback"))
-
-
-@task("edicts_hand")
-def _hand(state: State, t: Task) -> None:
-    if t["s"] not in mine(state)["handed"]:
-        hand_out(state, t["s"])
+    announce(state, [s for s in STACKS if s not in mine(state)["handed"]])
 
 
 @options("edict_pick")
@@ -237,6 +224,7 @@ def _done(state: State, t: Task) -> None:
     m["box"] = sorted(m["box"] + m["display"])
     m["display"] = []
     m["busy"] = ""
+    check_thresholds(state)
 
 
 # -- the instant bonuses' specials ------------------------------------------------------
@@ -305,18 +293,17 @@ COUNTS: dict[str, Callable[[State, int], int]] = {
 }
 
 
-@task("edicts_score")
-def _score(state: State, t: Task) -> None:
-    """The face-up edicts, before every other final scoring step: the last step of the
-    third season's scoring, before the personal tasks' (hooks run in name order) and the
-    core's final scoring. Non-whole values are rounded down."""
+def final_scoring(state: State, p: int) -> None:
+    """Player ``p``'s face-up edicts, before every other final scoring step (the modules'
+    ``final_scoring`` hooks come first, in name order: before the personal tasks).
+    Non-whole values are rounded down."""
     edicts = load()["edicts"]
-    for p, held in enumerate(mine(state)["held"]):
-        for edict, use in held:
-            if use == "end":
-                end = edicts[edict]["end"]
-                pts = end_points(end, COUNTS[end["count"]](state, p))
-                score(state, p, pts, f"final: edict {edict}")
+    for edict, use in mine(state)["held"][p]:
+        if use == "end":
+            end = edicts[edict]["end"]
+            score(
+                state, p, end_points(end, COUNTS[end["count"]](state, p)), f"final: edict {edict}"
+            )
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -379,7 +366,16 @@ class Edicts(Module):
     def setup(self, state: State) -> None:
         setup(state)
 
-    watch = staticmethod(watch)
+    def final_scoring(self, state: State, p: int) -> None:
+        final_scoring(state, p)
+
+    def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
+        if delta > 0:
+            check_thresholds(state)
+
+    def after_stair_move(self, state: State, p: int, which: str) -> None:
+        if which == "mosque":
+            check_thresholds(state)
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -11,8 +11,8 @@ are data (``data/personal_tasks.toml``). What the module does:
 - after season 2's scoring every player keeps one card (decision ``task_keep``:
   ``choice:0`` or ``choice:1``, the index in the hand); the other is laid open with the
   player's colour marker. The choices are revealed together once all have chosen;
-- the end (a step after season 3's scoring, so before every step of the final scoring,
-  and after the edicts): the kept card
+- final scoring (its ``final_scoring`` hook, before every core step of the final scoring,
+  after the edicts'): the kept card
   scores 1/3/7/13/21/32 points for 1-6 fulfilled conditions; every open card scores 1/3/7
   points for 1/2/3+ fulfilled conditions to each player but the one who laid it open.
 
@@ -277,12 +277,9 @@ def card_fulfilled(state: State, p: int, card: int) -> list[int]:
 
 # -- season scoring and the end --------------------------------------------------------
 def season_tasks(state: State) -> list[Task]:
-    """After providing for the citizens: in season 2 each player keeps one card; in season
-    3 (the end of the game, before the final scoring) the cards are scored."""
+    """After season 2's providing for the citizens: each player keeps one card."""
     if state.season == load()["rules"]["decision_season"]:
         return [ask("task_keep", p) for p in order(state)] + [T("task_reveal")]
-    if state.season == 3:
-        return [T("task_score")]
     return []
 
 
@@ -307,26 +304,22 @@ def _task_reveal(state: State, t: Task) -> None:
     m["chosen"] = [-1] * state.num_players
 
 
-@task("task_score")
-def _task_score(state: State, t: Task) -> None:
-    """Score every kept card and every open card.
+def final_scoring(state: State, p: int) -> None:
+    """Player ``p``'s kept card and the other players' open cards.
 
     Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
-    final scoring (but possibly after the Edicts scoring)": this runs as the last step of
-    the third season's scoring, after the edicts' (hooks run in name order), before the
-    core's final scoring, so resources shown on a card still count for the oases and the
-    remaining resources afterwards.
+    final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
+    hooks come before the core's final steps, in name order (edicts first), so resources
+    shown on a card still count for the oases and the remaining resources afterwards.
     """
     m = mine(state)
-    for p in range(state.num_players):
-        for card in m["hands"][p]:
-            kept, _ = points_for(card_fulfilled(state, p, card))
-            score(state, p, kept, f"final: personal task {card}")
+    for card in m["hands"][p]:
+        kept, _ = points_for(card_fulfilled(state, p, card))
+        score(state, p, kept, f"final: personal task {card}")
     for card, owner in m["open"]:
-        for p in range(state.num_players):
-            if p != owner:
-                _, got = points_for(card_fulfilled(state, p, card))
-                score(state, p, got, f"final: open personal task {card}")
+        if p != owner:
+            _, got = points_for(card_fulfilled(state, p, card))
+            score(state, p, got, f"final: open personal task {card}")
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -415,6 +408,9 @@ class PersonalTasks(Module):
 
     def setup(self, state: State) -> None:
         setup(state)
+
+    def final_scoring(self, state: State, p: int) -> None:
+        final_scoring(state, p)
 
     def invariants(self, state: State) -> None:
         check(state)
