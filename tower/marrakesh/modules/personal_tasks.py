@@ -12,9 +12,10 @@ are data (``data/personal_tasks.toml``). What the module does:
   ``choice:0`` or ``choice:1``, the index in the hand); the other is laid open with the
   player's colour marker. The choices are revealed together once all have chosen;
 - final scoring (its ``final_scoring`` hook, before every core step of the final scoring,
-  after the edicts'): the kept card
-  scores 1/3/7/13/21/32 points for 1-6 fulfilled conditions; every open card scores 1/3/7
-  points for 1/2/3+ fulfilled conditions to each player but the one who laid it open.
+  after the edicts'): the kept card scores 1/3/7/13/21/32 points for 1-6 fulfilled
+  conditions; every open card scores 1/3/7 points for 1/2/3+ fulfilled conditions to each
+  player but the one who laid it open. The conditions are read at that moment: the
+  resources a card shows are kept, not paid.
 
 The module's state is one JSON-able dict (:func:`mine`): ``deck`` and ``discarded`` card
 ids, ``hands`` (per player), ``open`` (``[card, owner]`` pairs) and ``chosen`` (per player,
