@@ -316,3 +316,19 @@ def test_random_games_hand_out_both_stacks(players):
 def test_hypothesis_action_sequences_with_edicts(seed, players, modules, picks):
     """Legal choices keep every invariant, an illegal one changes nothing, JSON is exact."""
     legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
+
+
+def test_terminal_board_shows_the_open_edicts_and_what_each_choice_means():
+    from tower.marrakesh.ui import render
+
+    state = ed_state(players=2)
+    _offer(state, "sultan", [1, 4, 5])
+    m = edicts.mine(state)
+    m["stacks"]["imam"] = [7, 8, 9]
+    m["box"] = [e for e in m["box"] if e not in (7, 8, 9)]
+    text = render(state, state.current_player)
+    assert "choice:1 = #4 (sultan): now goods keshi, goods keshi | end 1 pts per 1 luxuries" in text
+    act(state, "choice:2")
+    text = render(state, state.current_player)
+    assert "choice:0 = now" in text and "choice:1 = at the end" in text
+    assert "Edicts: waiting imam (3 face down)" in text

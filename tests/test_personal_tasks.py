@@ -261,3 +261,18 @@ def test_random_games_score_every_kept_and_open_card(players):
 def test_hypothesis_action_sequences_with_personal_tasks(seed, players, modules, picks):
     """Legal choices keep every invariant, an illegal one changes nothing, JSON is exact."""
     legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
+
+
+def test_terminal_board_shows_own_cards_only_and_the_choice():
+    from tower.marrakesh.ui import render
+
+    state = pt_state(players=2)
+    state.season = 2
+    run(state, *pt.season_tasks(state))
+    p = state.current_player
+    own, other = pt.mine(state)["hands"][p], pt.mine(state)["hands"][1 - p]
+    text = render(state, p)
+    assert all(f"personal task #{c}:" in text for c in own)
+    assert not any(f"task #{c}" in text for c in set(other) - set(own))
+    assert "personal tasks: 2 secret" in text
+    assert f"choice:0 = #{own[0]}" in text and f"choice:1 = #{own[1]}" in text

@@ -406,7 +406,7 @@ class Edicts(Module):
     def render_board(self, state: State) -> list[str]:
         m = mine(state)
         rules = load()["rules"]
-        waiting = [f"{s} ({len(m['stacks'][s])} face down)" for s in STACKS if s not in m["handed"]]
+        waiting = [f"{s} ({len(m['stacks'][s])} face down)" for s in STACKS if m["stacks"][s]]
         lines = [
             f"Edicts: waiting {', '.join(waiting) or '-'} (imam at mosque step "
             f"{rules['imam_step']}, sultan at {rules['sultan_score']} points)"
