@@ -328,8 +328,11 @@ def check(state: State) -> None:
 
 
 def _public(state: State) -> dict[str, Any]:
-    """Everything but the order of the face-down stacks is public: the edicts were picked
-    openly, so an edict used for its instant bonus (face down) is known all the same."""
+    """Everything but the order of the face-down stacks is public.
+
+    Ruling: the edicts are picked openly, so an edict used for its instant bonus (face
+    down) is known all the same.
+    """
     m = mine(state)
     return {
         "stacks": {s: len(m["stacks"][s]) for s in STACKS},

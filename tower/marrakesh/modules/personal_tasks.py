@@ -241,8 +241,9 @@ CHECKS: dict[str, Callable[[State, int, Condition], bool]] = {
     "gates": lambda s, p, c: set(c["colours"]) <= set(s.players[p].gates),
     "wall_bricks": lambda s, p, c: len(s.players[p].wall) >= c["n"],
     "nomads": _absent,
-    # The fishermen go back at the river evaluations of seasons 1 and 2, not of season 3:
-    # a fisherman at the jetty in season 3 reached it during season 3.
+    # Ruling: "reached the landing space during season 3" reads the jetty in season 3: the
+    # fishermen go back at the river evaluations of seasons 1 and 2, not of season 3 (the
+    # core's ruling for oasis 30), so a fisherman at the jetty then reached it in season 3.
     "jetty_season3": lambda s, p, c: s.season == 3 and s.players[p].jetty >= 0,
     "stair": lambda s, p, c: getattr(s.players[p], c["which"]) >= c["n"],
     "stairs_total": lambda s, p, c: s.players[p].palace + s.players[p].mosque >= c["n"],
@@ -291,6 +292,9 @@ def _keep_options(state: State, t: Task) -> list[int]:
 
 @resolve("task_keep")
 def _keep(state: State, t: Task, a: Action) -> None:
+    # Ruling: the players choose in turn order, but a choice is only noted here (seen by
+    # its player alone) and the cards are laid open together once all have chosen, as
+    # at a table where everyone decides at the same time.
     mine(state)["chosen"][t["p"]] = a.arg
 
 
