@@ -334,7 +334,14 @@ def _free_luxury(state: State, p: int, e: Effect) -> None:
 
 @options("free_luxury")
 def _free_luxury_options(state: State, t: Task) -> list[int]:
-    return [action_id("shop", i) for i, s in enumerate(state.shops) if state.shop_open[i] and s]
+    from tower.marrakesh.sectors import points_affordable
+
+    # Ruling: a free luxury good waives the goods keshis, not a price in points (Chess).
+    return [
+        action_id("shop", i)
+        for i, s in enumerate(state.shops)
+        if state.shop_open[i] and s and points_affordable(state, t["p"], s[-1])
+    ]
 
 
 @resolve("free_luxury")

@@ -57,10 +57,13 @@ class Game:
 
         self.config = config or GameConfig()
         self.components = components or load()
-        if self.has("walls_guards"):
-            from tower.marrakesh.modules.walls_guards import extend
+        from tower.marrakesh import modules
 
-            self.components = extend(self.components)
+        # Each module's component data, in the order of MODULES.
+        for name in modules.MODULES:
+            extend = getattr(getattr(modules, name), "extend", None)
+            if self.has(name) and extend is not None:
+                self.components = extend(self.components)
         #: scroll id -> the modifier name of a permanent (or timed) enhancement
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s

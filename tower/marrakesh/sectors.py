@@ -463,7 +463,14 @@ def can_buy_luxury(state: State, p: int, lux: int) -> bool:
     pl = state.players[p]
     cost = luxury_cost(state, p, lux)
     short = sum(max(0, n - pl.keshis[c]) for c, n in cost.items())
-    return short == 0 or (short == 1 and _imam(state, p))
+    return points_affordable(state, p, lux) and (short == 0 or (short == 1 and _imam(state, p)))
+
+
+def points_affordable(state: State, p: int, lux: int) -> bool:
+    """Whether player ``p`` can pay the points a luxury good costs (Chess: 4 points).
+
+    Ruling: a score is never paid below 0, so a price in points needs that many points."""
+    return state.players[p].score >= state.game.components.luxuries[lux].get("points_cost", 0)
 
 
 @options("souk")
@@ -536,7 +543,9 @@ def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
     lux = state.shops[shop].pop()
     state.shop_open[shop] = False  # the next good is revealed at the end of the turn
     pl.luxuries.append(lux)
-    run_effects(state, p, state.game.components.luxuries[lux]["reward"], f"souk: luxury good {lux}")
+    entry = state.game.components.luxuries[lux]
+    score(state, p, -entry.get("points_cost", 0), f"souk: luxury good {lux} costs points")
+    run_effects(state, p, entry["reward"], f"souk: luxury good {lux}")
 
 
 # -- main square ------------------------------------------------------------------------

@@ -6,6 +6,7 @@ the rules it adds, which the core calls only when ``game.has(name)``.
 """
 
 from tower.marrakesh.modules import (
+    chess,
     desert_towns,
     exchange_offices,
     imam_sultan,
@@ -22,10 +23,12 @@ MODULES: tuple[str, ...] = (
     "spectators",
     "desert_towns",
     "walls_guards",
+    "chess",
 )
 
 __all__ = [
     "MODULES",
+    "chess",
     "desert_towns",
     "exchange_offices",
     "imam_sultan",

@@ -1,0 +1,87 @@
+"""Chess (Walls & Guards, module 3): 5 chess-set luxury goods.
+
+Switched on by ``"chess"`` in ``GameConfig.modules``; combinable with every other module.
+Rulebook: ../shared/seeds/001_c8b2e5e0df7ca62f.txt, section "Chess". The tiles are data
+(``data/chess.toml``, each entry ``rulebook`` or ``assumed``). What the module changes:
+
+- components (:func:`extend`): the 5 chess sets join the luxury goods (ids 26-30, type
+  ``"chess"``), each with a price of 4 points (``points_cost``, read by the souk like the
+  goods keshis) and a reward: its two keshis, deployed at once from the supply with their
+  deployment bonus (a keshi shown as a choice of two colours is a ``choose`` decision; the
+  red tile has none), and 2 dinars;
+- setup (:func:`setup`): 1 random chess set is shuffled into each of the 5 luxury-good
+  stacks.
+
+Examples
+--------
+>>> from tower.marrakesh import Game, GameConfig
+>>> state = Game(GameConfig(players=2, modules=frozenset({"chess"}))).new_initial_state(1)
+>>> [len(s) for s in state.shops], sorted(x for s in state.shops for x in s if x > 25)
+([6, 6, 6, 6, 6], [26, 27, 28, 29, 30])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from tower.marrakesh.modules.datafile import DATA, read
+
+if TYPE_CHECKING:
+    from tower.marrakesh.components import Components
+    from tower.marrakesh.state import State
+
+NAME = "chess"
+
+
+@cache
+def load() -> dict[str, Any]:
+    """The checked chess data (``data/chess.toml``)."""
+    return read(DATA / "chess.toml", entries={"chess_set": (5, 26)})
+
+
+def _keshi(shown: str | list[str]) -> dict[str, Any]:
+    """The effect deploying one shown keshi: a colour, or a choice between colours."""
+    if isinstance(shown, str):
+        return {"op": "keshi", "colour": shown, "n": 1}
+    options = [[{"op": "keshi", "colour": c, "n": 1}] for c in shown]
+    return {"op": "choose", "options": options}
+
+
+def luxury(entry: dict[str, Any], rules: dict[str, Any]) -> dict[str, Any]:
+    """A chess set as a luxury-good entry of the components."""
+    reward = [_keshi(k) for k in entry["keshis"]] + [{"op": "gain", "dinars": rules["dinars"]}]
+    return {
+        **entry,
+        "good": rules["good"],
+        "points_cost": rules["points_cost"],
+        "reward": reward,
+        "dealt": False,  # not dealt with the base goods: setup shuffles one into each stack
+    }
+
+
+_EXTENDED: dict[int, tuple[Components, Components]] = {}
+
+
+def extend(comps: Components) -> Components:
+    """The components with the chess sets among the luxury goods (one copy per input)."""
+    hit = _EXTENDED.get(id(comps))
+    if hit is not None and hit[0] is comps:
+        return hit[1]
+    data = load()
+    sets = {i: luxury(e, data["chess"]) for i, e in data["chess_set"].items()}
+    out = dataclasses.replace(comps, luxuries={**comps.luxuries, **sets})
+    _EXTENDED[id(comps)] = (comps, out)
+    return out
+
+
+def setup(state: State) -> None:
+    """Shuffle 1 random chess set into each luxury-good stack (top = end of the list)."""
+    data = load()
+    sets = sorted(data["chess_set"])
+    state.rng.shuffle(sets)
+    per = data["chess"]["per_shop"]
+    for i, shop in enumerate(state.shops):
+        shop.extend(sets[i * per : (i + 1) * per])
+        state.rng.shuffle(shop)
