@@ -23,6 +23,7 @@ from collections import Counter
 
 from tower.marrakesh.actions import VENDOR_SECTORS
 from tower.marrakesh.modules import battle, walls_guards
+from tower.marrakesh.rules import hooks
 from tower.marrakesh.state import State
 from tower.pieces import KESHI_COLOURS, Kind
 
@@ -72,6 +73,8 @@ def check(state: State) -> None:
                 f"player {p}: {watchmen[c]} {c} watchmen on the board, by, in or under the tower"
             )
         assert brigands == battle.BRIGANDS_IN_BOX, f"{brigands} brigands accounted for"
+    for invariants in hooks(state, "invariants"):
+        invariants(state)
     have = census(state)
     for c in KESHI_COLOURS:
         assert have[c] == state.issued[c], (

@@ -21,7 +21,19 @@ from tower.marrakesh.actions import (
     action_id,
     sector_of,
 )
-from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
+from tower.marrakesh.rules import (
+    T,
+    Task,
+    ask,
+    has_mod,
+    hooks,
+    options,
+    order,
+    push,
+    resolve,
+    score,
+    task,
+)
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -101,9 +113,14 @@ def setup(state: State, seed: int) -> None:
     # The players' setup choices, in turn order: oasis-track order, disc, provision tile,
     # then the modules' (Walls & Guards: brick tiles).
     turn = order(state)
+    # A module with SETUP_LAST asks after the others (its keshis may go where they set up).
+    names = sorted(
+        game.config.modules,
+        key=lambda m: (getattr(modules, m).__dict__.get("SETUP_LAST", False), m),
+    )
     module_asks = [
         a
-        for name in sorted(game.config.modules)
+        for name in names
         for a in getattr(getattr(modules, name), "setup_asks", lambda s: [])(state)
     ]
     push(
@@ -188,6 +205,8 @@ def _provision(state: State, t: Task, a: Action) -> None:
 def _round(state: State, t: Task) -> None:
     for pl in state.players:
         pl.swapped = False
+    for round_start in hooks(state, "round_start"):
+        round_start(state)
     state.stack.append(T("end_round"))
     state.stack.append(T("river_bonus", k=0))
     state.stack.append(T("assist_turn", k=0))
@@ -368,6 +387,8 @@ def _end_turn(state: State, t: Task) -> None:
         pl.vendors[s] = 1
     if pl.souk_vendor:
         pl.souk_vendor = 1
+    for turn_end in hooks(state, "turn_end"):
+        turn_end(state, t["p"])
     refill_display(state)
 
 

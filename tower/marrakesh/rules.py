@@ -100,6 +100,26 @@ def gain(pl: Player, **amounts: int) -> None:
         setattr(pl, name, getattr(pl, name) + n)
 
 
+def hooks(state: State, name: str) -> list[Callable[..., Any]]:
+    """The hook ``name`` of every enabled module that has one, in the order of their names.
+
+    Hooks that modules may define: ``round_start(state)``, ``turn_end(state, p)``,
+    ``vendor_water(state, p)``, ``extra_wood(state, p, received) -> int``,
+    ``pay_options(state, task) -> ids`` / ``pay_resolve(state, task, action) -> bool`` (a
+    resource of the player's choice), ``luxury_ways(state, p, lux) -> [way]``,
+    ``luxury_gained(state, p, lux)``, ``invariants(state)``."""
+    from tower.marrakesh import modules
+
+    found = (getattr(getattr(modules, m), name, None) for m in sorted(state.game.config.modules))
+    return [fn for fn in found if fn is not None]
+
+
+def add_wood(state: State, p: int, n: int) -> None:
+    """Player ``p`` receives ``n`` wood (and what modules add to it)."""
+    if n > 0:
+        state.players[p].wood += n + sum(fn(state, p, n) for fn in hooks(state, "extra_wood"))
+
+
 def has_mod(state: State, p: int, name: str) -> bool:
     mods = state.game.modifiers
     return any(mods.get(s) == name for s in state.players[p].scrolls)
@@ -152,15 +172,19 @@ def pay_any(state: State, p: int, n: int, among: tuple[str, ...] = RESOURCES) ->
 @options("pay_resource")
 def _pay_resource_options(state: State, t: Task) -> list[int]:
     pl = state.players[t["p"]]
-    return [
+    out = [
         OFFSETS["resource"] + i
         for i, r in enumerate(RESOURCES)
         if r in t["among"] and getattr(pl, r) > 0
     ]
+    return out + [i for fn in hooks(state, "pay_options") for i in fn(state, t)]
 
 
 @resolve("pay_resource")
 def _pay_resource(state: State, t: Task, a: Action) -> None:
+    if a.kind != "resource":
+        next(fn for fn in hooks(state, "pay_resolve") if fn(state, t, a))
+        return
     pl = state.players[t["p"]]
     setattr(pl, RESOURCES[a.arg], getattr(pl, RESOURCES[a.arg]) - 1)
 

@@ -27,6 +27,7 @@ from tower.marrakesh.rules import (
     ask,
     can_pay,
     has_mod,
+    hooks,
     mod_values,
     options,
     pay,
@@ -236,6 +237,8 @@ def _vendor_water(state: State, t: Task) -> None:
     pl.water += 2 if has_mod(state, p, "vendor_double_water") else 1
     if t["action"] and has_mod(state, p, "vendor_points"):
         score(state, p, 2, "scroll 50: water vendor")
+    for vendor_water in hooks(state, "vendor_water"):
+        vendor_water(state, p)
 
 
 @task("action")
@@ -460,10 +463,20 @@ def _sultan(state: State, p: int) -> bool:
 
 
 def can_buy_luxury(state: State, p: int, lux: int) -> bool:
+    """Whether player ``p`` can buy ``lux``: at its printed price, or in a way a module
+    offers (hook ``luxury_affordable``)."""
+    if not points_affordable(state, p, lux):
+        return False
+    return printed_affordable(state, p, lux) or any(
+        fn(state, p, lux) for fn in hooks(state, "luxury_affordable")
+    )
+
+
+def printed_affordable(state: State, p: int, lux: int) -> bool:
+    """Whether player ``p`` has the goods keshis ``lux`` shows (the imam waives one)."""
     pl = state.players[p]
-    cost = luxury_cost(state, p, lux)
-    short = sum(max(0, n - pl.keshis[c]) for c, n in cost.items())
-    return points_affordable(state, p, lux) and (short == 0 or (short == 1 and _imam(state, p)))
+    short = sum(max(0, n - pl.keshis[c]) for c, n in luxury_cost(state, p, lux).items())
+    return short == 0 or (short == 1 and _imam(state, p))
 
 
 def points_affordable(state: State, p: int, lux: int) -> bool:
@@ -505,13 +518,18 @@ def _souk(state: State, t: Task, a: Action) -> None:
         run_effects(state, p, office[c], "souk: exchange office")
         return
     push(state, ask("souk", p, ex=0, lux=t["lux"] + 1))
-    lux = state.shops[a.arg][-1]
-    cost = luxury_cost(state, p, lux)
+    if not any(fn(state, p, a.arg) for fn in hooks(state, "luxury_buy")):
+        pay_luxury(state, p, a.arg)
+
+
+def pay_luxury(state: State, p: int, shop: int) -> None:
+    """Buy the top good of ``shop`` at its printed cost (the imam waives 1 goods keshi)."""
+    cost = luxury_cost(state, p, state.shops[shop][-1])
     waivable = [c for c, n in cost.items() if n > 0]
     if _imam(state, p) and waivable:
-        push(state, ask("imam_waive", p, shop=a.arg))
+        push(state, ask("imam_waive", p, shop=shop))
     else:
-        buy_luxury(state, p, a.arg, cost)
+        buy_luxury(state, p, shop, cost)
 
 
 @options("imam_waive")
@@ -545,6 +563,8 @@ def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
     pl.luxuries.append(lux)
     entry = state.game.components.luxuries[lux]
     score(state, p, -entry.get("points_cost", 0), f"souk: luxury good {lux} costs points")
+    for luxury_gained in hooks(state, "luxury_gained"):
+        luxury_gained(state, p, lux)
     run_effects(state, p, entry["reward"], f"souk: luxury good {lux}")
 
 

@@ -91,6 +91,8 @@ class Player:
     orchard_brown: int = 0  # caravan keshis in the date orchard (counted in keshis)
     sahara_green: list[int] = field(default_factory=list)  # sahara spaces with a date picker
     wall_town: int = 0  # desert town on the city-wall board, 0 none
+    #: Per-module slots (module name -> plain JSON data) the core never reads.
+    ext: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
@@ -127,8 +129,8 @@ def _copy_plain(value: Any) -> Any:
 _PLAYER_CONTAINERS = tuple(
     f.name for f in fields(Player) if f.default is MISSING and f.default_factory is not MISSING
 )
-#: Global fields added with Walls & Guards (older states lack them).
-_ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected"})
+#: Global fields added with Walls & Guards and the module slots (older states lack them).
+_ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected", "ext"})
 #: Global fields that are only ever appended to; a clone shares their entries.
 _APPEND_ONLY = frozenset({"history", "score_events"})
 
@@ -155,6 +157,7 @@ _GLOBAL_FIELDS = (
     "battle_base",
     "carry",
     "wall_protected",
+    "ext",
     "issued",
     "tick",
     "turn",
@@ -202,6 +205,8 @@ class State:
         self.battle_base: list[str] = []
         self.carry: list[str] = []
         self.wall_protected = -1
+        #: Per-module slots (module name -> plain JSON data) the core never reads.
+        self.ext: dict[str, Any] = {}
         self.issued: dict[str, int] = {c: 0 for c in KESHI_COLOURS}
         self.tick = 0
         self.turn = -1  # the player whose phase-3 turn is running, else -1

@@ -10,6 +10,7 @@ from tower.marrakesh.modules import (
     desert_towns,
     exchange_offices,
     imam_sultan,
+    special_buildings,
     spectators,
     staircase_tiles,
     walls_guards,
@@ -24,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "desert_towns",
     "walls_guards",
     "chess",
+    "special_buildings",
 )
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "desert_towns",
     "exchange_offices",
     "imam_sultan",
+    "special_buildings",
     "spectators",
     "staircase_tiles",
     "walls_guards",
