@@ -508,7 +508,8 @@ def test_river_tile_to_the_first_and_no_second_place_with_two_players():
     s0, s1 = state.scores()
     run(state, T("river_evaluation"))
     assert state.scores() == [s0, s1 + 7]
-    assert [pl.river for pl in state.players] == [0, 0]
+    # Ruling (oasis 30): after the third season's evaluation the fishermen stay put.
+    assert [pl.river for pl in state.players] == [2, 5]
     state3 = blank(players=3)
     state3.season = 3
     state3.river_tiles[2] = 5

@@ -50,6 +50,8 @@ KESHI_COLOURS: tuple[str, ...] = (
 
 #: The colour of pieces that belong to nobody (brigands).
 NEUTRAL = "neutral"
+#: The player colours of pawns in the box (watchmen: 3 each in red, yellow, green, blue).
+PLAYER_COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
 
 
 @dataclass(frozen=True, order=True, slots=True)

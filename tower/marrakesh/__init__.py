@@ -9,8 +9,10 @@ sub-decision is a pending decision, so every choice a player makes is an action.
 
 Core API
 --------
-- ``GameConfig(players=2..4, modules=frozenset(MODULES subset), tower=TowerModel)``
-- ``game = Game(config)``; ``game.num_distinct_actions`` (fixed size, 407);
+- ``GameConfig(players=2..4, modules=frozenset(MODULES subset), tower=TowerModel)``;
+  a module is a plug-in (:mod:`tower.marrakesh.hooks`, ``modules/README.md``)
+- ``game = Game(config)``; ``game.num_distinct_actions`` (fixed size: the core's 407
+  actions and every registered module's action kinds);
   ``game.action_from_id(i)``; ``game.new_initial_state(seed)``;
   ``game.replay(seed, actions)`` (actions, ``(player, action)`` pairs or ``state.history``)
 - ``state.current_player``: a player index, or ``CHANCE`` (tower throw:
@@ -35,12 +37,15 @@ Examples
 (True, 2)
 """
 
-from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, Action
+from tower.marrakesh.actions import ACTIONS, Action, num_actions
 from tower.marrakesh.agents import RandomAgent, play
 from tower.marrakesh.game import ConfigError, Game, GameConfig
-from tower.marrakesh.modules import MODULES
+from tower.marrakesh.modules import MODULES  # registers every module and its action kinds
 from tower.marrakesh.rules import IllegalActionError
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, State
+
+#: Size of the fixed action space, with every registered module's action kinds.
+NUM_ACTIONS: int = num_actions()
 
 __all__ = [
     "ACTIONS",

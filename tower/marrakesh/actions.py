@@ -1,8 +1,10 @@
 """Actions: small frozen values with a stable string form and a stable integer id.
 
-The action space has a fixed size, :data:`NUM_ACTIONS`, the same for every game
-configuration. An action is a ``kind`` and an integer ``arg``; what the arg means depends
-on the kind, never on the state, so ids are stable across games and versions of a state.
+The action space has a fixed size, :func:`num_actions`, the same for every game
+configuration: the core's kinds, then the kinds every registered module declares
+(``Module.action_kinds``), in registration order. An action is a ``kind`` and an
+integer ``arg``; what the arg means depends on the kind, never on the state, so ids are
+stable across games and versions of a state.
 
 Examples
 --------
@@ -46,6 +48,8 @@ SELECTIONS: tuple[tuple[int, int, int], ...] = tuple(combinations(range(12), 3))
 SELECTION_INDEX: dict[tuple[int, ...], int] = {s: i for i, s in enumerate(SELECTIONS)}
 
 #: kind -> number of args. The order fixes the ids; append new kinds only at the end.
+#: Modules append theirs with :func:`add_kinds` when they register
+#: (:func:`tower.marrakesh.hooks.register`), in registration order.
 KINDS: dict[str, int] = {
     "pass": 1,
     "select": len(SELECTIONS),  # phase 1: 3 keshis from behind the screen
@@ -62,13 +66,15 @@ KINDS: dict[str, int] = {
     "stair": 2,  # palace, mosque
     "swap": 4,  # pay 1 dinar to swap the tops of one scroll colour
 }
+#: kind -> who declared it: ``"core"`` or a module name.
+OWNERS: dict[str, str] = dict.fromkeys(KINDS, "core")
 OFFSETS: dict[str, int] = {}
 _n = 0
 for _k, _size in KINDS.items():
     OFFSETS[_k] = _n
     _n += _size
-#: Size of the fixed action space.
-NUM_ACTIONS: int = _n
+#: Size of the core's action space (the whole space is :func:`num_actions`).
+CORE_ACTIONS: int = _n
 
 
 def _arg_text(kind: str, arg: int) -> str:
@@ -130,10 +136,53 @@ def action_id(kind: str, arg: int = 0) -> int:
     return OFFSETS[kind] + arg
 
 
-#: All actions, indexed by id.
-ACTIONS: tuple[Action, ...] = tuple(Action(k, a) for k, size in KINDS.items() for a in range(size))
+#: All actions, indexed by id (the core's, then the modules' kinds).
+ACTIONS: list[Action] = [Action(k, a) for k, size in KINDS.items() for a in range(size)]
 _BY_TEXT: dict[str, Action] = {str(a): a for a in ACTIONS}
-assert len(ACTIONS) == NUM_ACTIONS and all(a.id == i for i, a in enumerate(ACTIONS))
+assert len(ACTIONS) == CORE_ACTIONS and all(a.id == i for i, a in enumerate(ACTIONS))
+_frozen: list[bool] = [False]
+
+
+class ActionSpaceError(ValueError):
+    """A kind added after the action space was fixed, or a kind name already taken."""
+
+
+def add_kinds(owner: str, kinds: tuple[tuple[str, int], ...]) -> None:
+    """Append ``kinds`` (``(kind, size)`` pairs) declared by module ``owner`` to the
+    action space. Raises :class:`ActionSpaceError` once a game has fixed the space."""
+    if kinds and _frozen[0]:
+        raise ActionSpaceError(
+            f"{owner}: the action space is fixed once a game exists; register modules first"
+        )
+    for kind, size in kinds:
+        if kind in KINDS or not kind.isidentifier() or size < 1:
+            raise ActionSpaceError(f"{owner}: action kind {kind!r} (size {size}) is not new")
+        OFFSETS[kind] = len(ACTIONS)
+        KINDS[kind] = size
+        OWNERS[kind] = owner
+        for arg in range(size):
+            action = Action(kind, arg)
+            ACTIONS.append(action)
+            _BY_TEXT[str(action)] = action
+
+
+def num_actions() -> int:
+    """Size of the action space: the core's kinds and every registered module's."""
+    return len(ACTIONS)
+
+
+def freeze() -> int:
+    """Fix the action space (a game is being made); returns its size."""
+    _frozen[0] = True
+    return len(ACTIONS)
+
+
+def __getattr__(name: str) -> int:
+    # NUM_ACTIONS follows the modules registered so far (the package registers all of
+    # them on import, so ``from tower.marrakesh import NUM_ACTIONS`` is the full size).
+    if name == "NUM_ACTIONS":
+        return len(ACTIONS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 COLOUR_INDEX: dict[str, int] = {c: i for i, c in enumerate(KESHI_COLOURS)}
 SECTOR_INDEX: dict[str, int] = {s: i for i, s in enumerate(SECTORS)}

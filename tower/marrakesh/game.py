@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tower.errors import TowerError
-from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, Action
+from tower.marrakesh import actions
+from tower.marrakesh.actions import ACTIONS, Action
 from tower.marrakesh.components import Components, load
+from tower.marrakesh.hooks import REGISTRY, Hooks, check_names
 from tower.model.baseline import BaselineModel
 from tower.model.interface import TowerModel
 
@@ -22,21 +24,50 @@ class ConfigError(TowerError, ValueError):
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Players (2-4), expansion modules (names in ``MODULES``) and the tower model."""
+    """Players (2-4), modules (names of registered modules, :data:`~tower.marrakesh.hooks.
+    REGISTRY`; ``tower.marrakesh.MODULES`` lists them) and the tower model."""
 
     players: int = 4
     modules: frozenset[str] = frozenset()
     tower: TowerModel = field(default_factory=BaselineModel, compare=False)
 
     def __post_init__(self) -> None:
-        from tower.marrakesh.modules import MODULES
-
         if not isinstance(self.players, int) or not 2 <= self.players <= 4:
             raise ConfigError(f"Marrakesh is played by 2 to 4 players, not {self.players!r}")
         object.__setattr__(self, "modules", frozenset(self.modules))
-        unknown = sorted(set(self.modules) - set(MODULES))
+        unknown = check_names(self.modules)
         if unknown:
-            raise ConfigError(f"unknown modules {unknown}; known: {list(MODULES)}")
+            raise ConfigError(f"unknown modules {unknown}; known: {list(REGISTRY)}")
+        for name in sorted(self.modules):
+            mod = REGISTRY[name]
+            if not mod.playable:
+                raise ConfigError(f"module {name!r} ({mod.title}) is not playable yet")
+            missing = sorted(mod.requires - self.modules)
+            if missing:
+                raise ConfigError(f"module {name!r} needs the modules {missing}")
+            clash = sorted(mod.excludes & self.modules)
+            if clash:
+                raise ConfigError(f"module {name!r} cannot be combined with {clash}")
+            reason = mod.check_config(self.players, self.modules)
+            if reason:
+                raise ConfigError(f"module {name!r}: {reason}")
+
+
+#: (id of the base components, modules) -> (base components, assembled components).
+_ASSEMBLED: dict[tuple[int, frozenset[str]], tuple[Components, Components]] = {}
+
+
+def _assembled(base: Components, modules: frozenset[str], hooks: Hooks) -> Components:
+    """The components after every enabled module's ``components`` hook (cached)."""
+    key = (id(base), modules)
+    hit = _ASSEMBLED.get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    comps = base
+    for extend in hooks.components:
+        comps = extend(comps)
+    _ASSEMBLED[key] = (base, comps)
+    return comps
 
 
 class Game:
@@ -46,24 +77,19 @@ class Game:
     --------
     >>> g = Game(GameConfig(players=3, modules=frozenset({"spectators"})))
     >>> s = g.new_initial_state(seed=1)
-    >>> g.num_distinct_actions == 407, s.current_player >= 0
+    >>> g.num_distinct_actions >= 407, s.current_player >= 0
     (True, True)
     """
-
-    num_distinct_actions: int = NUM_ACTIONS
 
     def __init__(self, config: GameConfig | None = None, components: Components | None = None):
         from tower.marrakesh import effects, phases, scoring, sectors  # noqa: F401 (registers)
 
         self.config = config or GameConfig()
-        self.components = components or load()
-        from tower.marrakesh import modules
-
-        # Each module's component data, in the order of MODULES.
-        for name in modules.MODULES:
-            extend = getattr(getattr(modules, name), "extend", None)
-            if self.has(name) and extend is not None:
-                self.components = extend(self.components)
+        #: The enabled modules' hooks, in the documented order (:mod:`~tower.marrakesh.hooks`).
+        self.hooks = Hooks(self.config.modules)
+        #: Size of the fixed action space (the core's kinds and every known module's).
+        self.num_distinct_actions: int = actions.freeze()
+        self.components = _assembled(components or load(), self.config.modules, self.hooks)
         #: scroll id -> the modifier name of a permanent (or timed) enhancement
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s

@@ -26,7 +26,6 @@ from tower.marrakesh.rules import (
     Task,
     ask,
     has_mod,
-    hooks,
     options,
     order,
     push,
@@ -49,8 +48,6 @@ def setup(state: State, seed: int) -> None:
     """Rulebook setup steps 1-18, with every random element drawn from ``state.rng``."""
     import random
 
-    from tower.marrakesh import modules
-
     game = state.game
     comps = game.components
     rng = state.rng = random.Random(seed)
@@ -64,10 +61,8 @@ def setup(state: State, seed: int) -> None:
         rng.shuffle(ids)
         state.stacks += [ids[i * len(ids) // k : (i + 1) * len(ids) // k] for i in range(k)]
     state.stack_open = [True] * len(state.stacks)
-    # 4. exchange offices: 3 random (expansion 3 mixes in its 6).
+    # 4. exchange offices: 3 random (modules may put more into the pool).
     pool = [o for o, e in comps.exchange_offices.items() if not e["expansion"]]
-    if game.has("exchange_offices"):
-        pool = modules.exchange_offices.office_pool(comps)
     rng.shuffle(pool)
     state.offices = pool[: cfg["exchange_offices_used"]]
     # 5. luxury goods: 5 shops of equal stacks (a module deals goods marked not dealt).
@@ -89,7 +84,7 @@ def setup(state: State, seed: int) -> None:
     rng.shuffle(bag)
     w = cfg["gates_per_workshop"]
     state.workshops = [sorted(bag[i * w : (i + 1) * w], key=COLOUR_INDEX.get) for i in range(4)]
-    if not game.has("walls_guards"):  # brick tiles replace the oases, the wall board the track
+    if "oases" not in game.hooks.replaced:  # e.g. Walls & Guards: brick tiles, wall board
         _setup_oases(state)
     # 16. provision tiles: 3 each. 17. resources, 12 keshis behind the screen.
     prov = list(comps.provisions)
@@ -106,23 +101,12 @@ def setup(state: State, seed: int) -> None:
             issue(state, c)
     # 18. start player.
     state.start = state.season_start = rng.randrange(n)
-    for name in sorted(game.config.modules):
-        module_setup = getattr(getattr(modules, name), "setup", None)
-        if module_setup is not None:
-            module_setup(state)
+    for module_setup in game.hooks.setup:
+        module_setup(state)
     # The players' setup choices, in turn order: oasis-track order, disc, provision tile,
-    # then the modules' (Walls & Guards: brick tiles).
+    # then the modules' (e.g. Walls & Guards: brick tiles).
     turn = order(state)
-    # A module with SETUP_LAST asks after the others (its keshis may go where they set up).
-    names = sorted(
-        game.config.modules,
-        key=lambda m: (getattr(modules, m).__dict__.get("SETUP_LAST", False), m),
-    )
-    module_asks = [
-        a
-        for name in names
-        for a in getattr(getattr(modules, name), "setup_asks", lambda s: [])(state)
-    ]
+    module_asks = [a for setup_asks in game.hooks.setup_asks for a in setup_asks(state)]
     push(
         state,
         *[ask("track", p) for p in turn],
@@ -205,7 +189,7 @@ def _provision(state: State, t: Task, a: Action) -> None:
 def _round(state: State, t: Task) -> None:
     for pl in state.players:
         pl.swapped = False
-    for round_start in hooks(state, "round_start"):
+    for round_start in state.game.hooks.round_start:
         round_start(state)
     state.stack.append(T("end_round"))
     state.stack.append(T("river_bonus", k=0))
@@ -387,7 +371,7 @@ def _end_turn(state: State, t: Task) -> None:
         pl.vendors[s] = 1
     if pl.souk_vendor:
         pl.souk_vendor = 1
-    for turn_end in hooks(state, "turn_end"):
+    for turn_end in state.game.hooks.turn_end:
         turn_end(state, t["p"])
     refill_display(state)
 

@@ -18,13 +18,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
-from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS, OFFSETS, RESOURCES, Action
+from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
 
 Task = dict[str, Any]
+
+#: OpenSpiel's player ids for the special nodes.
+CHANCE = -1
+SIMULTANEOUS = -2
+TERMINAL = -4
 
 #: task name -> handler(state, task)
 TASKS: dict[str, Callable[[State, Task], None]] = {}
@@ -100,24 +105,10 @@ def gain(pl: Player, **amounts: int) -> None:
         setattr(pl, name, getattr(pl, name) + n)
 
 
-def hooks(state: State, name: str) -> list[Callable[..., Any]]:
-    """The hook ``name`` of every enabled module that has one, in the order of their names.
-
-    Hooks that modules may define: ``round_start(state)``, ``turn_end(state, p)``,
-    ``vendor_water(state, p)``, ``extra_wood(state, p, received) -> int``,
-    ``pay_options(state, task) -> ids`` / ``pay_resolve(state, task, action) -> bool`` (a
-    resource of the player's choice), ``luxury_ways(state, p, lux) -> [way]``,
-    ``luxury_gained(state, p, lux)``, ``invariants(state)``."""
-    from tower.marrakesh import modules
-
-    found = (getattr(getattr(modules, m), name, None) for m in sorted(state.game.config.modules))
-    return [fn for fn in found if fn is not None]
-
-
 def add_wood(state: State, p: int, n: int) -> None:
     """Player ``p`` receives ``n`` wood (and what modules add to it)."""
     if n > 0:
-        state.players[p].wood += n + sum(fn(state, p, n) for fn in hooks(state, "extra_wood"))
+        state.players[p].wood += n + sum(fn(state, p, n) for fn in state.game.hooks.extra_wood)
 
 
 def has_mod(state: State, p: int, name: str) -> bool:
@@ -177,13 +168,13 @@ def _pay_resource_options(state: State, t: Task) -> list[int]:
         for i, r in enumerate(RESOURCES)
         if r in t["among"] and getattr(pl, r) > 0
     ]
-    return out + [i for fn in hooks(state, "pay_options") for i in fn(state, t)]
+    return out + [i for fn in state.game.hooks.pay_options for i in fn(state, t)]
 
 
 @resolve("pay_resource")
 def _pay_resource(state: State, t: Task, a: Action) -> None:
     if a.kind != "resource":
-        next(fn for fn in hooks(state, "pay_resolve") if fn(state, t, a))
+        next(fn for fn in state.game.hooks.pay_resolve if fn(state, t, a))
         return
     pl = state.players[t["p"]]
     setattr(pl, RESOURCES[a.arg], getattr(pl, RESOURCES[a.arg]) - 1)
@@ -201,8 +192,6 @@ def order(state: State) -> list[int]:
 
 # -- the machine ------------------------------------------------------------------------
 def current_player(state: State) -> int:
-    from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL
-
     if not state.stack:
         return TERMINAL
     top = state.stack[-1]
@@ -267,8 +256,8 @@ def as_action(action: Action | int | str) -> Action:
     if isinstance(action, Action):
         return action
     if isinstance(action, int) and not isinstance(action, bool):
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(str(action), f"ids run from 0 to {NUM_ACTIONS - 1}")
+        if not 0 <= action < num_actions():
+            raise IllegalActionError(str(action), f"ids run from 0 to {num_actions() - 1}")
         return ACTIONS[action]
     try:
         return Action.parse(str(action))

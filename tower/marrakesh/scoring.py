@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tower.marrakesh.actions import GOODS, RESOURCES, VENDOR_SECTORS, Action, action_id
-from tower.marrakesh.effects import run_effects
+from tower.marrakesh.effects import board_keshis, run_effects
 from tower.marrakesh.phases import refill_display
 from tower.marrakesh.rules import (
     T,
@@ -24,6 +24,7 @@ from tower.marrakesh.rules import (
     task,
     total_resources,
 )
+from tower.marrakesh.sectors import spectators
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -32,25 +33,35 @@ if TYPE_CHECKING:
 
 @task("season_end")
 def _season_end(state: State, t: Task) -> None:
-    turn = order(state)
+    """The season scoring: the core's steps (``river``, ``provisions``, ``prepare``) with
+    the modules' steps inserted at their anchors (``game.hooks.season``)."""
     items: list[Task] = []
-    for p in turn:
+    for name, module_tasks in state.game.hooks.season:
+        items += _CORE_STEPS[name](state) if module_tasks is None else module_tasks(state)
+    push(state, *items)
+
+
+def _river_step(state: State) -> list[Task]:
+    items = []
+    for p in order(state):
         if 28 in state.players[p].scrolls:
             # Scroll 28: at the start of season scoring, one bonus from each crossed rapid.
             items.append(T("fx", p=p, e={"op": "special", "name": "each_rapid_bonus"}))
-    items.append(T("river_evaluation"))
-    if state.game.has("walls_guards"):
-        # Walls & Guards: river evaluation, the Battle at the Wall, providing for citizens.
-        from tower.marrakesh.modules import walls_guards
+    return [*items, T("river_evaluation")]
 
-        items += walls_guards.season_tasks(state)
-    items += [T("provide", p=p) for p in turn]
+
+def _provisions_step(state: State) -> list[Task]:
+    return [T("provide", p=p) for p in order(state)]
+
+
+def _prepare_step(state: State) -> list[Task]:
     if state.season < 3:
-        items += [ask("provision", p) for p in turn]
-        items.append(T("next_season"))
-    else:
-        items.append(T("final_scoring"))
-    push(state, *items)
+        return [*[ask("provision", p) for p in order(state)], T("next_season")]
+    return [T("final_scoring")]
+
+
+#: The core's season-scoring steps (:data:`tower.marrakesh.hooks.SEASON_STEPS`).
+_CORE_STEPS = {"river": _river_step, "provisions": _provisions_step, "prepare": _prepare_step}
 
 
 def river_ranking(state: State) -> list[int]:
@@ -101,6 +112,13 @@ def _river_pair(state: State, t: Task, a: Action) -> None:
 def _river_reset(state: State, t: Task) -> None:
     """Discard the river tile; all fishermen back to the start (river tile 09: the
     crocodile space in the last season)."""
+    if state.season == 3:
+        # Ruling: the fishermen return to the start to prepare the next season; after the
+        # third season's river evaluation there is none, so they stay where they are. Oasis
+        # 30 ("7 points if your fisherman has reached a spot at the jetty at the end of the
+        # game") then reads the jetty spot reached in the third season; resetting them
+        # here too, as the text read literally asks, would make that oasis worthless.
+        return
     croc = state.game.components["river"]["crocodile"]
     for pl in state.players:
         pl.river = croc if (pl.crocodile and state.season == 2) else 0
@@ -160,6 +178,11 @@ def _pay_provisions(state: State, p: int, alternative: bool) -> None:
             pay(state, p, cost)
     if not ok:
         pl.water = pl.dates = pl.dinars = 0
+        # Ruling: the rulebook (../shared/seeds/000_f16f50952719bb6a.txt) only says the
+        # points are lost; the German summary (../shared/seeds/004_470f932113d32e8a.txt)
+        # gives "4 / 8 / 12 Minuspunkte in Durchgang 1 / 2 / 3". One tile is revealed per
+        # season, so that is each revealed tile's printed penalty (4, components
+        # `provision.penalty`) summed: 4, 8, 12 with the base tiles.
         penalty = sum(state.game.components.provisions[tid]["penalty"] for tid in shown)
         score(state, p, -penalty, f"season {state.season}: citizens not provided for")
 
@@ -180,11 +203,11 @@ def _next_season(state: State, t: Task) -> None:
 
 # -- final scoring ----------------------------------------------------------------------
 def filled(state: State, p: int, sector: str) -> bool:
-    """8 keshis of the sector's colour and a water vendor (the souk never counts)."""
-    if sector in ("green", "brown") and state.game.has("walls_guards"):
-        from tower.marrakesh.modules import walls_guards
-
-        return walls_guards.filled(state, p, sector)
+    """8 keshis of the sector's colour and a water vendor (the souk never counts); a
+    module's ``filled`` hook may say otherwise."""
+    answer = state.game.hooks.first("filled", state, p, sector)
+    if answer is not None:
+        return bool(answer)
     pl = state.players[p]
     return pl.keshis[sector] >= 8 and sector in pl.vendors
 
@@ -251,21 +274,41 @@ def _final_scoring(state: State, t: Task) -> None:
         ranked = sorted(pl.claimed, key=lambda o: -oasis_value(state, p, o))[: setup["best_oases"]]
         for oid in ranked:
             score(state, p, oasis_value(state, p, oid, consume=True), f"final: oasis {oid}")
-        towns = [pl.towns[i] for i in (0, 1) if pl.towns_claimed[i]]
-        wood = 0
-        if state.game.has("walls_guards"):
-            from tower.marrakesh.modules import walls_guards
-
-            walls_guards.final_scoring(state, p)
-            towns += walls_guards.wall_towns(state, p)
-            # Ruling: wood counts as a remaining resource (Personal Tasks: "resources and/or
-            # wood ... remain available for ... 'Remaining resources' in the final scoring").
-            wood = pl.wood
-        if towns:
-            from tower.marrakesh.modules.desert_towns import town_value
-
-            values = sorted((town_value(state, p, x) for x in towns), reverse=True)
-            for v in values[: setup["best_desert_towns"]]:
-                score(state, p, v, "final: desert town")
+        hooks = state.game.hooks
+        for final in hooks.final_scoring:
+            final(state, p)
+        # Ruling: the desert towns of every module (the paths' towns of expansion 5, the
+        # wall board's town of Walls & Guards) score together: the best 2 of them all.
+        towns = [x for hook in hooks.towns for x in hook(state, p)]
+        values = sorted((town_value(state, p, x) for x in towns), reverse=True)
+        for v in values[: setup["best_desert_towns"]]:
+            score(state, p, v, "final: desert town")
+        extra = sum(hook(state, p) for hook in hooks.remaining)
         goods = sum(pl.keshis[c] for c in GOODS)
-        score(state, p, (total_resources(pl) + wood + goods) // 2, "final: resources and goods")
+        score(state, p, (total_resources(pl) + extra + goods) // 2, "final: resources and goods")
+
+
+def town_value(state: State, p: int, tid: int) -> int:
+    """Final-scoring points of desert town ``tid`` for player ``p`` (0 for 10-12)."""
+    kind = state.game.components.desert_towns[tid]["kind"]
+    pl = state.players[p]
+    if kind == "gates_all":
+        return 2 * sum(g is not None for g in pl.gates)
+    if kind == "luxuries":
+        return 2 * len(pl.luxuries)
+    if kind == "scrolls":
+        return 2 * len(pl.scrolls)
+    if kind == "stair_steps":
+        which = state.game.components.desert_towns[tid]["which"]
+        return min(getattr(pl, which), state.game.components["staircase"]["final"])
+    if kind == "keshis_third":
+        return board_keshis(state, p, goods=False) // 3
+    if kind == "river_steps":
+        return pl.river_total
+    if kind == "sectors_four":
+        return 2 * sum(pl.keshis[s] + (s in pl.vendors) >= 4 for s in VENDOR_SECTORS)
+    if kind == "entertainers":
+        return sum(spectators(state, p, i) for i in range(8) if pl.square[i])
+    if kind == "instant":
+        return 0
+    raise AssertionError(f"unknown desert town kind {kind!r}")

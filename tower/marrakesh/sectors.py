@@ -20,14 +20,12 @@ from tower.marrakesh.actions import (
     sector_of,
 )
 from tower.marrakesh.effects import run_effects
-from tower.marrakesh.modules import walls_guards
 from tower.marrakesh.rules import (
     T,
     Task,
     ask,
     can_pay,
     has_mod,
-    hooks,
     mod_values,
     options,
     pay,
@@ -52,14 +50,15 @@ def brown_spaces(state: State, p: int) -> list[int]:
     """Sahara spaces a caravan keshi may be deployed to now (no skipping along a path).
 
     Spaces: 0 start oasis right, 1 start oasis left (right first), 2-4 path A, 5-7 path B,
-    8 and 9 the desert-town spaces at the ends of the paths (expansion 5). With Walls &
-    Guards spaces 0 and 1 are the brickworks, which covers the start oasis whatever else
-    covers it, and the path spaces hold brick tiles.
+    8 and 9 the desert-town spaces at the ends of the paths. Which of them exist is the
+    game's sahara layout (``game.hooks.layout``, set by the modules' ``sahara`` hooks):
+    ``start`` (spaces 0 and 1) and ``towns`` (spaces 8 and 9).
     """
     sa = state.players[p].sahara
-    desert = state.game.has("desert_towns")
+    layout = state.game.hooks.layout
+    towns = layout["towns"]
     out = []
-    if not desert or state.game.has("walls_guards"):
+    if layout["start"]:
         if not sa[0]:
             out.append(0)
         elif not sa[1]:
@@ -68,7 +67,7 @@ def brown_spaces(state: State, p: int) -> list[int]:
         nxt = next((i for i in range(first, first + 3) if not sa[i]), None)
         if nxt is not None:
             out.append(nxt)
-        elif desert and not sa[town] and state.towns_display:
+        elif towns and not sa[town] and state.towns_display:
             out.append(town)
     return out
 
@@ -82,8 +81,10 @@ def room(state: State, p: int, colour: str) -> int:
         return sum(s not in pl.vendors for s in VENDOR_SECTORS)
     if colour == "pink":
         return pl.square.count(False)
-    if colour in ("green", "brown") and state.game.has("walls_guards"):
-        return walls_guards.room(state, p)
+    for hook in state.game.hooks.room:
+        n = hook(state, p, colour)
+        if n is not None:
+            return n
     if colour == "brown":
         return brown_room(state, p)
     return CAPACITY - pl.keshis[colour]
@@ -92,10 +93,9 @@ def room(state: State, p: int, colour: str) -> int:
 def brown_room(state: State, p: int) -> int:
     """Free sahara spaces a keshi could still reach."""
     pl = state.players[p]
-    free = pl.sahara[:8].count(False)
-    if state.game.has("desert_towns"):
-        if not state.game.has("walls_guards"):
-            free = pl.sahara[2:8].count(False)
+    layout = state.game.hooks.layout
+    free = pl.sahara[0 if layout["start"] else 2 : 8].count(False)
+    if layout["towns"]:
         return free + min(pl.sahara[8:10].count(False), len(state.towns_display))
     return free
 
@@ -123,10 +123,9 @@ def _deploy(state: State, t: Task) -> None:
             # vendor that fits nowhere names none, so no action follows.
             push(state, T("action", p=p, s=sector_of(c)))
         return
-    if c in ("green", "brown") and state.game.has("walls_guards"):
-        # Walls & Guards: the date orchard or the sahara, as the player chooses.
-        push(state, ask("place_wg", p, c=c, src=src, then=t.get("then", False)))
-        return
+    for hook in state.game.hooks.deploy:
+        if hook(state, t):
+            return
     if c in ("red", "pink", "brown"):
         push(state, ask("place_" + c, p, src=src, then=t.get("then", False)))
         return
@@ -237,7 +236,7 @@ def _vendor_water(state: State, t: Task) -> None:
     pl.water += 2 if has_mod(state, p, "vendor_double_water") else 1
     if t["action"] and has_mod(state, p, "vendor_points"):
         score(state, p, 2, "scroll 50: water vendor")
-    for vendor_water in hooks(state, "vendor_water"):
+    for vendor_water in state.game.hooks.vendor_water:
         vendor_water(state, p)
 
 
@@ -246,11 +245,13 @@ def _action(state: State, t: Task) -> None:
     """Perform the sector action of sector ``s``."""
     p, s = t["p"], t["s"]
     pl = state.players[p]
+    for hook in state.game.hooks.sector_action:
+        if hook(state, p, s):
+            return
     if s == "green":
-        pickers = pl.keshis["green"]
-        if state.game.has("walls_guards"):
-            pickers = walls_guards.orchard(pl)[0]
-            walls_guards.orchard_wood(state, p)
+        pickers = state.game.hooks.first("count", state, p, "date_pickers")
+        if pickers is None:
+            pickers = pl.keshis["green"]
         alts = mod_values(state, p, "orchard_alternative")
         if not alts:
             pl.dates += pickers
@@ -270,8 +271,6 @@ def _action(state: State, t: Task) -> None:
         push(state, ask("madrasa", p, budget=pl.keshis["gray"], bought=0, forced=-1))
     elif s == "beige":
         push(state, ask("medina", p))
-    elif s == "brown" and state.game.has("walls_guards"):
-        walls_guards.sahara_action(state, p)
     elif s == "brown":
         push(state, ask("sahara", p))
     else:
@@ -418,10 +417,8 @@ def _stair_move(state: State, t: Task) -> None:
             # Ruling: each crossing pays the line joining the pawns at the moment of crossing.
             lines.append([segment(state, pl.mosque), segment(state, pl.palace)])
     score(state, p, extra, f"{which}: steps beyond the final space")
-    if state.game.has("imam_sultan"):
-        from tower.marrakesh.modules import imam_sultan
-
-        imam_sultan.after_move(state, p, which)
+    for hook in state.game.hooks.after_stair_move:
+        hook(state, p, which)
     push(state, *[T("threshold", p=p, line=ln) for ln in lines])
 
 
@@ -454,12 +451,10 @@ def luxury_cost(state: State, p: int, lux: int) -> dict[str, int]:
     return dict(state.game.components.luxuries[lux]["cost"])
 
 
-def _imam(state: State, p: int) -> bool:
-    return state.game.has("imam_sultan") and state.pawns["imam"][0] == p
-
-
-def _sultan(state: State, p: int) -> bool:
-    return state.game.has("imam_sultan") and state.pawns["sultan"][0] == p
+def discount(state: State, p: int, what: str) -> int:
+    """What the modules take off a price (``discount`` hook): ``"scroll_dates"``,
+    ``"luxury_keshis"``."""
+    return sum(hook(state, p, what) for hook in state.game.hooks.discount)
 
 
 def can_buy_luxury(state: State, p: int, lux: int) -> bool:
@@ -468,15 +463,15 @@ def can_buy_luxury(state: State, p: int, lux: int) -> bool:
     if not points_affordable(state, p, lux):
         return False
     return printed_affordable(state, p, lux) or any(
-        fn(state, p, lux) for fn in hooks(state, "luxury_affordable")
+        fn(state, p, lux) for fn in state.game.hooks.luxury_affordable
     )
 
 
 def printed_affordable(state: State, p: int, lux: int) -> bool:
-    """Whether player ``p`` has the goods keshis ``lux`` shows (the imam waives one)."""
+    """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount)."""
     pl = state.players[p]
     short = sum(max(0, n - pl.keshis[c]) for c, n in luxury_cost(state, p, lux).items())
-    return short == 0 or (short == 1 and _imam(state, p))
+    return short == 0 or short <= discount(state, p, "luxury_keshis")
 
 
 def points_affordable(state: State, p: int, lux: int) -> bool:
@@ -518,15 +513,16 @@ def _souk(state: State, t: Task, a: Action) -> None:
         run_effects(state, p, office[c], "souk: exchange office")
         return
     push(state, ask("souk", p, ex=0, lux=t["lux"] + 1))
-    if not any(fn(state, p, a.arg) for fn in hooks(state, "luxury_buy")):
+    if not any(fn(state, p, a.arg) for fn in state.game.hooks.luxury_buy):
         pay_luxury(state, p, a.arg)
 
 
 def pay_luxury(state: State, p: int, shop: int) -> None:
-    """Buy the top good of ``shop`` at its printed cost (the imam waives 1 goods keshi)."""
+    """Buy the top good of ``shop`` at its printed cost (less a ``luxury_keshis``
+    discount: the imam waives 1 goods keshi)."""
     cost = luxury_cost(state, p, state.shops[shop][-1])
     waivable = [c for c, n in cost.items() if n > 0]
-    if _imam(state, p) and waivable:
+    if discount(state, p, "luxury_keshis") and waivable:
         push(state, ask("imam_waive", p, shop=shop))
     else:
         buy_luxury(state, p, shop, cost)
@@ -563,17 +559,17 @@ def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
     pl.luxuries.append(lux)
     entry = state.game.components.luxuries[lux]
     score(state, p, -entry.get("points_cost", 0), f"souk: luxury good {lux} costs points")
-    for luxury_gained in hooks(state, "luxury_gained"):
+    for luxury_gained in state.game.hooks.luxury_gained:
         luxury_gained(state, p, lux)
     run_effects(state, p, entry["reward"], f"souk: luxury good {lux}")
 
 
 # -- main square ------------------------------------------------------------------------
 def spectators(state: State, p: int, space: int) -> int:
-    """Spectators of player ``p``'s audience disc facing main-square ``space``."""
-    from tower.marrakesh.modules.spectators import disc as disc_of
-
-    disc = disc_of(state)
+    """Spectators of player ``p``'s audience disc facing main-square ``space`` (the disc's
+    side in play is ``audience_disc.side`` of the components)."""
+    discs = state.game.components["audience_disc"]
+    disc = discs[discs["side"]]
     pl = state.players[p]
     return disc[(space - pl.disc) % 8] + (1 if has_mod(state, p, "extra_spectator") else 0)
 
@@ -635,7 +631,7 @@ def _square_extras(state: State, t: Task) -> None:
 # -- madrasa ----------------------------------------------------------------------------
 def scroll_cost(state: State, p: int, sid: int) -> int:
     dates = state.game.components.scrolls[sid]["dates"]
-    return max(0, dates - 1) if _sultan(state, p) else dates  # sultan: 1 date fewer
+    return max(0, dates - discount(state, p, "scroll_dates"))
 
 
 @options("madrasa")
@@ -864,10 +860,8 @@ def returnable(state: State, p: int) -> list[str]:
     Guards: not the sahara's keshis), committed guards or goods."""
     pl = state.players[p]
     out = [c for c in ("green", "gray", "white", "black", "pink", "turquoise") if pl.keshis[c] > 0]
-    if state.game.has("walls_guards"):
-        # Only keshis in the date orchard: the sahara's stand next to brick tiles.
-        green, brown = walls_guards.orchard(pl)
-        out = [c for c in out if c != "green" or green > 0] + (["brown"] if brown else [])
+    for hook in state.game.hooks.returnable:
+        out = hook(state, p, out)
     if pl.watchtower > 0:
         out.append("beige")
     if pl.vendors:
@@ -891,9 +885,9 @@ def _exchange_return(state: State, t: Task, a: Action) -> None:
     if c in ("red", "pink"):
         push(state, ask("return_" + c, p))  # which vendor, which entertainer
         return
-    if c in ("green", "brown") and state.game.has("walls_guards"):
-        walls_guards.return_orchard_keshi(state, p, c)
-        return
+    for hook in state.game.hooks.return_keshi:
+        if hook(state, p, c):
+            return
     pl.keshis[c] -= 1
     state.issued[c] -= 1
 

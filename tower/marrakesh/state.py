@@ -24,16 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh import rules
 from tower.marrakesh.actions import ACTIONS, Action
+from tower.marrakesh.rules import CHANCE, SIMULTANEOUS, TERMINAL
 from tower.model.interface import TowerState
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
     from tower.marrakesh.game import Game
 
-#: OpenSpiel's player ids for the special nodes.
-CHANCE = -1
-SIMULTANEOUS = -2
-TERMINAL = -4
+__all__ = ["CHANCE", "SIMULTANEOUS", "TERMINAL", "Player", "State"]
 
 JSON_VERSION = "tower.marrakesh.state/1"
 

@@ -64,7 +64,7 @@ def render(state: State, viewer: int) -> str:
     the tower base and inside, scroll stacks and shops, and the pending decision."""
     v = view(state, viewer)
     comps = state.game.components
-    wg = state.game.has("walls_guards")
+    hooks = state.game.hooks
     inside = Counter(r.piece.colour for r in state.tower.residents if r.piece.kind is Kind.KESHI)
     lines = [
         f"== Marrakesh: season {v['season']}/3, round {v['round']}/4; "
@@ -73,15 +73,8 @@ def render(state: State, viewer: int) -> str:
         f"Tower base (display): {_counts(v['display'])}",
         f"Inside the tower: {_counts(dict(inside))} ({v['throws']} throws so far)",
     ]
-    if wg:
-        pawns = Counter(
-            str(r.piece) for r in state.tower.residents if r.piece.kind is not Kind.KESHI
-        )
-        lines.append(
-            f"Walls & Guards: brigands by the tower {state.brigands}; pawns inside "
-            f"{_counts(dict(pawns))}; battle base {', '.join(state.battle_base) or '-'}; "
-            f"keshis into the next throw {' '.join(state.carry) or '-'}"
-        )
+    for board in hooks.render_board:
+        lines += board(state)
     for g, colour in enumerate(SCROLL_COLOURS):
         tops = v["scroll_tops"][3 * g : 3 * g + 3]
         heights = v["scroll_heights"][3 * g : 3 * g + 3]
@@ -121,32 +114,17 @@ def render(state: State, viewer: int) -> str:
             )
         )
     for i, p in enumerate(v["players"]):
-        lines += _render_player(i, p, i == viewer, wg)
+        lines += _render_player(i, p, i == viewer)
+        for player_lines in hooks.render_player:
+            lines += player_lines(state, i, p)
     lines.append(_render_decision(v))
-    if wg and v["decision"]["node"] == "decision":
-        lines += _walls_guards_choices(state.stack[-1])
+    if v["decision"]["node"] == "decision":
+        for choices in hooks.describe_choices:
+            lines += choices(state, state.stack[-1])
     return "\n".join(lines)
 
 
-def _walls_guards_choices(top: dict[str, Any]) -> list[str]:
-    """What the ``choice:i`` actions of a Walls & Guards decision mean."""
-    from tower.marrakesh.modules.walls_guards import brick_pairs
-
-    if top["k"] == "malus_pay":
-        ways = [", ".join(f"{n} {token}" for token, n in w) or "nothing" for w in top["ways"]]
-        head = f"  malus {top['pen']}: give up"
-    elif top["k"] == "hire_waive":
-        ways = [_counts(w) or "nothing" for w in top["ways"]]
-        head = "  watchman's cost: pay"
-    elif top["k"] == "bricks":
-        ways = [f"{a:02d} on path A, {b:02d} on path B" for a, b in brick_pairs(top["wood"])]
-        head = f"  brick tiles of {top['wood']} wood:"
-    else:
-        return []
-    return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
-
-
-def _render_player(i: int, p: dict[str, Any], own: bool, wg: bool = False) -> list[str]:
+def _render_player(i: int, p: dict[str, Any], own: bool) -> list[str]:
     screen = " ".join(p["screen"]) if own else f"{p['screen_size']} hidden keshis"
     head = f"{'*' if own else ' '} P{i}{' (you)' if own else ''}: score {p['score']}"
     lines = [
@@ -159,17 +137,6 @@ def _render_player(i: int, p: dict[str, Any], own: bool, wg: bool = False) -> li
         f"    scrolls {_ids(p['scrolls'])}; luxuries {_ids(p['luxuries'])}; provisions "
         + _ids([t[0] if t is not None and (own or t[1]) else None for t in p["provisions"]]),
     ]
-    if wg:
-        bricks = " ".join(
-            f"{t:02d}{'*' if seen else ''}"
-            for t, seen in zip(p["bricks"], p["explored"], strict=True)
-        )
-        lines.append(
-            f"    wood {p['wood']}; bricks (path A, path B; * explored) {bricks}; wall "
-            f"{_ids(p['wall'])}; watchmen on the board {sum(p['posts'])}, by the tower "
-            f"{p['recruited']}; date orchard caravans {p['orchard_brown']}, sahara date "
-            f"pickers {len(p['sahara_green'])}"
-        )
     extra = []
     if p["hand"]:
         extra.append(f"thrown: {' '.join(p['hand'])}")

@@ -134,7 +134,9 @@ def _dask(scheduler: Any, fn: Callable, todo: Sequence[Task]) -> Iterator[tuple[
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
-        futures = {client.submit(fn, task.args, pure=False): i for i, task in enumerate(todo)}
+        futures = {
+            client.submit(fn, task.args, pure=False): i for i, task in enumerate(todo)
+        }
         for fut in as_completed(list(futures)):
             i = futures[fut]
             if fut.status == "error":

@@ -72,10 +72,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from tower.marrakesh.actions import ACTIONS, NUM_ACTIONS
+from tower.marrakesh.actions import ACTIONS
 from tower.marrakesh.adapters.views import TensorLayout, flat_view, view_text
 from tower.marrakesh.game import ConfigError, Game, GameConfig
-from tower.marrakesh.modules import MODULES
+from tower.marrakesh.hooks import REGISTRY
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, State
 
 SHORT_NAME = "python_marrakesh"
@@ -124,7 +124,7 @@ def _tower_model(name: str):
 
 def _modules(text: str) -> frozenset[str]:
     if text == "all":
-        return frozenset(MODULES)
+        return frozenset(name for name, m in REGISTRY.items() if m.playable)
     return frozenset(m.strip() for m in text.split(",") if m.strip())
 
 
@@ -144,7 +144,7 @@ class MarrakeshGame(pyspiel.Game):
         )
         self.engine = Game(config)
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_ACTIONS,
+            num_distinct_actions=self.engine.num_distinct_actions,
             max_chance_outcomes=max(self.setup_seeds, self.throw_seeds),
             num_players=config.players,
             min_utility=0.0,

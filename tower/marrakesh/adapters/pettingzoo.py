@@ -5,7 +5,7 @@ Agents are ``player_0`` .. ``player_{n-1}``. Each observation is a dict:
 (:class:`~tower.marrakesh.adapters.views.TensorLayout`, other players' screens and
 pending selections hidden), and ``"action_mask"``, an ``int8`` vector over the engine's
 fixed action space (1 = legal for that agent now). The action space is
-``Discrete(NUM_ACTIONS)`` for every agent.
+``Discrete(game.num_distinct_actions)`` for every agent.
 
 - The tower throw (the chance node) is resolved inside the environment with its own
   generator, seeded by ``reset(seed=...)``; the setup of the game is drawn from the same
@@ -36,7 +36,6 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tower.marrakesh.actions import NUM_ACTIONS
 from tower.marrakesh.adapters.views import TensorLayout
 from tower.marrakesh.game import Game, GameConfig
 from tower.marrakesh.state import SIMULTANEOUS, State
@@ -83,13 +82,14 @@ class MarrakeshEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self.layout = TensorLayout(self.game)
+        n_actions = self.game.num_distinct_actions
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
             }
         )
-        act_space = spaces.Discrete(NUM_ACTIONS)
+        act_space = spaces.Discrete(n_actions)
         self._obs_spaces = {a: obs_space for a in self.possible_agents}
         self._act_spaces = {a: act_space for a in self.possible_agents}
         self._rng = random.Random()
@@ -147,7 +147,7 @@ class MarrakeshEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.marrakesh is not None
         p = self._index[agent]
-        mask = np.zeros(NUM_ACTIONS, np.int8)
+        mask = np.zeros(self.game.num_distinct_actions, np.int8)
         mask[self.marrakesh.legal_action_ids(p)] = 1
         return {"observation": self.layout.encode(self.marrakesh, p), "action_mask": mask}
 

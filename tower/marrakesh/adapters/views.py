@@ -39,10 +39,9 @@ import numpy as np
 
 from tower.marrakesh import rules
 from tower.marrakesh.actions import ACTIONS, SECTORS, VENDOR_SECTORS
-from tower.marrakesh.modules.battle import PLAYER_COLOURS
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, Player, State
 from tower.model.interface import Resident
-from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind
+from tower.pieces import KESHI_COLOURS, NEUTRAL, PLAYER_COLOURS, Kind
 
 _PAWN_KINDS = (Kind.WATCHMAN, Kind.BRIGAND)
 
@@ -50,8 +49,9 @@ if TYPE_CHECKING:
     from tower.marrakesh.game import Game
 
 MAX_PLAYERS = 4
-#: Player fields shown only in part (handled explicitly by :func:`_player_view`).
-_PARTLY_HIDDEN = frozenset({"screen", "provisions", "oases"})
+#: Player fields shown only in part (handled explicitly by :func:`_player_view`); the
+#: module slots ``ext`` are shown only through the modules' ``view`` hooks.
+_PARTLY_HIDDEN = frozenset({"screen", "provisions", "oases", "ext"})
 _PLAYER_FIELDS = tuple(f.name for f in fields(Player) if f.name not in _PARTLY_HIDDEN)
 
 
@@ -119,7 +119,7 @@ def view(state: State, viewer: int) -> dict[str, Any]:
             "chosen": sorted(int(p) for p, a in chosen.items() if a is not None),
             "own": None if own is None else str(ACTIONS[own]),
         }
-    return {
+    v = {
         "season": state.season,
         "round": state.round,
         "start": state.start,
@@ -152,6 +152,9 @@ def view(state: State, viewer: int) -> dict[str, Any]:
         "pawns": state.pawns,
         "players": [_player_view(state, i, viewer) for i in range(state.num_players)],
     }
+    for module_view in state.game.hooks.view:
+        module_view(state, viewer, v)
+    return v
 
 
 def view_text(state: State, viewer: int) -> str:
@@ -259,6 +262,9 @@ class TensorLayout:
             "own_provisions": (self.n_prov,),
             **{f"p{i}.{name}": shape for i in range(P) for name, shape in per_player},
         }
+        for pieces in game.hooks.tensor_pieces:
+            self.pieces.update(pieces(c))
+        self._encoders = game.hooks.encode
         self.size = int(sum(np.prod(s) for s in self.pieces.values()))
 
     def views(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
@@ -334,6 +340,8 @@ class TensorLayout:
         _multi(d["own_provisions"], [tid for tid, _ in own["provisions"]])
         for i, pv in enumerate(v["players"]):
             self._encode_player(d, f"p{i}.", pv, ci)
+        for module_encode in self._encoders:
+            module_encode(state, viewer, d)
         return t
 
     def _encode_player(

@@ -1,11 +1,13 @@
-"""The five expansion modules of the base box and Walls & Guards, each switched on in
-``GameConfig.modules``.
+"""The modules: each file registers one :class:`~tower.marrakesh.hooks.Module` (how to
+write one: ``README.md`` in this folder and :mod:`tower.marrakesh.hooks`).
 
-A module file holds what the module changes: its setup step (``setup(state)``, if any) and
-the rules it adds, which the core calls only when ``game.has(name)``.
+Importing this package registers every module below, in this order; the action kinds a
+module declares get their ids in that order, so add new modules at the end. The package
+:mod:`tower.marrakesh` imports it, so ``GameConfig(modules=...)`` knows every module.
 """
 
-from tower.marrakesh.modules import (
+from tower.marrakesh.hooks import REGISTRY
+from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     chess,
     desert_towns,
     exchange_offices,
@@ -16,26 +18,7 @@ from tower.marrakesh.modules import (
     walls_guards,
 )
 
-#: Module names accepted in ``GameConfig.modules``.
-MODULES: tuple[str, ...] = (
-    "staircase_tiles",
-    "imam_sultan",
-    "exchange_offices",
-    "spectators",
-    "desert_towns",
-    "walls_guards",
-    "chess",
-    "special_buildings",
-)
+#: Names of the registered modules (the names accepted in ``GameConfig.modules``).
+MODULES: tuple[str, ...] = tuple(REGISTRY)
 
-__all__ = [
-    "MODULES",
-    "chess",
-    "desert_towns",
-    "exchange_offices",
-    "imam_sultan",
-    "special_buildings",
-    "spectators",
-    "staircase_tiles",
-    "walls_guards",
-]
+__all__ = ["MODULES"]

@@ -6,7 +6,7 @@ Nothing here knows the engine's ``State`` or a tower model: a battle's chance no
 battle checker (:mod:`tower.battle`) share one implementation of the rules. Every component
 value carries its provenance (``rulebook``, ``derived`` from the rulebook text, or
 ``assumed``), and every reading of an unclear sentence is a ``# Ruling:`` comment next to
-the rule it settles. Rulebook: ``/work/shared/seeds/001_c8b2e5e0df7ca62f.txt``.
+the rule it settles. Rulebook: ``../shared/seeds/001_c8b2e5e0df7ca62f.txt``.
 
 Examples
 --------
@@ -34,6 +34,7 @@ from enum import StrEnum
 from typing import Literal
 
 from tower.pieces import NEUTRAL, Kind, Piece
+from tower.pieces import PLAYER_COLOURS as PLAYER_COLOURS  # re-exported: seat colours
 
 #: Where a component value comes from.
 Provenance = Literal["rulebook", "derived", "assumed"]
@@ -372,7 +373,6 @@ BRIGANDS_PER_SEASON: dict[int, int] = {1: 1, 2: 2, 3: 3}
 #: Components: "3 Brigands"; "12 Watchmen, 3 each in red, yellow, green and blue".
 BRIGANDS_IN_BOX = 3
 WATCHMEN_PER_PLAYER = 3
-PLAYER_COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
 
 
 def brigands_for_season(season: int, available: int = BRIGANDS_IN_BOX) -> int:

@@ -26,6 +26,7 @@ import dataclasses
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import DATA, read
 
 if TYPE_CHECKING:
@@ -61,19 +62,11 @@ def luxury(entry: dict[str, Any], rules: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_EXTENDED: dict[int, tuple[Components, Components]] = {}
-
-
 def extend(comps: Components) -> Components:
-    """The components with the chess sets among the luxury goods (one copy per input)."""
-    hit = _EXTENDED.get(id(comps))
-    if hit is not None and hit[0] is comps:
-        return hit[1]
+    """The components with the chess sets among the luxury goods."""
     data = load()
     sets = {i: luxury(e, data["chess"]) for i, e in data["chess_set"].items()}
-    out = dataclasses.replace(comps, luxuries={**comps.luxuries, **sets})
-    _EXTENDED[id(comps)] = (comps, out)
-    return out
+    return dataclasses.replace(comps, luxuries={**comps.luxuries, **sets})
 
 
 def setup(state: State) -> None:
@@ -85,3 +78,36 @@ def setup(state: State) -> None:
     for i, shop in enumerate(state.shops):
         shop.extend(sets[i * per : (i + 1) * per])
         state.rng.shuffle(shop)
+
+
+def check(state: State) -> None:
+    """Every chess set is in one place at most (a shop or a player's goods; lost ones are in
+    the box), and each one a player owns was paid for with its points."""
+    sets = load()["chess_set"]
+    places = [x for shop in state.shops for x in shop] + [
+        x for pl in state.players for x in pl.luxuries
+    ]
+    found = [x for x in places if x in sets]
+    assert len(set(found)) == len(found), f"a chess set is in two places: {sorted(found)}"
+    for p, pl in enumerate(state.players):
+        owned = [x for x in pl.luxuries if x in sets]
+        paid = [e for e in state.score_events if e[0] == p and "costs points" in e[2]]
+        assert len(paid) >= len(owned), f"player {p} owns chess sets {owned}, paid {len(paid)}"
+
+
+@register
+class Chess(Module):
+    """Chess on the hooks: component data and setup (see the module docstring)."""
+
+    name = NAME
+    title = "Walls & Guards: Chess (5 chess-set luxury goods)"
+    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+
+    def components(self, comps: Components) -> Components:
+        return extend(comps)
+
+    def setup(self, state: State) -> None:
+        setup(state)
+
+    def invariants(self, state: State) -> None:
+        check(state)

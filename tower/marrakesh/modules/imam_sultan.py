@@ -2,23 +2,42 @@
 
 ``state.pawns[name] = [holder, step]``: holder is the accompanied player (-1 while the pawn
 waits on ``step``, -2 once it has left the game). The sultan (palace) makes each scroll
-cost 1 date fewer; the imam (mosque) makes each luxury good cost 1 goods keshi fewer (both
-read in :mod:`tower.marrakesh.sectors`).
+cost 1 date fewer; the imam (mosque) makes each luxury good cost 1 goods keshi fewer (the
+``discount`` hook, read by :mod:`tower.marrakesh.sectors`).
+
+Rulebook: ``../shared/seeds/000_f16f50952719bb6a.txt`` (expansion 2).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tower.marrakesh.hooks import Module, register
+
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
 
 PAWN = {"palace": "sultan", "mosque": "imam"}
+#: discount -> the pawn that grants it
+DISCOUNTS = {"scroll_dates": "sultan", "luxury_keshis": "imam"}
 
 
-def setup(state: State) -> None:
-    step = state.game.components["staircase"]["imam_sultan_step"]
-    state.pawns = {"sultan": [-1, step], "imam": [-1, step]}
+@register
+class ImamSultan(Module):
+    name = "imam_sultan"
+    title = "Expansion 2: Imam & Sultan"
+    rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+
+    def setup(self, state: State) -> None:
+        step = state.game.components["staircase"]["imam_sultan_step"]
+        state.pawns = {"sultan": [-1, step], "imam": [-1, step]}
+
+    def discount(self, state: State, p: int, what: str) -> int:
+        pawn = DISCOUNTS.get(what)
+        return 1 if pawn is not None and state.pawns[pawn][0] == p else 0
+
+    def after_stair_move(self, state: State, p: int, which: str) -> None:
+        after_move(state, p, which)
 
 
 def after_move(state: State, p: int, which: str) -> None:

@@ -50,6 +50,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
+from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import DATA, read
 from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
 
@@ -57,9 +58,6 @@ if TYPE_CHECKING:
     from tower.marrakesh.state import State
 
 NAME = "special_buildings"
-#: The players' setup decisions of this module come after every other module's: a
-#: building's keshi may go where they set up (Walls & Guards' brick tiles).
-SETUP_LAST = True
 #: What the Great Well's supply space can hold, in the order its ``sb_well`` choices list.
 WELL = (*RESOURCES, "wood")
 
@@ -391,8 +389,36 @@ def pay_resolve(state: State, t: Task, a: Action) -> bool:
 
 
 # -- the Watchtower ---------------------------------------------------------------------
-def watchtower(state: State, p: int) -> bool:
-    return owns(state, p, "watchtower")
+# Walls & Guards asks ``count(state, p, "watchtower")``; the rules of the tile and of the
+# hiring cost are battle.py's (``Wall(watchtower=True)``, ``hiring_cost(watchtower=True)``).
+
+
+# -- what players see -------------------------------------------------------------------
+def view(state: State, viewer: int, v: dict[str, Any]) -> None:
+    """Everyone's building, marker and Great Well space; the viewer's own offers (the
+    buildings dealt to choose from, the 3 yellow scrolls drawn) while they choose."""
+    top = state.stack[-1] if state.stack else {}
+    offer = top.get("offer") if top.get("k") == "sb_building" and top["p"] == viewer else None
+    v[NAME] = {
+        "players": [
+            {k: mine(state, p)[k] for k in ("building", "marker", "well")}
+            for p in range(state.num_players)
+        ],
+        "building_offer": offer,
+        "scroll_offer": ext(state)["offers"].get(str(viewer)),
+    }
+
+
+def render_player(state: State, i: int) -> list[str]:
+    me = mine(state, i)
+    if not me["building"]:
+        return ["    special building: none"]
+    b = building(state, i)
+    marker = {"": "", "round": "once per round", "game": "once"}[b["marker"]]
+    marker = f"; marker ({marker}) {'active' if me['marker'] else 'used'}" if marker else ""
+    well = " ".join(f"{r} {n}" for r, n in me["well"].items() if n)
+    well = f"; well: {well or 'empty'}" if "well" in b else ""
+    return [f"    special building: {b['name'].replace('_', ' ')}{marker}{well}"]
 
 
 # -- invariants -------------------------------------------------------------------------
@@ -422,3 +448,62 @@ def invariants(state: State) -> None:
     ]
     places += g.get("bag", []) + [s for o in g["offers"].values() for s in o]
     assert len(set(places)) == len(places), "a scroll is in two places"
+
+
+@register
+class SpecialBuildings(Module):
+    """New Special Buildings on the hooks (see the module docstring)."""
+
+    name = NAME
+    title = "Walls & Guards: New Special Buildings"
+    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    # A building's keshi is deployed at setup: after the other modules' setup decisions
+    # (Walls & Guards' brick tiles must lie in the sahara first).
+    setup_last = True
+
+    def setup(self, state: State) -> None:
+        setup(state)
+
+    def setup_asks(self, state: State) -> list[Task]:
+        return setup_asks(state)
+
+    def count(self, state: State, p: int, what: str) -> int | None:
+        # Ruling (Walls & Guards meets the Watchtower): the Watchtower's hiring cost and
+        # watchman tile are applied by Walls & Guards where it hires and fights.
+        return int(owns(state, p, "watchtower")) if what == "watchtower" else None
+
+    def round_start(self, state: State) -> None:
+        round_start(state)
+
+    def turn_end(self, state: State, p: int) -> None:
+        turn_end(state, p)
+
+    def vendor_water(self, state: State, p: int) -> None:
+        vendor_water(state, p)
+
+    def extra_wood(self, state: State, p: int, received: int) -> int:
+        return extra_wood(state, p, received)
+
+    def pay_options(self, state: State, task: Task) -> list[int]:
+        return pay_options(state, task)
+
+    def pay_resolve(self, state: State, task: Task, action: Any) -> bool:
+        return pay_resolve(state, task, action)
+
+    def luxury_affordable(self, state: State, p: int, lux: int) -> bool:
+        return luxury_affordable(state, p, lux)
+
+    def luxury_buy(self, state: State, p: int, shop: int) -> bool:
+        return luxury_buy(state, p, shop)
+
+    def luxury_gained(self, state: State, p: int, lux: int) -> None:
+        luxury_gained(state, p, lux)
+
+    def invariants(self, state: State) -> None:
+        invariants(state)
+
+    def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
+        view(state, viewer, v)
+
+    def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
+        return render_player(state, i)

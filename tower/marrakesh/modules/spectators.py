@@ -1,15 +1,26 @@
 """Expansion 4, spectators: every audience disc is played on its purple side (one section
-without spectators, one with 4)."""
+without spectators, one with 4).
+
+Rulebook: ``../shared/seeds/000_f16f50952719bb6a.txt`` (expansion 4). The core reads the
+side named by ``audience_disc.side`` in the components; this module turns it over.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import copy
+import dataclasses
 
-if TYPE_CHECKING:
-    from tower.marrakesh.state import State
+from tower.marrakesh.components import Components
+from tower.marrakesh.hooks import Module, register
 
 
-def disc(state: State) -> list[int]:
-    """Spectators per section of the audience discs in this game."""
-    side = "purple" if state.game.has("spectators") else "pink"
-    return state.game.components["audience_disc"][side]
+@register
+class Spectators(Module):
+    name = "spectators"
+    title = "Expansion 4: Spectators"
+    rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+
+    def components(self, comps: Components) -> Components:
+        raw = copy.deepcopy(comps.raw)
+        raw["audience_disc"]["side"] = "purple"
+        return dataclasses.replace(comps, raw=raw)

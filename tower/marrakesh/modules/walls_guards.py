@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh import rules
 from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id
+from tower.marrakesh.components import Components
 from tower.marrakesh.effects import COUNTS, SPECIALS, Effect, run_effects
+from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.modules import battle as bt
 from tower.marrakesh.rules import (
     T,
@@ -54,10 +56,10 @@ from tower.marrakesh.rules import (
     score,
     task,
 )
+from tower.marrakesh.sectors import brown_room, brown_spaces, take_keshi
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
-    from tower.marrakesh.components import Components
     from tower.marrakesh.state import Player, State
 
 PASS = action_id("pass")
@@ -80,14 +82,8 @@ def owner(pawn_colour: str) -> int:
 
 
 # -- components -------------------------------------------------------------------------
-_EXTENDED: dict[int, tuple[Components, Components]] = {}
-
-
 def extend(comps: Components) -> Components:
     """The game's components with Walls & Guards: overlays applied, new tiles mixed in."""
-    hit = _EXTENDED.get(id(comps))
-    if hit is not None and hit[0] is comps:
-        return hit[1]
     raw = copy.deepcopy(comps.raw)
     wg, more = raw["walls_guards"], comps.walls_guards
     ov = wg["overlays"]
@@ -107,7 +103,6 @@ def extend(comps: Components) -> Components:
         exchange_offices={**comps.exchange_offices, **more["wg_exchange_office"]},
         provisions={**comps.provisions, **more["wg_provision"]},
     )
-    _EXTENDED[id(comps)] = (comps, out)
     return out
 
 
@@ -179,23 +174,17 @@ def orchard_room(state: State, p: int) -> int:
 
 def room(state: State, p: int) -> int:
     """How many more green or brown keshis player ``p`` could deploy."""
-    from tower.marrakesh.sectors import brown_room
-
     return orchard_room(state, p) + brown_room(state, p)
 
 
 @options("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
-    from tower.marrakesh.sectors import brown_spaces
-
     out = [action_id("sector", 0)] if orchard_room(state, t["p"]) > 0 else []
     return out + [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
 
 
 @resolve("place_wg")
 def _place_wg(state: State, t: Task, a: Action) -> None:
-    from tower.marrakesh.sectors import take_keshi
-
     p, c = t["p"], t["c"]
     pl = state.players[p]
     take_keshi(state, p, c, t["src"])
@@ -431,7 +420,7 @@ def battle_wall(state: State, p: int) -> tuple[bt.Wall, range]:
 
 def _watchtower(state: State, p: int) -> bool:
     """Whether player ``p`` has a Watchtower (a module's building: hook ``watchtower``)."""
-    return any(fn(state, p) for fn in rules.hooks(state, "watchtower"))
+    return bool(state.game.hooks.first("count", state, p, "watchtower"))
 
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
@@ -637,21 +626,180 @@ COUNTS.update(
 
 
 # -- invariants -------------------------------------------------------------------------
-def tower_pieces(state: State) -> list[Piece]:
-    """Pieces in the tower, in its base during the battles and in a pending battle throw."""
-    pieces = [r.piece for r in state.tower.residents]
-    pieces += [Piece.parse(x) for x in state.battle_base]
+def census(state: State) -> tuple[Counter[str], int]:
+    """Watchmen by pawn colour on boards, by the tower, in it and in its base; brigands."""
+    watch: Counter[str] = Counter()
+    for p, pl in enumerate(state.players):
+        watch[colour(p)] += sum(pl.posts) + pl.recruited
+    pieces = [r.piece for r in state.tower.residents] + pending_pieces(state)
+    watch.update(x.colour for x in pieces if x.kind is Kind.WATCHMAN)
+    return watch, state.brigands + sum(x.kind is Kind.BRIGAND for x in pieces)
+
+
+def pending_pieces(state: State) -> list[Piece]:
+    """Pieces in the tower's base during the battles and in a pending battle throw."""
+    pieces = [Piece.parse(x) for x in state.battle_base]
     for pending in state.stack:
         if pending["t"] == "throw":
             pieces += [Piece.parse(x) for x in pending.get("pieces", [])]
     return pieces
 
 
-def census(state: State) -> tuple[Counter[str], int]:
-    """Watchmen by pawn colour on boards, by the tower, in it and in its base; brigands."""
-    watch: Counter[str] = Counter()
-    for p, pl in enumerate(state.players):
-        watch[colour(p)] += sum(pl.posts) + pl.recruited
-    pieces = tower_pieces(state)
-    watch.update(x.colour for x in pieces if x.kind is Kind.WATCHMAN)
-    return watch, state.brigands + sum(x.kind is Kind.BRIGAND for x in pieces)
+def check(state: State) -> None:
+    """The module's invariants (see :mod:`tower.marrakesh.invariants`)."""
+    for i, pl in enumerate(state.players):
+        green, brown = orchard(pl)
+        assert pl.wood >= 0, f"player {i} has {pl.wood} wood"
+        assert green >= 0 and brown >= 0, f"player {i}: date orchard holds {green}/{brown}"
+        assert green + brown <= 8, f"player {i}: date orchard holds {green + brown} keshis"
+        in_sahara = pl.keshis["brown"] - brown + len(pl.sahara_green)
+        assert in_sahara == sum(pl.sahara), f"player {i}: sahara disagrees"
+        assert all(pl.sahara[s] for s in pl.sahara_green), f"player {i}: sahara greens"
+        assert len(set(pl.wall)) == len(pl.wall) <= bt.SECTIONS, f"player {i}: wall {pl.wall}"
+        assert all(t in pl.bricks and pl.explored[pl.bricks.index(t)] for t in pl.wall), (
+            f"player {i}: wall {pl.wall} holds a tile not explored in the sahara"
+        )
+        assert pl.recruited >= 0, f"player {i}: {pl.recruited} watchmen recruited"
+    watch, brigands = census(state)
+    for p in range(state.num_players):
+        c = colour(p)
+        assert watch[c] == bt.WATCHMEN_PER_PLAYER, (
+            f"player {p}: {watch[c]} {c} watchmen on the board, by, in or under the tower"
+        )
+    assert brigands == bt.BRIGANDS_IN_BOX, f"{brigands} brigands accounted for"
+
+
+# -- the terminal board -----------------------------------------------------------------
+def _counts(d: dict[str, int]) -> str:
+    return " ".join(f"{c} {n}" for c, n in d.items()) or "-"
+
+
+def _board_lines(state: State) -> list[str]:
+    pawns = Counter(str(r.piece) for r in state.tower.residents if r.piece.kind is not Kind.KESHI)
+    return [
+        f"Walls & Guards: brigands by the tower {state.brigands}; pawns inside "
+        f"{_counts(dict(pawns))}; battle base {', '.join(state.battle_base) or '-'}; "
+        f"keshis into the next throw {' '.join(state.carry) or '-'}"
+    ]
+
+
+def _player_lines(pv: dict[str, Any]) -> list[str]:
+    tiles = zip(pv["bricks"], pv["explored"], strict=True)
+    bricks = " ".join(f"{t:02d}{'*' if seen else ''}" for t, seen in tiles)
+    wall = ", ".join(f"#{x}" for x in pv["wall"]) or "-"
+    return [
+        f"    wood {pv['wood']}; bricks (path A, path B; * explored) {bricks}; wall "
+        f"{wall}; watchmen on the board {sum(pv['posts'])}, by the tower "
+        f"{pv['recruited']}; date orchard caravans {pv['orchard_brown']}, sahara date "
+        f"pickers {len(pv['sahara_green'])}"
+    ]
+
+
+def _choices(top: Task) -> list[str]:
+    """What the ``choice:i`` actions of a Walls & Guards decision mean."""
+    if top["k"] == "malus_pay":
+        ways = [", ".join(f"{n} {token}" for token, n in w) or "nothing" for w in top["ways"]]
+        head = f"  malus {top['pen']}: give up"
+    elif top["k"] == "hire_waive":
+        ways = [_counts(w) or "nothing" for w in top["ways"]]
+        head = "  watchman's cost: pay"
+    elif top["k"] == "bricks":
+        ways = [f"{a:02d} on path A, {b:02d} on path B" for a, b in brick_pairs(top["wood"])]
+        head = f"  brick tiles of {top['wood']} wood:"
+    else:
+        return []
+    return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
+
+
+# -- the module -------------------------------------------------------------------------
+@register
+class WallsGuards(Module):
+    """Walls & Guards on the hooks (see the module docstring for what it changes)."""
+
+    name = "walls_guards"
+    title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
+    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    # Brick tiles replace the oases and the wall board the oasis track; green and brown
+    # keshis go to the date orchard or the sahara as the player chooses.
+    replaces = frozenset({"oases", "green_brown"})
+    season_steps = (SeasonStep("battle", after="river", tasks=season_tasks),)
+
+    def components(self, comps: Components) -> Components:
+        return extend(comps)
+
+    def setup(self, state: State) -> None:
+        setup(state)
+
+    def setup_asks(self, state: State) -> list[Task]:
+        return setup_asks(state)
+
+    def sahara(self, layout: dict[str, bool]) -> None:
+        # Ruling: the brickworks is set on the start (double) oasis, covering it whatever
+        # else covers it: with the desert towns, whose cover hides the start oasis, the
+        # brickworks' two spaces are still there (the towns' spaces 8 and 9 stay too).
+        # This is the one place where the two modules' sahara rules meet; the hook runs
+        # after desert_towns' (hooks run in the order of the module names).
+        layout["start"] = True
+
+    def room(self, state: State, p: int, colour: str) -> int | None:
+        return room(state, p) if colour in ("green", "brown") else None
+
+    def deploy(self, state: State, task: Task) -> bool:
+        if task["c"] not in ("green", "brown"):
+            return False
+        # The date orchard or the sahara, as the player chooses.
+        t = task
+        push(state, ask("place_wg", t["p"], c=t["c"], src=t["src"], then=t.get("then", False)))
+        return True
+
+    def sector_action(self, state: State, p: int, sector: str) -> bool:
+        if sector == "green":
+            orchard_wood(state, p)  # then the core's harvest of the date pickers there
+            return False
+        if sector == "brown":
+            sahara_action(state, p)
+            return True
+        return False
+
+    def count(self, state: State, p: int, what: str) -> int | None:
+        return orchard(state.players[p])[0] if what == "date_pickers" else None
+
+    def returnable(self, state: State, p: int, colours: list[str]) -> list[str]:
+        # Only keshis in the date orchard: the sahara's stand next to brick tiles.
+        green, brown = orchard(state.players[p])
+        return [c for c in colours if c != "green" or green > 0] + (["brown"] if brown else [])
+
+    def return_keshi(self, state: State, p: int, colour: str) -> bool:
+        if colour not in ("green", "brown"):
+            return False
+        return_orchard_keshi(state, p, colour)
+        return True
+
+    def filled(self, state: State, p: int, sector: str) -> bool | None:
+        return filled(state, p, sector) if sector in ("green", "brown") else None
+
+    def towns(self, state: State, p: int) -> list[int]:
+        return wall_towns(state, p)
+
+    def remaining(self, state: State, p: int) -> int:
+        # Ruling: wood counts as a remaining resource (Personal Tasks: "resources and/or
+        # wood ... remain available for ... 'Remaining resources' in the final scoring").
+        return state.players[p].wood
+
+    def final_scoring(self, state: State, p: int) -> None:
+        final_scoring(state, p)
+
+    def invariants(self, state: State) -> None:
+        check(state)
+
+    def census(self, state: State) -> Counter[str]:
+        return Counter(x.colour for x in pending_pieces(state) if x.kind is Kind.KESHI)
+
+    def render_board(self, state: State) -> list[str]:
+        return _board_lines(state)
+
+    def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
+        return _player_lines(pv)
+
+    def describe_choices(self, state: State, top: Task) -> list[str]:
+        return _choices(top)
