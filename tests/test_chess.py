@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_marrakesh_rules import blank, give, legal, run
 
+from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import chess
@@ -211,3 +212,20 @@ def test_random_games_buy_chess_sets():
         final = play(game, agents[: game.config.players], seed=seed, on_action=check)
         bought += sum(x >= 26 for pl in final.players for x in pl.luxuries)
     assert bought > 0
+
+
+@pytest.mark.parametrize(
+    "old,new,field",
+    [
+        ('keshis = ["red", "white"]', 'keshis = ["red", "violet"]', "chess_set 30.keshis[1]"),
+        ('keshis = ["red", "white"]', 'keshis = ["red"]', "chess_set 30"),
+        ("id = 30", "id = 26", "chess_set[4]"),
+    ],
+)
+def test_a_bad_data_file_names_file_and_field(tmp_path, old, new, field):
+    text = (chess.DATA / "chess.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "chess.toml"
+    bad.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(InputFileError) as err:
+        chess.load(str(bad))
+    assert err.value.field == field and str(bad) in str(err.value)

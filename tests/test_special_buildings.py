@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
 
+from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import special_buildings as sb
@@ -189,17 +190,20 @@ def test_three_yellow_scrolls_drawn_one_kept_rest_restacked():
 
 
 def test_an_instant_yellow_scroll_is_carried_out_at_once():
-    game = Game(GameConfig(players=2, modules=frozenset({SB, WG})))
+    game = Game(GameConfig(players=2, modules=frozenset({SB})))
     state = game.new_initial_state(0)
     setup_until(state, "sb_scroll")
     p = state.stack[-1]["p"]
-    state.ext[SB]["offers"][str(p)][0] = 79  # scroll 79: 2 wood at once (if drawn)
-    yellow_79 = game.components.scrolls[79]["colour"] == "yellow"
-    wood = state.players[p].wood
+    # Put scroll 37 (instant: 2 yellow goods keshis) first in the player's offer.
+    offer = state.ext[SB]["offers"][str(p)]
+    where = next(x for x in [*state.ext[SB]["offers"].values(), state.ext[SB]["bag"]] if 37 in x)
+    where[where.index(37)], offer[0] = offer[0], 37
+    assert game.components.scrolls[37]["timing"] == "instant"
+    yellow = state.players[p].keshis["yellow"]
     state.apply("choice:0")
-    assert 79 in state.players[p].scrolls
-    if yellow_79:
-        assert state.players[p].wood >= wood + 2
+    assert 37 in state.players[p].scrolls
+    assert state.players[p].keshis["yellow"] == yellow + 2
+    check(state)
 
 
 # -- the Great Well ---------------------------------------------------------------------
@@ -216,17 +220,21 @@ def test_great_well_adds_a_resource_to_a_water_vendors_water():
     assert legal(state) == ["choice:0", "choice:1", "choice:2"]  # water, date, dinar
     state.apply("choice:2")
     assert pl.dinars == dinars + 1 and sb.mine(state, 0)["well"]["dinars"] == 0
+    # ... not refilled while something is left ...
+    run(state, T("end_turn", p=0))
+    assert sb.mine(state, 0)["well"]["dinars"] == 0
     # Water from anything else does not touch the well.
     run(state, T("fx", p=0, e={"op": "gain", "water": 1}))
     assert not state.stack
-    # Emptied, then refilled at the end of the turn.
-    for k in ("choice:0", "choice:0"):
-        run(state, T("vendor_water", p=0, s="gray", action=True))
-        state.apply(k) if len(legal(state)) > 1 else None
+    # Emptied (the last resource on the space is taken without a choice) ...
+    run(state, T("vendor_water", p=0, s="gray", action=True))
+    assert legal(state) == ["choice:0", "choice:1"]  # water, date
+    state.apply("choice:0")
+    run(state, T("vendor_water", p=0, s="gray", action=True))
     assert not any(sb.mine(state, 0)["well"].values())
     run(state, T("vendor_water", p=0, s="gray", action=True))
     assert not state.stack  # nothing left on the space
-    run(state, T("end_turn", p=0))
+    run(state, T("end_turn", p=0))  # ... and refilled at the end of the turn when empty
     assert sb.mine(state, 0)["well"] == {"water": 1, "dates": 1, "dinars": 1}
     check(state)
 
@@ -345,21 +353,38 @@ def test_woodcutter_gives_wood_for_a_resource():
 
 
 # -- the Watchtower ---------------------------------------------------------------------
-def test_watchtower_hires_for_one_resource():
+@pytest.mark.parametrize("tower", [False, True])
+def test_watchtower_hires_for_one_resource(tower):
+    state = blank(modules=(SB, WG))
+    if tower:
+        own(state, 0, "watchtower")
+    else:
+        own(state, 1, "watchtower")
+    pl = state.players[0]
+    pl.water, pl.dates, pl.dinars = 0, 1, 0
+    run(state, T("action", p=0, s="brown"))  # nothing to fire: the hiring is asked
+    if not tower:  # a date alone hires nobody at the printed costs
+        assert not state.stack and pl.recruited == 0
+        return
+    assert state.stack[-1]["k"] == "hire"
+    # The top space prints 3 resources; with the Watchtower any 1 resource hires it.
+    assert legal(state) == ["pass", "slot:0", "slot:1", "slot:2"]
+    state.apply("slot:2")
+    assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0) and pl.recruited == 1
+    assert not state.stack  # nothing left to pay with
+    check(state)
+
+
+def test_watchtower_and_scroll_82_hire_for_nothing():
     state = blank(modules=(SB, WG))
     own(state, 0, "watchtower")
     pl = state.players[0]
-    pl.water, pl.dates, pl.dinars = 0, 1, 0
+    pl.scrolls.append(82)  # 1 fewer resource per watchman
+    pl.water = pl.dates = pl.dinars = 0
     run(state, T("action", p=0, s="brown"))
-    act_fire = legal(state)
-    if act_fire[0] == "pass" and state.stack[-1]["k"] == "fire":
-        state.apply("pass")
-    assert state.stack[-1]["k"] == "hire"
-    # The top space prints 3 resources; with the Watchtower any 1 resource hires it.
-    assert "slot:2" in legal(state)
-    state.apply("slot:2")
-    assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0) and pl.recruited == 1
-    assert legal(state) == [] or "slot:0" not in legal(state)
+    for k in ("slot:0", "slot:1", "slot:2"):
+        state.apply(k)
+    assert pl.recruited == 3 and pl.posts == [False, False, False]
 
 
 def test_watchtower_tile_repels_a_brigand_for_two_extra_points():
@@ -420,3 +445,23 @@ def test_hypothesis_games_with_special_buildings(seed, players, others, chooser)
         check(state)
     again = State.from_json(game, json.loads(json.dumps(state.to_json())))
     assert again.to_json() == state.to_json()
+
+
+# -- bad data files ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "old,new,field",
+    [
+        ('keshi = "gray"', 'keshi = "grey"', "start 1.keshi"),
+        ('marker = "round"\nnomads', 'marker = "often"\nnomads', "building 3"),
+        ('requires = "gems"', 'requires = "dragons"', "building 1"),
+        ('id = 8\nsource = "assumed"', 'id = 8\nsource = "guessed"', "start[7]"),
+    ],
+)
+def test_a_bad_data_file_names_file_and_field(tmp_path, old, new, field):
+    text = (sb.DATA / "special_buildings.toml").read_text(encoding="utf-8")
+    assert old in text
+    bad = tmp_path / "special_buildings.toml"
+    bad.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(InputFileError) as err:
+        sb.load(str(bad))
+    assert err.value.field == field and str(bad) in str(err.value)

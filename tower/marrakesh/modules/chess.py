@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tower.errors import InputFileError
 from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, read
+from tower.marrakesh.modules.datafile import DATA, check_colours, read
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
@@ -37,9 +39,20 @@ NAME = "chess"
 
 
 @cache
-def load() -> dict[str, Any]:
-    """The checked chess data (``data/chess.toml``)."""
-    return read(DATA / "chess.toml", entries={"chess_set": (5, 26)})
+def load(path: str | None = None) -> dict[str, Any]:
+    """The checked chess data (``data/chess.toml`` by default); raises
+    :class:`tower.errors.InputFileError` naming the file and the field."""
+    where = Path(path) if path is not None else DATA / "chess.toml"
+    data = read(where, entries={"chess_set": (5, 26)})
+    for i, entry in data["chess_set"].items():
+        shown = entry.get("keshis")
+        if not isinstance(shown, list) or len(shown) != 2:
+            raise InputFileError(
+                str(where), f"2 keshis shown, not {shown!r}", field=f"chess_set {i}"
+            )
+        for k, colours in enumerate(shown):
+            check_colours(where, f"chess_set {i}.keshis[{k}]", colours)
+    return data
 
 
 def _keshi(shown: str | list[str]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.components import SCHEMA, _entries
+from tower.pieces import KESHI_COLOURS
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -44,3 +45,12 @@ def read(path: Path, entries: dict[str, tuple[int, int]]) -> dict[str, Any]:
     for name, (count, first) in entries.items():
         out[name] = _entries(where, data, name, count, first)  # checks their effect lists
     return out
+
+
+def check_colours(path: Path, field: str, colours: Any) -> None:
+    """Raise :class:`InputFileError` unless ``colours`` is a keshi colour or a list of them."""
+    names = [colours] if isinstance(colours, str) else colours
+    if not isinstance(names, list) or not names or not set(names) <= set(KESHI_COLOURS):
+        raise InputFileError(
+            str(path), f"{colours!r} is not a keshi colour (or a list of them)", field=field
+        )

@@ -47,11 +47,13 @@ The abilities
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, read
+from tower.marrakesh.modules.datafile import DATA, check_colours, read
 from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
 
 if TYPE_CHECKING:
@@ -62,11 +64,35 @@ NAME = "special_buildings"
 WELL = (*RESOURCES, "wood")
 
 
+#: The modules a building may require (of these the toolkit has only Walls & Guards).
+KNOWN_MODULES = frozenset({"walls_guards", "gems", "experts", "nomads", "camels"})
+MARKERS = frozenset({"", "round", "game"})
+
+
 @cache
-def load() -> dict[str, Any]:
-    """The checked data (``data/special_buildings.toml``)."""
-    data = read(DATA / "special_buildings.toml", entries={"building": (8, 1), "start": (8, 1)})
+def load(path: str | None = None) -> dict[str, Any]:
+    """The checked data (``data/special_buildings.toml`` by default); raises
+    :class:`tower.errors.InputFileError` naming the file and the field."""
+    where = Path(path) if path is not None else DATA / "special_buildings.toml"
+    data = read(where, entries={"building": (8, 1), "start": (8, 1)})
+    for i, b in data["building"].items():
+        field = f"building {i}"
+        if b.get("requires") not in KNOWN_MODULES | {""}:
+            raise InputFileError(str(where), f"unknown module {b.get('requires')!r}", field=field)
+        if b.get("marker") not in MARKERS:
+            raise InputFileError(
+                str(where),
+                f"marker {b.get('marker')!r} is not one of {sorted(MARKERS)}",
+                field=field,
+            )
+    for i, s in data["start"].items():
+        check_colours(where, f"start {i}.keshi", s.get("keshi"))
+        bad = sorted(set(s.get("resources", {})) - set(WELL))
+        if bad:
+            raise InputFileError(str(where), f"unknown resources {bad}", field=f"start {i}")
     data["by_name"] = {b["name"]: i for i, b in data["building"].items()}
+    if len(data["by_name"]) != len(data["building"]):
+        raise InputFileError(str(where), "building names repeat", field="building")
     return data
 
 
