@@ -108,7 +108,7 @@ def test_broken_files_name_the_field(tmp_path):
 
 def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
     c = Game(GameConfig(modules=frozenset({"walls_guards"}))).components
-    wg = c.walls_guards
+    wg = c.tables
     assert [len(wg[k]) for k in ("brick", "wg_scroll", "wg_river_tile")] == [11, 6, 6]
     assert [len(wg[k]) for k in ("wg_exchange_office", "wg_provision", "wg_alms")] == [2, 6, 2]
     assert all(e["source"] in ("rulebook", "assumed") for t in wg.values() for e in t.values())

@@ -340,12 +340,12 @@ def test_components_with_walls_guards():
     game = Game(GameConfig(players=2, modules=WG))
     c = game.components
     assert (len(c.scrolls), len(c.river_tiles), len(c.provisions)) == (78, 24, 18)
-    assert len(c.exchange_offices) == 20 and len(c.walls_guards["brick"]) == 11
+    assert len(c.exchange_offices) == 20 and len(c.tables["brick"]) == 11
     assert c["river"]["rapid_bonuses"][1][0]["op"] == "choose"  # overlay: or 1 wood
     assert base["river"]["rapid_bonuses"][1] == [{"op": "resource", "n": 1}]
     assert c["staircase"]["spaces"]["river"]["effect"] == [{"op": "gain", "wood": 1}]
     assert c["main_square"]["spaces"][4] == [{"op": "gain", "wood": 1}]
-    assert all(e["source"] in ("rulebook", "assumed") for e in c.walls_guards["brick"].values())
+    assert all(e["source"] in ("rulebook", "assumed") for e in c.tables["brick"].values())
     state = game.new_initial_state(4)
     assert sorted(s for st in state.stacks for s in st) == sorted(c.scrolls)
     assert all(pl.wood == 1 and pl.oases == [] and not pl.held for pl in state.players)

@@ -184,6 +184,7 @@ def __getattr__(name: str) -> int:
         return len(ACTIONS)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 COLOUR_INDEX: dict[str, int] = {c: i for i, c in enumerate(KESHI_COLOURS)}
 SECTOR_INDEX: dict[str, int] = {s: i for i, s in enumerate(SECTORS)}
 

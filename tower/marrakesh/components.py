@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
+from tower.marrakesh.hooks import REGISTRY
 from tower.pieces import KESHI_COLOURS
 
 DEFAULT_PATH = Path(__file__).parent / "data" / "components.toml"
@@ -48,16 +49,18 @@ class Components:
     exchange_offices: dict[int, dict[str, Any]]
     luxuries: dict[int, dict[str, Any]]
     provisions: dict[int, dict[str, Any]]
-    #: Walls & Guards tables (``brick``, ``wg_scroll``, ``wg_river_tile``,
-    #: ``wg_exchange_office``, ``wg_provision``, ``wg_alms``), merged into the game's
-    #: components by :func:`tower.marrakesh.modules.walls_guards.extend` when switched on.
-    walls_guards: dict[str, dict[int, dict[str, Any]]]
+    #: The modules' own tables (table name -> id -> entry), read and checked by each
+    #: registered module's ``read_tables`` hook when the file is loaded; a module's
+    #: ``components`` hook merges them into a game's components when it is switched on.
+    tables: dict[str, dict[int, dict[str, Any]]]
 
     def __getitem__(self, section: str) -> Any:
         return self.raw[section]
 
 
-def _check_effects(path: str, field: str, effects: Any) -> None:
+def check_effects(path: str, field: str, effects: Any) -> None:
+    """Raise :class:`InputFileError` naming ``field`` if ``effects`` is not an effect list
+    of the vocabulary."""
     if not isinstance(effects, list):
         raise InputFileError(path, "an effect list must be an array of tables", field=field)
     for i, e in enumerate(effects):
@@ -70,12 +73,14 @@ def _check_effects(path: str, field: str, effects: Any) -> None:
             raise InputFileError(path, f"unknown keshi colour {e.get('colour')!r}", field=where)
         if e["op"] == "choose":
             for j, option in enumerate(e.get("options", [])):
-                _check_effects(path, f"{where}.options[{j}]", option)
+                check_effects(path, f"{where}.options[{j}]", option)
 
 
-def _entries(
+def entries(
     path: str, data: dict[str, Any], name: str, count: int, first: int = 1
 ) -> dict[int, dict[str, Any]]:
+    """The ``count`` entries of array ``name``, keyed by their ids ``first...``; checks
+    their ``source``, their ids and their effect lists."""
     rows = data.get(name)
     if not isinstance(rows, list) or len(rows) != count:
         got = len(rows) if isinstance(rows, list) else 0
@@ -90,9 +95,9 @@ def _entries(
             raise InputFileError(path, f"missing or repeated id {rid!r}", field=where)
         for key in ("effect", "first", "second", "reward", "value", "brown", "green"):
             if key in row and isinstance(row[key], list) and key != "value":
-                _check_effects(path, f"{where}.{key}", row[key])
+                check_effects(path, f"{where}.{key}", row[key])
         for j, option in enumerate(row.get("pair", [])):
-            _check_effects(path, f"{where}.pair[{j}]", option)
+            check_effects(path, f"{where}.pair[{j}]", option)
         out[rid] = row
     if sorted(out) != list(range(first, first + count)):
         raise InputFileError(path, f"ids must be {first}..{first + count - 1}", field=name)
@@ -103,7 +108,7 @@ def parse(path: str, data: dict[str, Any]) -> Components:
     """Check ``data`` (the parsed TOML of ``path``) and build :class:`Components`."""
     if data.get("schema") != SCHEMA:
         raise InputFileError(path, f"schema must be {SCHEMA}, got {data.get('schema')!r}")
-    scrolls = _entries(path, data, "scroll", 72)
+    scrolls = entries(path, data, "scroll", 72)
     groups = data["scroll_groups"]
     for colour, g in groups.items():
         if colour == "source":
@@ -116,48 +121,27 @@ def parse(path: str, data: dict[str, Any]) -> Components:
         if "colour" not in s:
             raise InputFileError(path, "not covered by scroll_groups", field=f"scroll {sid}")
     for i, space in data["staircase"]["spaces"].items():
-        _check_effects(path, f"staircase.spaces.{i}.effect", space["effect"])
+        check_effects(path, f"staircase.spaces.{i}.effect", space["effect"])
     for i, eff in enumerate(data["main_square"]["spaces"]):
-        _check_effects(path, f"main_square.spaces[{i}]", eff)
-    for i, tile in enumerate(data["staircase_tiles"]["tiles"]):
-        for side, eff in enumerate(tile):
-            _check_effects(path, f"staircase_tiles.tiles[{i}][{side}]", eff)
-    offices = _entries(path, data, "exchange_office", 18)
+        check_effects(path, f"main_square.spaces[{i}]", eff)
+    offices = entries(path, data, "exchange_office", 18)
     for oid, office in offices.items():
         for goods in ("yellow", "purple", "orange"):
-            _check_effects(path, f"exchange_office {oid}.{goods}", office[goods])
-    wg = data["walls_guards"]
-    for i, eff in enumerate(wg["wall"]["bonuses"]):
-        _check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
-    for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
-        _check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
-    walls_guards = {
-        "brick": _entries(path, data, "brick", 11),
-        "wg_scroll": _entries(path, data, "wg_scroll", 6, first=79),
-        "wg_river_tile": _entries(path, data, "wg_river_tile", 6, first=19),
-        "wg_exchange_office": _entries(path, data, "wg_exchange_office", 2, first=19),
-        "wg_provision": _entries(path, data, "wg_provision", 6, first=13),
-        "wg_alms": _entries(path, data, "wg_alms", 2),
-    }
-    for sid, sc in walls_guards["wg_scroll"].items():
-        if sc.get("colour") not in groups or sc.get("timing") not in TIMINGS:
-            raise InputFileError(
-                path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
-            )
-    for oid, office in walls_guards["wg_exchange_office"].items():
-        for goods in ("yellow", "purple", "orange"):
-            _check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
+            check_effects(path, f"exchange_office {oid}.{goods}", office[goods])
+    tables: dict[str, dict[int, dict[str, Any]]] = {}
+    for module in REGISTRY.values():
+        tables.update(module.read_tables(path, data))
     return Components(
         path=path,
         raw=data,
         scrolls=scrolls,
-        oases=_entries(path, data, "oasis", 30),
-        desert_towns=_entries(path, data, "desert_town", 12),
-        river_tiles=_entries(path, data, "river_tile", 18),
+        oases=entries(path, data, "oasis", 30),
+        desert_towns=entries(path, data, "desert_town", 12),
+        river_tiles=entries(path, data, "river_tile", 18),
         exchange_offices=offices,
-        luxuries=_entries(path, data, "luxury", 25),
-        provisions=_entries(path, data, "provision", 12),
-        walls_guards=walls_guards,
+        luxuries=entries(path, data, "luxury", 25),
+        provisions=entries(path, data, "provision", 12),
+        tables=tables,
     )
 
 
@@ -165,9 +149,14 @@ def _pick(d: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: d[k] for k in keys}
 
 
-@cache
 def load(path: str | None = None) -> Components:
-    """Load and check the component file (the packaged one by default); cached per path."""
+    """Load and check the component file (the packaged one by default); cached per path
+    (and per set of registered modules, which read their own tables)."""
+    return _load(path, tuple(REGISTRY))
+
+
+@cache
+def _load(path: str | None, modules: tuple[str, ...]) -> Components:
     p = Path(path) if path is not None else DEFAULT_PATH
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))

@@ -43,7 +43,9 @@ Class attributes (data):
 
 Methods (hooks), in the order a game meets them:
 
-1. ``components(comps) -> comps``: component data the module adds or replaces.
+1. ``read_tables(path, data) -> {name: {id: entry}}``: the module's own tables of the
+   component file, checked when the file is loaded (``Components.tables``);
+   ``components(comps) -> comps``: component data the module adds or replaces in a game.
 2. ``setup(state)``: setup steps, after the core's setup (random elements from
    ``state.rng``); ``setup_asks(state) -> [task]``: the players' setup decisions,
    after the core's (``setup_last`` modules' after the others').
@@ -156,6 +158,12 @@ class Module:
     def check_config(self, players: int, modules: frozenset[str]) -> str | None:
         """A reason this configuration is not allowed, or ``None``."""
         return None
+
+    def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
+        """The module's own tables of the component file ``data`` (read from ``path``),
+        checked (raise :class:`tower.errors.InputFileError` naming the field); they land
+        in ``Components.tables``. Runs for every registered module, on or off."""
+        return {}
 
     def components(self, comps: Components) -> Components:
         return comps

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tower.marrakesh.actions import (
     COLOUR_INDEX,
     GOODS,
+    SCROLL_COLOURS,
     SECTOR_INDEX,
     SECTORS,
     VENDOR_SECTORS,
@@ -19,7 +20,7 @@ from tower.marrakesh.actions import (
     action_id,
     sector_of,
 )
-from tower.marrakesh.effects import run_effects
+from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.rules import (
     T,
     Task,
@@ -36,6 +37,7 @@ from tower.marrakesh.rules import (
     task,
     total_resources,
 )
+from tower.marrakesh.worth import oasis_value
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -201,8 +203,6 @@ def _place_brown(state: State, t: Task, a: Action) -> None:
     elif s < 8:
         pl.revealed[s - 2] = True  # discovering the oasis
         if has_mod(state, p, "discover_scores"):
-            from tower.marrakesh.scoring import oasis_value
-
             oid = pl.oases[s - 2]
             score(state, p, oasis_value(state, p, oid), f"scroll 68: oasis {oid} discovered")
     else:
@@ -940,3 +940,176 @@ def _track_scroll_options(state: State, t: Task) -> list[int]:
 def _track_scroll(state: State, t: Task, a: Action) -> None:
     if a.kind != "pass":
         take_scroll(state, t["p"], a.arg)
+
+
+# -- specials of the component data that act on the sectors ---------------------------
+def _connection_all(state: State, p: int, e: Effect) -> None:
+    pl = state.players[p]
+    line = (segment(state, pl.mosque), segment(state, pl.palace))
+    for space in reversed(line_spaces(state, *line)):
+        run_effects(state, p, space_effect(state, space), "scroll 59: connection line")
+
+
+def _take_scroll_special(state: State, p: int, e: Effect) -> None:
+    push(state, ask("special_scroll", p, scholars=e["scholars"], dates=e["dates"]))
+
+
+@options("special_scroll")
+def _special_scroll_options(state: State, t: Task) -> list[int]:
+    pl = state.players[t["p"]]
+    if pl.dates < t["dates"]:
+        return []
+    groups = range(4) if t["scholars"] == 0 else [SCROLL_COLOURS.index("orange")]
+    return [PASS] + [
+        action_id("scroll", i)
+        for g in groups
+        for i in range(3 * g, 3 * g + 3)
+        if state.stack_open[i] and state.stacks[i]
+    ]
+
+
+@resolve("special_scroll")
+def _special_scroll(state: State, t: Task, a: Action) -> None:
+    # Scroll 58 (a 7-scholar scroll for 1 date) and desert town 10 (any scroll, free).
+    if a.kind == "pass":
+        return
+    state.players[t["p"]].dates -= t["dates"]
+    take_scroll(state, t["p"], a.arg)
+
+
+def _claim_oases_free(state: State, p: int, e: Effect) -> None:
+    push(state, *[ask("free_oasis", p) for _ in range(e["n"])])
+
+
+@options("free_oasis")
+def _free_oasis_options(state: State, t: Task) -> list[int]:
+    pl = state.players[t["p"]]
+    found = [action_id("slot", i + 2) for i in range(6) if pl.revealed[i] and not pl.claimed_at[i]]
+    return [PASS, *found] if found else []
+
+
+@resolve("free_oasis")
+def _free_oasis(state: State, t: Task, a: Action) -> None:
+    if a.kind == "pass":
+        return
+    pl = state.players[t["p"]]
+    pl.claimed_at[a.arg - 2] = True
+    claim_oasis(state, t["p"], pl.oases[a.arg - 2])
+
+
+def _score_oasis(state: State, p: int, e: Effect) -> None:
+    push(state, ask("score_oasis", p))
+
+
+@options("score_oasis")
+def _score_oasis_options(state: State, t: Task) -> list[int]:
+    return [action_id("choice", i) for i in range(min(16, len(state.players[t["p"]].claimed)))]
+
+
+@resolve("score_oasis")
+def _score_oasis_resolve(state: State, t: Task, a: Action) -> None:
+    p = t["p"]
+    oid = state.players[p].claimed[a.arg]
+    score(state, p, oasis_value(state, p, oid, consume=True), f"scroll 71: oasis {oid}")
+
+
+def _square_spectators(state: State, p: int, e: Effect) -> None:
+    # Scroll 47: every space facing a section with 3 spectators, 3 times, no keshi needed.
+    spaces = state.game.components["main_square"]["spaces"]
+    for i in reversed(range(8)):
+        if spectators(state, p, i) == e["facing"]:
+            run_effects(state, p, scaled(spaces[i], e["times"]), "scroll 47: main square")
+
+
+def _square_all(state: State, p: int, e: Effect) -> None:
+    # Scroll 70: every entertainer's space, times its spectators.
+    pl = state.players[p]
+    spaces = state.game.components["main_square"]["spaces"]
+    for i in reversed(range(8)):
+        if pl.square[i]:
+            run_effects(
+                state, p, scaled(spaces[i], spectators(state, p, i)), "scroll 70: main square"
+            )
+
+
+def _each_rapid_bonus(state: State, p: int, e: Effect) -> None:
+    push(state, *[T("rapid", p=p, i=i) for i in range(rapids_crossed(state, p))])
+
+
+def _claim_leftover_oasis(state: State, p: int, e: Effect) -> None:
+    push(state, ask("leftover_oasis", p))
+
+
+@options("leftover_oasis")
+def _leftover_options(state: State, t: Task) -> list[int]:
+    return [PASS] + [action_id("choice", i) for i in range(len(state.leftover_oases))]
+
+
+@resolve("leftover_oasis")
+def _leftover(state: State, t: Task, a: Action) -> None:
+    if a.kind != "pass":
+        claim_oasis(state, t["p"], state.leftover_oases.pop(a.arg))
+
+
+def _free_luxury(state: State, p: int, e: Effect) -> None:
+    push(state, ask("free_luxury", p))
+
+
+@options("free_luxury")
+def _free_luxury_options(state: State, t: Task) -> list[int]:
+    # Ruling: a free luxury good waives the goods keshis, not a price in points (Chess).
+    return [
+        action_id("shop", i)
+        for i, s in enumerate(state.shops)
+        if state.shop_open[i] and s and points_affordable(state, t["p"], s[-1])
+    ]
+
+
+@resolve("free_luxury")
+def _free_luxury_resolve(state: State, t: Task, a: Action) -> None:
+    buy_luxury(state, t["p"], a.arg, {})
+
+
+def _free_gate(state: State, p: int, e: Effect) -> None:
+    if state.players[p].watchtower > 0:
+        push(state, ask("free_gate", p, ws=e.get("workshops", [0, 1, 2, 3])))
+
+
+@options("free_gate")
+def _free_gate_options(state: State, t: Task) -> list[int]:
+    # Walls & Guards (wall bonus, brick 11): only the two leftmost workshops.
+    return [
+        action_id("gate", 12 * w + KESHI_COLOURS.index(c))
+        for w, g in enumerate(state.workshops)
+        if w in t.get("ws", range(4))
+        for c in sorted(set(g))
+    ]
+
+
+@resolve("free_gate")
+def _free_gate_resolve(state: State, t: Task, a: Action) -> None:
+    # Desert town 12: a gate without paying; points, keshi and colour bonus as usual.
+    p = t["p"]
+    w, colour = divmod(a.arg, 12)
+    already = len(state.players[p].held)  # keshis held before are deployed by their own task
+    push(
+        state,
+        *buy_gate(state, p, w, KESHI_COLOURS[colour], 0),
+        T("deploy_held", p=p, skip=already),
+    )
+
+
+SPECIALS.update(
+    {
+        "connection_all": _connection_all,
+        "take_scroll": _take_scroll_special,
+        "claim_oases_free": _claim_oases_free,
+        "score_oasis": _score_oasis,
+        "square_spectators": _square_spectators,
+        "square_all": _square_all,
+        "each_rapid_bonus": _each_rapid_bonus,
+        "claim_leftover_oasis": _claim_leftover_oasis,
+        "free_luxury": _free_luxury,
+        "free_gate": _free_gate,
+    }
+)

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
-from tower.marrakesh.components import SCHEMA, _entries
+from tower.marrakesh.components import SCHEMA
+from tower.marrakesh.components import entries as read_entries
 from tower.pieces import KESHI_COLOURS
 
 DATA = Path(__file__).parents[1] / "data"
@@ -43,7 +44,7 @@ def read(path: Path, entries: dict[str, tuple[int, int]]) -> dict[str, Any]:
             raise InputFileError(where, "source must be 'rulebook' or 'assumed'", field=name)
     out = dict(data)
     for name, (count, first) in entries.items():
-        out[name] = _entries(where, data, name, count, first)  # checks their effect lists
+        out[name] = read_entries(where, data, name, count, first)  # checks their effect lists
     return out
 
 

@@ -8,8 +8,9 @@ covered space through ``state.covers`` (:func:`tower.marrakesh.sectors.space_eff
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from tower.marrakesh.components import check_effects
 from tower.marrakesh.hooks import Module, register
 
 if TYPE_CHECKING:
@@ -21,6 +22,12 @@ class StaircaseTiles(Module):
     name = "staircase_tiles"
     title = "Expansion 1: Staircase tiles"
     rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+
+    def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
+        for i, tile in enumerate(data["staircase_tiles"]["tiles"]):
+            for side, eff in enumerate(tile):
+                check_effects(path, f"staircase_tiles.tiles[{i}][{side}]", eff)
+        return {}  # the tiles stay in the raw data, components["staircase_tiles"]
 
     def setup(self, state: State) -> None:
         comps = state.game.components

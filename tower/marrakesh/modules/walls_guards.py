@@ -36,9 +36,10 @@ from collections import Counter
 from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
 
+from tower.errors import InputFileError
 from tower.marrakesh import rules
 from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id
-from tower.marrakesh.components import Components
+from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import COUNTS, SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.modules import battle as bt
@@ -85,7 +86,7 @@ def owner(pawn_colour: str) -> int:
 def extend(comps: Components) -> Components:
     """The game's components with Walls & Guards: overlays applied, new tiles mixed in."""
     raw = copy.deepcopy(comps.raw)
-    wg, more = raw["walls_guards"], comps.walls_guards
+    wg, more = raw["walls_guards"], comps.tables
     ov = wg["overlays"]
     raw["river"]["rapid_bonuses"][ov["rapid_index"]] = ov["rapid_bonus"]
     raw["staircase"]["spaces"][ov["connection_space"]]["effect"] = ov["connection_bonus"]
@@ -104,6 +105,32 @@ def extend(comps: Components) -> Components:
         provisions={**comps.provisions, **more["wg_provision"]},
     )
     return out
+
+
+def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
+    """Check the module's settings and read its tables from the component file."""
+    wg = data["walls_guards"]
+    for i, eff in enumerate(wg["wall"]["bonuses"]):
+        check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
+    for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
+        check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
+    tables = {
+        "brick": entries(path, data, "brick", 11),
+        "wg_scroll": entries(path, data, "wg_scroll", 6, first=79),
+        "wg_river_tile": entries(path, data, "wg_river_tile", 6, first=19),
+        "wg_exchange_office": entries(path, data, "wg_exchange_office", 2, first=19),
+        "wg_provision": entries(path, data, "wg_provision", 6, first=13),
+        "wg_alms": entries(path, data, "wg_alms", 2),
+    }
+    for sid, sc in tables["wg_scroll"].items():
+        if sc.get("colour") not in data["scroll_groups"] or sc.get("timing") not in TIMINGS:
+            raise InputFileError(
+                path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
+            )
+    for oid, office in tables["wg_exchange_office"].items():
+        for goods in ("yellow", "purple", "orange"):
+            check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
+    return tables
 
 
 def _wg(state: State) -> dict[str, Any]:
@@ -209,7 +236,7 @@ def _place_wg(state: State, t: Task, a: Action) -> None:
         return
     pl.explored[s - 2] = True
     tile = pl.bricks[s - 2]
-    brick = state.game.components.walls_guards["brick"][tile]
+    brick = state.game.components.tables["brick"][tile]
     run_effects(state, p, brick[c], f"brick tile {tile:02d}: {c} bonus")
 
 
@@ -723,6 +750,9 @@ class WallsGuards(Module):
     # keshis go to the date orchard or the sahara as the player chooses.
     replaces = frozenset({"oases", "green_brown"})
     season_steps = (SeasonStep("battle", after="river", tasks=season_tasks),)
+
+    def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
+        return read_tables(path, data)
 
     def components(self, comps: Components) -> Components:
         return extend(comps)
