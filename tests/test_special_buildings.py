@@ -465,3 +465,29 @@ def test_a_bad_data_file_names_file_and_field(tmp_path, old, new, field):
     with pytest.raises(InputFileError) as err:
         sb.load(str(bad))
     assert err.value.field == field and str(bad) in str(err.value)
+
+
+def test_flying_merchant_and_imam_discounts_add_up():
+    state = blank(modules=(SB, "imam_sultan"))
+    own(state, 0, "flying_merchant")
+    state.pawns["imam"] = [0, state.pawns["imam"][1]]
+    pl = state.players[0]
+    lux = _three_goods(state)
+    give(state, 0, "purple")
+    run(state, T("action", p=0, s="souk"))
+    # 3 goods - 1 (merchant) - 1 (imam): any 1 goods keshi; the only one pays, unasked.
+    state.apply("shop:0")
+    assert pl.luxuries == [lux] and pl.keshis["purple"] == 0
+    check(state)
+
+
+def test_the_terminal_board_names_the_buildings_and_the_choices():
+    from tower.marrakesh.ui import render
+
+    state = Game(GameConfig(players=2, modules=frozenset({SB, WG}))).new_initial_state(3)
+    setup_until(state, "sb_building")
+    text = render(state, state.current_player)
+    names = [sb.load()["building"][b]["name"] for b in state.stack[-1]["offer"]]
+    assert all(f"= {n} (" in text for n in names)
+    state.apply("choice:0")
+    assert f"special building: {names[0].replace('_', ' ')}" in render(state, 0) + render(state, 1)

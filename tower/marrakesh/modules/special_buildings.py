@@ -197,6 +197,7 @@ def _start(state: State, t: Task) -> None:
 
 @task("sb_resources")
 def _resources(state: State, t: Task) -> None:
+    # Ruling: starting resources are set out, not "received": the Woodcutter adds none.
     pl = state.players[t["p"]]
     for r, n in load()["start"][mine(state, t["p"])["building"]]["resources"].items():
         if r != "wood" or _wood_in_play(state):
@@ -306,8 +307,14 @@ def merchant_ready(state: State, p: int) -> bool:
 
 
 def merchant_price(state: State, p: int, cost: dict[str, int]) -> int:
-    """Goods keshis of any colours the Flying Merchant pays for a good costing ``cost``."""
-    return max(0, sum(cost.values()) - building(state, p)["discount"])
+    """Goods keshis of any colours the Flying Merchant pays for a good costing ``cost``.
+
+    Ruling: the merchant's "1 keshi fewer in total" and other discounts on the goods
+    keshis (the imam's "any 1 goods keshi fewer") add up."""
+    from tower.marrakesh.sectors import discount
+
+    less = building(state, p)["discount"] + discount(state, p, "luxury_keshis")
+    return max(0, sum(cost.values()) - less)
 
 
 def luxury_gained(state: State, p: int, lux: int) -> None:
@@ -447,6 +454,35 @@ def render_player(state: State, i: int) -> list[str]:
     return [f"    special building: {b['name'].replace('_', ' ')}{marker}{well}"]
 
 
+def describe_choices(state: State, top: Task) -> list[str]:
+    """What the ``choice:i`` actions of this module's decisions mean."""
+    data = load()
+    k = top["k"]
+    if k == "sb_building":
+        head = "  special building to keep (start: keshi, resources):"
+        ways = []
+        for b in top["offer"]:
+            start = data["start"][b]
+            res = " ".join(f"{n} {r}" for r, n in start["resources"].items())
+            ways.append(f"{data['building'][b]['name']} ({start['keshi']}; {res})")
+    elif k == "sb_scroll":
+        head = "  yellow scroll to keep:"
+        scrolls = state.game.components.scrolls
+        offer = ext(state)["offers"].get(str(top["p"]), [])
+        ways = [f"scroll {sid} ({scrolls[sid]['timing'].replace('_', ' ')})" for sid in offer]
+    elif k == "sb_well":
+        head = "  Great Well: take"
+        ways = list(WELL)
+    elif k == "sb_merchant":
+        head = "  luxury good: pay"
+        ways = ["the printed goods keshis", "any goods keshis, fewer (Flying Merchant)"]
+    elif k == "pay_resource" and wood_for_resource(state, top["p"]):
+        return ["  choice:0 = 1 wood instead (Woodcutter, once per round)"]
+    else:
+        return []
+    return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
+
+
 # -- invariants -------------------------------------------------------------------------
 def invariants(state: State) -> None:
     """Each building belongs to one player at most and is usable in this game; a marker is
@@ -533,3 +569,6 @@ class SpecialBuildings(Module):
 
     def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
         return render_player(state, i)
+
+    def describe_choices(self, state: State, top: Task) -> list[str]:
+        return describe_choices(state, top)
