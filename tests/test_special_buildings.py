@@ -25,16 +25,15 @@ worked example; each of its statements for the buildings this toolkit can play i
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_chess import action_sequence
 from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
 
 from tower.errors import InputFileError
-from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, State
+from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import special_buildings as sb
 from tower.marrakesh.rules import T, advance, pay_any
@@ -414,37 +413,36 @@ def test_watchtower_tile_repels_a_brigand_for_two_extra_points():
 
 
 # -- whole games ------------------------------------------------------------------------
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
     others=st.sets(st.sampled_from([m for m in MODULES if m != SB])),
-    chooser=st.randoms(use_true_random=False),
+    picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
-def test_hypothesis_games_with_special_buildings(seed, players, others, chooser):
-    """Whole games with the buildings and any other modules: invariants after every
-    action, illegal tries refused without a change, JSON round trip."""
+def test_hypothesis_action_sequences_with_special_buildings(seed, players, others, picks):
+    """Any legal choices with the buildings and any other modules: invariants, illegal
+    actions refused without a change, exact JSON round trip and replay."""
     game = Game(GameConfig(players=players, modules=frozenset({SB, *others})))
-    state = game.new_initial_state(seed)
-    steps = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.sample_chance()
-        else:
-            p = state.current_player
-            p = state.pending_players()[0] if p < 0 else p
-            legal_ids = state.legal_action_ids(p)
-            if steps % 50 == 0:
-                bad = next(i for i in range(game.num_distinct_actions) if i not in legal_ids)
-                before = json.dumps(state.to_json(), sort_keys=True)
-                with pytest.raises(IllegalActionError):
-                    state.apply(bad, player=p)
-                assert json.dumps(state.to_json(), sort_keys=True) == before
-            state.apply(chooser.choice(legal_ids), player=p)
-            steps += 1
-        check(state)
-    again = State.from_json(game, json.loads(json.dumps(state.to_json())))
-    assert again.to_json() == state.to_json()
+    action_sequence(game, seed, picks)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    players=st.integers(2, 4),
+    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])),
+    agent=st.integers(0, 10_000),
+)
+def test_whole_games_with_special_buildings(seed, players, others, agent):
+    """Whole games (random agents): invariants after every action; every building that
+    can be dealt is dealt; the game ends."""
+    game = Game(GameConfig(players=players, modules=frozenset({SB, *others})))
+    agents = [RandomAgent(agent + k) for k in range(players)]
+    final = play(game, agents, seed=seed, on_action=check)
+    assert final.is_terminal()
+    owned = [pl.ext[SB]["building"] for pl in final.players]
+    assert sum(b > 0 for b in owned) == min(players, len(sb.usable(game.config.modules)))
 
 
 # -- bad data files ---------------------------------------------------------------------
