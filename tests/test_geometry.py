@@ -297,3 +297,11 @@ def test_convex_decomposition_survives_rounding_noise():
     pieces = [Polygon(p) for p in convex_decomposition(outline, holes)]
     assert sum(p.area for p in pieces) == pytest.approx(400 - 49 - 9 * 6.5, rel=1e-9)
     assert all(p.convex_hull.area == pytest.approx(p.area) for p in pieces)
+
+
+def test_every_piece_shape_has_a_mesh_builder():
+    # meshes dispatches on the shape name (it does not import spec at run time).
+    from tower.geometry.meshes import _BUILDERS
+    from tower.geometry.spec import PIECE_SHAPES
+
+    assert set(_BUILDERS) == set(PIECE_SHAPES)

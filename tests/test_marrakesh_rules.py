@@ -547,6 +547,54 @@ def test_final_scoring_filled_sectors_oases_resources():
     assert pl.score == score + 10 + sum(oases) + (3 + 2 + 1 + 1) // 2
 
 
+def test_oasis_30_scores_a_jetty_spot_reached_in_the_last_season():
+    # Ruling: after the third season's river evaluation the fishermen stay where they are.
+    state = blank()
+    state.season = 3
+    pl = state.players[0]
+    pl.claimed = [30]
+    assert state.game.components.oases[30]["kind"] == "jetty"
+    pl.river = state.game.components["river"]["jetty"] - 1
+    state.river_tiles[2] = 5  # no choice to make: first 7 points
+    run(state, T("river_move", p=0, n=1), T("river_evaluation"))
+    assert state.is_terminal() and pl.jetty >= 0  # still at the jetty after the evaluation
+    events = len(state.score_events)
+    run(state, T("final_scoring"))
+    assert [0, 7, "final: oasis 30"] in state.score_events[events:]
+    # In seasons 1 and 2 the fishermen go back to the start as before.
+    state.season = 2
+    state.river_tiles[1] = 5
+    run(state, T("river_evaluation"))
+    assert state.is_terminal() and (pl.river, pl.jetty) == (0, -1)
+
+
+def test_provision_penalty_has_one_home():
+    # The 4 / 8 / 12 points are the revealed tiles' printed penalties (a ruling in
+    # scoring._pay_provisions); the unread setup setting is gone.
+    comps = Game(GameConfig()).components
+    assert "provision_penalty" not in comps["setup"]
+    assert {t["penalty"] for t in comps.provisions.values()} == {4}
+
+
+def test_brickworks_and_desert_towns_share_the_sahara():
+    # Ruling (WallsGuards.sahara): the brickworks covers the start oasis whatever else
+    # covers it; the desert towns' spaces stay. The modules' order does not matter.
+    for modules in (("desert_towns", "walls_guards"), ("walls_guards", "desert_towns")):
+        state = blank(players=2, modules=modules)
+        assert state.game.hooks.layout == {"start": True, "towns": True}
+        pl = state.players[0]
+        pl.sahara[2:5] = [True] * 3
+        assert legal_spaces(state) == [0, 5, 8]
+    state = blank(players=2, modules=("desert_towns",))
+    assert legal_spaces(state) == [2, 5]
+
+
+def legal_spaces(state) -> list[int]:
+    from tower.marrakesh.sectors import brown_spaces
+
+    return sorted(brown_spaces(state, 0))
+
+
 def test_tie_break_palace_then_mosque():
     state = blank(players=3)
     for pl in state.players:

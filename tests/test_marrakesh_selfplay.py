@@ -66,6 +66,10 @@ def test_bench_game_reports_the_issue_keys():
 
     figures = run(quick=True)
     assert figures["games_per_s"] > 0 and figures["decisions_per_s"] > figures["games_per_s"]
+    # With every module on: games per second and the ratios to the same run's baseline.
+    assert figures["all_modules_games_per_s"] > 0 and figures["all_modules_count"] >= 6
+    assert figures["ratio_game_to_tower_only_time"] > 1
+    assert figures["all_modules_decisions_per_game"] > figures["decisions_per_game"]
 
 
 def test_selfplay_with_a_distilled_model_file(tmp_path):

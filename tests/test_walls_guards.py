@@ -314,6 +314,23 @@ def test_partial_payment_and_forfeit():
     assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0)
 
 
+def test_two_steps_back_never_move_a_pawn_off_the_final_staircase_space():
+    # Ruling: a pawn on the final space stays there for the rest of the game (base rules).
+    state = wg_state(2)
+    final = state.game.components["staircase"]["final"]
+    pl = state.players[0]
+    pl.mosque, pl.palace = final, 5
+    run(state, T("malus", p=0, pen="two_steps"))
+    assert state.is_terminal()  # the only way: 2 steps back on the palace staircase
+    assert (pl.mosque, pl.palace) == (final, 3)
+    pl.palace = final
+    run(state, T("malus", p=0, pen="two_steps"))
+    assert state.is_terminal() and (pl.mosque, pl.palace) == (final, final)  # forfeited
+    pl.mosque, pl.palace = final - 1, final
+    run(state, T("malus", p=0, pen="two_steps"))
+    assert (pl.mosque, pl.palace) == (final - 3, final)
+
+
 def test_river_tile_22_protects_the_whole_wall():
     tower = ScriptedTower([[BRIGAND, BRIGAND]])
     state = wg_state(2, tower)

@@ -19,18 +19,15 @@ import math
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import trimesh
 
-from tower.geometry.spec import (
-    CubePiece,
-    OctagonalPrism,
-    Pawn,
-    PieceSpec,
-    SolidError,
-    TowerSpec,
-)
+from tower.geometry.errors import SolidError
+
+if TYPE_CHECKING:
+    from tower.geometry.spec import CubePiece, OctagonalPrism, Pawn, PieceSpec, TowerSpec
 
 #: Floor material between two holes narrower than this (mm) is not a solid.
 MIN_WEB = 0.2
@@ -298,16 +295,26 @@ def _pawn_parts(piece: Pawn) -> list[trimesh.Trimesh]:
     return [body, head]
 
 
+def _prism_parts(piece: OctagonalPrism) -> list[trimesh.Trimesh]:
+    ring = regular_polygon(8, piece.passage / 2, math.pi / 8)
+    return [prism(ring, -piece.height / 2, piece.height / 2)]
+
+
+def _cube_parts(piece: CubePiece) -> list[trimesh.Trimesh]:
+    s = piece.size / 2
+    return [box((-s, -s, -s), (s, s, s))]
+
+
+#: piece shape (``PieceSpec.SHAPE``) -> its mesh builder; dispatching on the shape name
+#: keeps this module free of a run-time import of :mod:`tower.geometry.spec`.
+_BUILDERS = {"octagonal-prism": _prism_parts, "cube": _cube_parts, "pawn": _pawn_parts}
+
+
 def _raw_piece_parts(piece: PieceSpec) -> list[trimesh.Trimesh]:
-    if isinstance(piece, OctagonalPrism):
-        ring = regular_polygon(8, piece.passage / 2, math.pi / 8)
-        return [prism(ring, -piece.height / 2, piece.height / 2)]
-    if isinstance(piece, CubePiece):
-        s = piece.size / 2
-        return [box((-s, -s, -s), (s, s, s))]
-    if isinstance(piece, Pawn):
-        return _pawn_parts(piece)
-    raise TypeError(f"no mesh builder for {type(piece).__name__}")
+    build = _BUILDERS.get(piece.SHAPE)
+    if build is None:
+        raise TypeError(f"no mesh builder for {type(piece).__name__}")
+    return build(piece)
 
 
 def piece_parts(piece: PieceSpec) -> list[trimesh.Trimesh]:

@@ -504,7 +504,15 @@ def holdings(state: State, p: int) -> dict[str, int]:
     """Player ``p``'s holdings in :mod:`battle`'s token form."""
     pl = state.players[p]
     h = {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
-    h |= {"step:black": pl.mosque, "step:white": pl.palace}
+    final = state.game.components["staircase"]["final"]
+    # Ruling: "2 steps backwards" never moves a pawn off the final staircase space: the base
+    # rules (../shared/seeds/000_f16f50952719bb6a.txt) say a pawn there stays for the rest of
+    # the game. Its steps are not there to give up; the malus falls on the other staircase,
+    # or is forfeited if both pawns stand on the final space.
+    h |= {
+        "step:black": pl.mosque if pl.mosque < final else 0,
+        "step:white": pl.palace if pl.palace < final else 0,
+    }
     h |= {f"keshi:{c}": n for c, n in malus_keshis(state, p).items()}
     h |= {f"luxury:{lid}": 1 for lid in pl.luxuries}
     h |= {f"gate:{i}": 1 for i, g in enumerate(pl.gates) if g is not None}
