@@ -349,6 +349,11 @@ def test_woodcutter_gives_wood_for_a_resource():
     assert "choice:0" not in legal(state)  # once per round
     state.apply("resource:water")
     assert (pl.water, pl.dates, pl.dinars, pl.wood) == (0, 1, 1, 1)
+    # Scroll 33's water or dates for a missing dinar are not "a resource of choice".
+    sb.round_start(state)
+    pay_any(state, 0, 1, among=("water", "dates"))
+    advance(state)
+    assert not state.stack and pl.dates == 0 and pl.wood == 1
 
 
 # -- the Watchtower ---------------------------------------------------------------------

@@ -410,7 +410,10 @@ WOOD_FOR_RESOURCE = action_id("choice", 0)
 
 
 def pay_options(state: State, t: Task) -> list[int]:
-    return [WOOD_FOR_RESOURCE] if wood_for_resource(state, t["p"]) else []
+    # Ruling: only where any resource may be given up (not scroll 33's water or dates for
+    # a missing dinar).
+    anything = set(t["among"]) == set(RESOURCES)
+    return [WOOD_FOR_RESOURCE] if anything and wood_for_resource(state, t["p"]) else []
 
 
 def pay_resolve(state: State, t: Task, a: Action) -> bool:
@@ -476,7 +479,7 @@ def describe_choices(state: State, top: Task) -> list[str]:
     elif k == "sb_merchant":
         head = "  luxury good: pay"
         ways = ["the printed goods keshis", "any goods keshis, fewer (Flying Merchant)"]
-    elif k == "pay_resource" and wood_for_resource(state, top["p"]):
+    elif k == "pay_resource" and pay_options(state, top):
         return ["  choice:0 = 1 wood instead (Woodcutter, once per round)"]
     else:
         return []
