@@ -494,3 +494,29 @@ def test_the_terminal_board_names_the_buildings_and_the_choices():
     assert all(f"= {n} (" in text for n in names)
     state.apply("choice:0")
     assert f"special building: {names[0].replace('_', ' ')}" in render(state, 0) + render(state, 1)
+
+
+def test_views_show_buildings_to_all_and_offers_only_to_their_owner():
+    from tower.marrakesh.adapters.views import TensorLayout, view
+
+    game = Game(GameConfig(players=2, modules=frozenset({SB, WG})))
+    state = game.new_initial_state(5)
+    setup_until(state, "sb_building")
+    p = state.current_player
+    offer = state.stack[-1]["offer"]
+    assert view(state, p)[SB]["building_offer"] == offer
+    assert view(state, 1 - p)[SB]["building_offer"] is None
+    layout = TensorLayout(game)
+    d = layout.views(layout.encode(state, p))
+    assert sorted(d[f"{SB}.building_offer"].nonzero()[0]) == sorted(offer)
+    assert not layout.views(layout.encode(state, 1 - p))[f"{SB}.building_offer"].any()
+    state.apply("choice:0")
+    kept = state.players[p].ext[SB]["building"]
+    assert view(state, 1 - p)[SB]["players"][p]["building"] == kept
+    d = layout.views(layout.encode(state, 1 - p))
+    assert d[f"{SB}.building"][p, kept] == 1
+    setup_until(state, "sb_scroll")
+    q = state.current_player
+    mine_offer = state.ext[SB]["offers"][str(q)]
+    assert view(state, q)[SB]["scroll_offer"] == mine_offer
+    assert view(state, 1 - q)[SB]["scroll_offer"] != mine_offer

@@ -57,6 +57,7 @@ from tower.marrakesh.modules.datafile import DATA, check_colours, read
 from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
 
 if TYPE_CHECKING:
+    from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
 
 NAME = "special_buildings"
@@ -445,6 +446,35 @@ def view(state: State, viewer: int, v: dict[str, Any]) -> None:
     }
 
 
+def tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
+    """The observation tensor's pieces: per seat the building (one-hot, 0 none), the
+    marker and the Great Well's space; the viewer's offers while they choose."""
+    seats, n = 4, len(load()["building"]) + 1
+    return {
+        f"{NAME}.building": (seats, n),
+        f"{NAME}.marker": (seats,),
+        f"{NAME}.well": (seats, len(WELL)),
+        f"{NAME}.building_offer": (n,),
+        f"{NAME}.scroll_offer": (max(comps.scrolls) + 1,),
+    }
+
+
+def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
+    """Fill this module's tensor pieces from the viewer's view."""
+    v: dict[str, Any] = {}
+    view(state, viewer, v)
+    mine_v = v[NAME]
+    for p, pv in enumerate(mine_v["players"]):
+        d[f"{NAME}.building"][p, pv["building"]] = 1
+        d[f"{NAME}.marker"][p] = float(pv["marker"])
+        for r, k in pv["well"].items():
+            d[f"{NAME}.well"][p, WELL.index(r)] = k
+    for b in mine_v["building_offer"] or []:
+        d[f"{NAME}.building_offer"][b] = 1
+    for sid in mine_v["scroll_offer"] or []:
+        d[f"{NAME}.scroll_offer"][sid] = 1
+
+
 def render_player(state: State, i: int) -> list[str]:
     me = mine(state, i)
     if not me["building"]:
@@ -569,6 +599,12 @@ class SpecialBuildings(Module):
 
     def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
         view(state, viewer, v)
+
+    def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
+        return tensor_pieces(comps)
+
+    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
+        encode(state, viewer, views)
 
     def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
         return render_player(state, i)
