@@ -21,18 +21,7 @@ from tower.marrakesh.actions import (
     action_id,
     sector_of,
 )
-from tower.marrakesh.rules import (
-    T,
-    Task,
-    ask,
-    has_mod,
-    options,
-    order,
-    push,
-    resolve,
-    score,
-    task,
-)
+from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
