@@ -520,3 +520,14 @@ def test_views_show_buildings_to_all_and_offers_only_to_their_owner():
     mine_offer = state.ext[SB]["offers"][str(q)]
     assert view(state, q)[SB]["scroll_offer"] == mine_offer
     assert view(state, 1 - q)[SB]["scroll_offer"] != mine_offer
+
+
+def test_buildings_are_chosen_after_the_brick_tiles_are_laid_out():
+    # A building's keshi may explore a brick tile: Walls & Guards' setup decisions come
+    # first (the module is ``setup_last``), whichever order the modules are listed in.
+    for mods in ({SB, WG}, {WG, SB}):
+        state = Game(GameConfig(players=3, modules=frozenset(mods))).new_initial_state(2)
+        kinds = [t["k"] for t in reversed(state.stack) if t["t"] == "ask"]
+        deals = [i for i, t in enumerate(reversed(state.stack)) if t["t"] == "sb_deal"]
+        bricks = [i for i, t in enumerate(reversed(state.stack)) if t.get("k") == "bricks"]
+        assert kinds.count("bricks") == 9 and max(bricks) < min(deals)

@@ -442,11 +442,14 @@ def battle_wall(state: State, p: int) -> tuple[bt.Wall, range]:
         return bt.Wall(repaired=bt.SECTIONS), range(0)
     tiles = 2 if has_mod(state, p, "watchman_tiles") else 0
     protected = min(bt.SECTIONS, built + tiles)
+    # Ruling (New Special Buildings' Watchtower): its tile goes on the first section left
+    # open by the bricks and scroll 83's tiles; a brigand repelled there earns 2 points.
     return bt.Wall(repaired=protected, watchtower=_watchtower(state, p)), range(built, protected)
 
 
 def _watchtower(state: State, p: int) -> bool:
-    """Whether player ``p`` has a Watchtower (a module's building: hook ``watchtower``)."""
+    """Whether player ``p`` owns a Watchtower (New Special Buildings answers the hook
+    ``count(state, p, "watchtower")``)."""
     return bool(state.game.hooks.first("count", state, p, "watchtower"))
 
 
