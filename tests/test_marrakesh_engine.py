@@ -27,6 +27,7 @@ from tower.marrakesh import (
     State,
     play,
 )
+from tower.marrakesh.hooks import REGISTRY
 from tower.marrakesh.invariants import check
 
 #: Every combination of the five modules (32).
@@ -58,9 +59,61 @@ def test_random_games_keep_every_invariant():
     assert _random_games(60) == 60
 
 
+def playable_modules() -> tuple[str, ...]:
+    """Every registered module the engine plays (new modules join as they register)."""
+    return tuple(sorted(name for name, m in REGISTRY.items() if m.playable))
+
+
+def slow_run_config(i: int) -> tuple[int, frozenset[str]]:
+    """Game ``i`` of the slow run: 2, 3 or 4 players; every 10th game with every module
+    on, the others with a random combination (each module on with probability 1/2)."""
+    players = 2 + i % 3
+    mods = playable_modules()
+    if i % 10 == 0:
+        return players, frozenset(mods)
+    rng = random.Random(7919 * i)
+    return players, frozenset(m for m in mods if rng.random() < 0.5)
+
+
+SLOW_GAMES = 3000
+SLOW_PARTS = 10
+
+
 @pytest.mark.slow
-def test_two_thousand_random_games_keep_every_invariant():
-    assert _random_games(2000, offset=1000) == 2000
+@pytest.mark.parametrize("part", range(SLOW_PARTS))
+def test_slow_random_module_combinations_keep_every_invariant(part):
+    """3,000 games over 2-4 players (in 10 parts of 300), 300 of them with every module
+    on, the invariants checked after every action."""
+    per_part = SLOW_GAMES // SLOW_PARTS
+    everything = frozenset(playable_modules())
+    played = with_all = 0
+    seen: set[str] = set()
+    for i in range(part * per_part, (part + 1) * per_part):
+        players, modules = slow_run_config(i)
+        final = play(
+            Game(GameConfig(players=players, modules=modules)),
+            [RandomAgent(97 * i + k) for k in range(players)],
+            seed=10_000 + i,
+            on_action=check,
+        )
+        assert final.is_terminal() and final.season == 3 and final.round == 4
+        played += 1
+        with_all += modules == everything
+        seen |= modules
+    assert played == per_part and with_all == per_part // 10
+    assert seen == everything  # every registered module played in this part
+
+
+def test_slow_run_plan_covers_the_registry():
+    """The slow run's plan: 3,000 games, 1,000 each with 2, 3 and 4 players, 300 with
+    every module on, every module on in about half of the others."""
+    plan = [slow_run_config(i) for i in range(SLOW_GAMES)]
+    everything = frozenset(playable_modules())
+    assert everything == frozenset(MODULES) and len(everything) >= 6
+    assert sum(m == everything for _, m in plan) >= 300
+    assert {p: sum(q == p for q, _ in plan) for p in (2, 3, 4)} == {2: 1000, 3: 1000, 4: 1000}
+    for name in everything:
+        assert sum(name in m for _, m in plan) > 1500
 
 
 def _record(game: Game, seed: int, agent_seed: int, stop: int | None = None):
@@ -236,7 +289,8 @@ def test_config_errors_and_action_space():
     with pytest.raises(ConfigError, match="unknown modules"):
         GameConfig(modules=frozenset({"battle"}))
     game = Game(GameConfig())
-    assert game.num_distinct_actions == NUM_ACTIONS == 407
+    # The core's 407 actions, then the kinds the registered modules declare.
+    assert game.num_distinct_actions == NUM_ACTIONS >= 407
     for i in range(NUM_ACTIONS):
         a = game.action_from_id(i)
         assert a.id == i and Action.parse(str(a)) == a

@@ -1,0 +1,128 @@
+"""The hook API: a toy module registered for the test shows where module data lives (the
+per-module slots survive JSON, clone and replay, and stay out of the views), the hook
+order, season steps, config checks and the fixed action space."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from tower.marrakesh import ConfigError, Game, GameConfig, RandomAgent, State, play
+from tower.marrakesh.actions import ActionSpaceError, add_kinds
+from tower.marrakesh.adapters.views import view
+from tower.marrakesh.hooks import REGISTRY, Module, RegistryError, SeasonStep, register
+from tower.marrakesh.invariants import check
+from tower.marrakesh.rules import T, score, task
+
+LOG: list[str] = []
+
+
+@task("toy_tally")
+def _toy_tally(state: State, t: dict) -> None:
+    state.ext["toy_tally"]["steps"].append(t["who"])
+
+
+def _tally(who: str):
+    def tasks(state: State) -> list[dict]:
+        return [T("toy_tally", who=who)]
+
+    return tasks
+
+
+class ToyTally(Module):
+    """Logs its season steps in its slot; scores a third of the logged steps at the end."""
+
+    name = "toy_tally"
+    season_steps = (SeasonStep("toy_tally", after="river", tasks=_tally("tally")),)
+
+    def setup(self, state: State) -> None:
+        LOG.append(self.name)
+        state.ext[self.name] = {"steps": []}
+        for pl in state.players:
+            pl.ext[self.name] = {"secret": state.rng.randrange(100)}
+
+    def final_scoring(self, state: State, p: int) -> None:
+        score(state, p, len(state.ext[self.name]["steps"]) // 3, "toy: seasons")
+
+    def invariants(self, state: State) -> None:
+        assert len(state.ext[self.name]["steps"]) <= 3 * 3
+
+    def census(self, state: State) -> Counter[str]:
+        return Counter()
+
+
+class AardvarkStep(Module):
+    """Sorts before toy_tally: its step anchored at the same place runs first."""
+
+    name = "aardvark_step"
+    requires = frozenset({"toy_tally"})
+    season_steps = (SeasonStep("aardvark", after="river", tasks=_tally("aardvark")),)
+
+    def setup(self, state: State) -> None:
+        LOG.append(self.name)
+
+
+@pytest.fixture
+def toys():
+    register(ToyTally)
+    register(AardvarkStep())
+    LOG.clear()
+    yield
+    del REGISTRY["toy_tally"], REGISTRY["aardvark_step"]
+
+
+def test_module_slots_survive_json_clone_and_replay_and_stay_hidden(toys):
+    game = Game(GameConfig(players=3, modules=frozenset({"toy_tally", "aardvark_step"})))
+    final = play(game, [RandomAgent(k) for k in range(3)], seed=4, on_action=check)
+    steps = final.ext["toy_tally"]["steps"]
+    # Hooks in name order: aardvark's step before toy_tally's, once per season.
+    assert steps == ["aardvark", "tally"] * 3
+    assert LOG[:2] == ["aardvark_step", "toy_tally"]
+    assert [0, 2, "toy: seasons"] in final.score_events  # 6 steps // 3
+    data = json.loads(json.dumps(final.to_json()))
+    assert State.from_json(game, data).to_json() == final.to_json()
+    twin = final.clone()
+    twin.ext["toy_tally"]["steps"].append("x")
+    twin.players[0].ext["toy_tally"]["secret"] = -1
+    assert len(final.ext["toy_tally"]["steps"]) == 6
+    assert final.players[0].ext["toy_tally"]["secret"] >= 0
+    assert game.replay(4, final.history).to_json() == final.to_json()
+    assert "ext" not in view(final, 0)["players"][0]
+
+
+def test_config_checks_and_unknown_features(toys):
+    with pytest.raises(ConfigError, match="needs the modules"):
+        GameConfig(modules=frozenset({"aardvark_step"}))
+    with pytest.raises(RegistryError, match="already registered"):
+        register(ToyTally)
+
+    class Bad(Module):
+        name = "bad_feature"
+        replaces = frozenset({"gravity"})
+
+    with pytest.raises(RegistryError, match="unknown features"):
+        register(Bad)
+    assert "bad_feature" not in REGISTRY
+
+
+def test_action_space_is_fixed_once_a_game_exists():
+    Game(GameConfig(players=2))
+    with pytest.raises(ActionSpaceError, match="fixed once a game exists"):
+        add_kinds("late", (("late_kind", 2),))
+
+
+def test_season_step_needs_a_known_anchor():
+    from tower.marrakesh.hooks import Hooks
+
+    class Lost(Module):
+        name = "lost_step"
+        season_steps = (SeasonStep("lost", after="nowhere", tasks=_tally("lost")),)
+
+    register(Lost)
+    try:
+        with pytest.raises(RegistryError, match="comes after 'nowhere'"):
+            Hooks({"lost_step"})
+    finally:
+        del REGISTRY["lost_step"]

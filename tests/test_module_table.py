@@ -1,0 +1,47 @@
+"""The README's module table and action-space table are the generated ones: every module
+of the three rulebooks, whether it is playable (registered), its switch-on name, and the
+id range of every action kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tower.marrakesh  # noqa: F401 (registers the modules)
+from tower.marrakesh.hooks import REGISTRY
+from tower.marrakesh.modules.catalogue import (
+    ACTIONS_BEGIN,
+    ACTIONS_END,
+    BEGIN,
+    CATALOGUE,
+    END,
+    action_table,
+    table,
+)
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _between(text: str, begin: str, end: str) -> str:
+    start = text.index(begin)
+    return text[start : text.index(end, start) + len(end)]
+
+
+def test_readme_module_table_is_current():
+    # Regenerate with: python -m tower.marrakesh.modules.catalogue
+    assert _between(README.read_text(encoding="utf-8"), BEGIN, END) == table()
+
+
+def test_readme_action_table_is_current():
+    text = README.read_text(encoding="utf-8")
+    assert _between(text, ACTIONS_BEGIN, ACTIONS_END) == action_table()
+
+
+def test_catalogue_lists_every_registered_module_and_all_rulebook_modules():
+    names = [e.name for e in CATALOGUE]
+    assert len(names) == len(set(names)) == 17  # 5 base box, 5 Walls & Guards, 7 G&E
+    assert set(REGISTRY) <= set(names)
+    playable = {e.name for e in CATALOGUE if e.playable}
+    assert playable == {n for n, m in REGISTRY.items() if m.playable}
+    for e in CATALOGUE:
+        assert e.rulebook.startswith("../shared/seeds/") and e.name.isidentifier()
+    assert "| not yet | `gems` |" in table() and "| yes | `walls_guards` |" in table()
