@@ -10,11 +10,11 @@ from collections import Counter
 import pytest
 
 from tower.marrakesh import ConfigError, Game, GameConfig, RandomAgent, State, play
-from tower.marrakesh.actions import ActionSpaceError, add_kinds
+from tower.marrakesh.actions import ActionSpaceError, action_id, add_kinds
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.hooks import REGISTRY, Module, RegistryError, SeasonStep, register
 from tower.marrakesh.invariants import check
-from tower.marrakesh.rules import T, score, task
+from tower.marrakesh.rules import T, ask, options, resolve, score, task
 
 LOG: list[str] = []
 
@@ -126,3 +126,49 @@ def test_season_step_needs_a_known_anchor():
             Hooks({"lost_step"})
     finally:
         del REGISTRY["lost_step"]
+
+
+@task("toy_round")
+def _toy_round(state: State, t: dict) -> None:
+    state.ext["toy_turns"]["rounds"].append(t["when"])
+
+
+@options("toy_ping")
+def _toy_ping_options(state: State, t: dict) -> list[int]:
+    return [action_id("choice", 0), action_id("choice", 1)]
+
+
+@resolve("toy_ping")
+def _toy_ping(state: State, t: dict, a) -> None:
+    state.players[t["p"]].ext["toy_turns"]["answers"].append(a.arg)
+
+
+class ToyTurns(Module):
+    """A decision at the start of every phase-3 turn; a log of every round's start and end."""
+
+    name = "toy_turns"
+
+    def setup(self, state: State) -> None:
+        state.ext[self.name] = {"rounds": []}
+        for pl in state.players:
+            pl.ext[self.name] = {"answers": []}
+
+    def round_tasks(self, state: State, when: str) -> list[dict]:
+        return [T("toy_round", when=when)]
+
+    def turn_tasks(self, state: State, p: int, when: str) -> list[dict]:
+        return [ask("toy_ping", p)] if when == "start" else []
+
+
+def test_round_and_turn_hooks_add_decisions():
+    register(ToyTurns)
+    try:
+        game = Game(GameConfig(players=3, modules=frozenset({"toy_turns"})))
+        final = play(game, [RandomAgent(k) for k in range(3)], seed=2, on_action=check)
+        assert final.ext["toy_turns"]["rounds"] == ["start", "end"] * 12
+        asked = [h for h in final.history if h.split(" ", 1)[1].startswith("choice")]
+        assert all(len(pl.ext["toy_turns"]["answers"]) == 12 for pl in final.players)
+        assert len(asked) >= 36  # one decision per player and round, besides the others
+        assert game.replay(2, final.history).to_json() == final.to_json()
+    finally:
+        del REGISTRY["toy_turns"]

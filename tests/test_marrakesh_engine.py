@@ -100,7 +100,7 @@ def test_slow_random_module_combinations_keep_every_invariant(part):
         played += 1
         with_all += modules == everything
         seen |= modules
-    assert played == per_part and with_all == per_part // 10
+    assert played == per_part and with_all >= per_part // 10  # random draws add more
     assert seen == everything  # every registered module played in this part
 
 

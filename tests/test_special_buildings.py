@@ -220,7 +220,7 @@ def test_great_well_adds_a_resource_to_a_water_vendors_water():
     state.apply("choice:2")
     assert pl.dinars == dinars + 1 and sb.mine(state, 0)["well"]["dinars"] == 0
     # ... not refilled while something is left ...
-    run(state, T("end_turn", p=0))
+    run(state, T("assist_turn", k=0))  # player 0 starts; no assistants left
     assert sb.mine(state, 0)["well"]["dinars"] == 0
     # Water from anything else does not touch the well.
     run(state, T("fx", p=0, e={"op": "gain", "water": 1}))
@@ -233,7 +233,7 @@ def test_great_well_adds_a_resource_to_a_water_vendors_water():
     assert not any(sb.mine(state, 0)["well"].values())
     run(state, T("vendor_water", p=0, s="gray", action=True))
     assert not state.stack  # nothing left on the space
-    run(state, T("end_turn", p=0))  # ... and refilled at the end of the turn when empty
+    run(state, T("assist_turn", k=0))  # ... and refilled at the end of the turn when empty
     assert sb.mine(state, 0)["well"] == {"water": 1, "dates": 1, "dinars": 1}
     check(state)
 

@@ -52,7 +52,13 @@ Methods (hooks), in the order a game meets them:
 3. Deploying a keshi: ``room(state, p, colour) -> int | None`` (how many more fit),
    ``deploy(state, task) -> bool`` (True: the module placed it), ``sahara(layout)``
    (which sahara spaces exist: a dict with ``start`` and ``towns``).
-4. Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
+4. The round and the turn: ``round_tasks(state, when) -> [task]`` runs at the start of a
+   round (``when == "start"``, before the keshi selection) and at its end (``"end"``,
+   after the river bonus); ``turn_tasks(state, p, when) -> [task]`` at the start of
+   player ``p``'s phase-3 turn (before their assistants) and at its end (before the
+   turn's reveals). These are the places for extra decisions of a module (an ability
+   used once per round or turn: push an ``ask``), and for per-round resets.
+   Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
    action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
    ``discount(state, p, what) -> int`` (``"scroll_dates"``, ``"luxury_keshis"``),
@@ -63,10 +69,8 @@ Methods (hooks), in the order a game meets them:
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
    falling out of the tower with :data:`tower.marrakesh.rules.PIECE_OUT`, and what a
    throw's pieces do with :data:`tower.marrakesh.rules.AFTER_THROW`.
-   The round and the turn: ``round_start(state)`` (start of each round, before the
-   selection), ``turn_end(state, p)`` (end of a player's phase-3 turn, before the display
-   is refilled), ``vendor_water(state, p)`` (a water vendor just gave ``p`` water for an
-   assistant in its sector). Resources: ``extra_wood(state, p, received) -> int`` (wood
+   ``vendor_water(state, p)``: a water vendor just gave ``p`` water for an assistant in
+   its sector. Resources: ``extra_wood(state, p, received) -> int`` (wood
    added when ``p`` receives ``received`` wood; the answers are summed),
    ``pay_options(state, task) -> ids`` and ``pay_resolve(state, task, action) -> bool``
    (other ways to pay a ``pay_resource`` decision, "1 resource of your choice"; resolve
@@ -185,6 +189,13 @@ class Module:
     def sahara(self, layout: dict[str, bool]) -> None:
         return None
 
+    # -- the round and the turn --------------------------------------------------------
+    def round_tasks(self, state: State, when: str) -> list[Task]:
+        return []
+
+    def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
+        return []
+
     # -- actions -----------------------------------------------------------------------
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         return False
@@ -203,12 +214,6 @@ class Module:
 
     def return_keshi(self, state: State, p: int, colour: str) -> bool:
         return False
-
-    def round_start(self, state: State) -> None:
-        return None
-
-    def turn_end(self, state: State, p: int) -> None:
-        return None
 
     def vendor_water(self, state: State, p: int) -> None:
         return None

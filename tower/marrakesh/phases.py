@@ -178,15 +178,16 @@ def _provision(state: State, t: Task, a: Action) -> None:
 def _round(state: State, t: Task) -> None:
     for pl in state.players:
         pl.swapped = False
-    for round_start in state.game.hooks.round_start:
-        round_start(state)
+    hooks = state.game.hooks.round_tasks
     state.stack.append(T("end_round"))
+    push(state, *[x for round_tasks in hooks for x in round_tasks(state, "end")])
     state.stack.append(T("river_bonus", k=0))
     state.stack.append(T("assist_turn", k=0))
     state.stack.append(T("claim_turn", k=0))
     state.stack.append(T("throw"))
     state.stack.append(T("deploy_assistants"))
     state.stack.append(T("select", chosen={str(p): None for p in range(state.num_players)}))
+    push(state, *[x for round_tasks in hooks for x in round_tasks(state, "start")])
 
 
 @options("select")
@@ -305,7 +306,15 @@ def _assist_turn(state: State, t: Task) -> None:
         return
     p = order(state)[k]
     state.turn = p
-    push(state, ask("assistant", p), T("end_turn", p=p), T("assist_turn", k=k + 1))
+    hooks = state.game.hooks.turn_tasks
+    push(
+        state,
+        *[x for turn_tasks in hooks for x in turn_tasks(state, p, "start")],
+        ask("assistant", p),
+        *[x for turn_tasks in hooks for x in turn_tasks(state, p, "end")],
+        T("end_turn", p=p),
+        T("assist_turn", k=k + 1),
+    )
 
 
 @options("assistant")
@@ -360,8 +369,6 @@ def _end_turn(state: State, t: Task) -> None:
         pl.vendors[s] = 1
     if pl.souk_vendor:
         pl.souk_vendor = 1
-    for turn_end in state.game.hooks.turn_end:
-        turn_end(state, t["p"])
     refill_display(state)
 
 

@@ -79,7 +79,8 @@ class Player:
     swapped: bool = False
     forfeit: bool = False
     crocodile: bool = False
-    # Walls & Guards (tower.marrakesh.modules.walls_guards); unused without the module.
+    # Walls & Guards fields, older than the module slots (``ext``) and kept on Player for
+    # JSON compatibility; unused without the module.
     wood: int = 0
     bricks: list[int] = field(default_factory=list)  # brick tile at sahara spaces 2..7
     explored: list[bool] = field(default_factory=lambda: [False] * 6)

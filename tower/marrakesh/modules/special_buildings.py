@@ -258,7 +258,8 @@ def _restack(state: State, t: Task) -> None:
 
 # -- markers ----------------------------------------------------------------------------
 def round_start(state: State) -> None:
-    """ "Once per round" markers are flipped back to their active side."""
+    """The "once per round" markers flip back to their active side ("at the start of the
+    next round")."""
     for p in range(state.num_players):
         me = mine(state, p)
         if me["building"] and building(state, p)["marker"] == "round":
@@ -300,6 +301,11 @@ def turn_end(state: State, p: int) -> None:
     """An empty Great Well space is refilled at the end of its owner's turn."""
     if owns(state, p, "great_well") and not any(mine(state, p)["well"].values()):
         _fill_well(state, p)
+
+
+@task("sb_turn_end")
+def _turn_end(state: State, t: Task) -> None:
+    turn_end(state, t["p"])
 
 
 # -- the Flying Merchant ----------------------------------------------------------------
@@ -567,11 +573,13 @@ class SpecialBuildings(Module):
         # watchman tile are applied by Walls & Guards where it hires and fights.
         return int(owns(state, p, "watchtower")) if what == "watchtower" else None
 
-    def round_start(self, state: State) -> None:
-        round_start(state)
+    def round_tasks(self, state: State, when: str) -> list[Task]:
+        if when == "start":
+            round_start(state)  # a reset, no decision
+        return []
 
-    def turn_end(self, state: State, p: int) -> None:
-        turn_end(state, p)
+    def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
+        return [T("sb_turn_end", p=p)] if when == "end" and owns(state, p, "great_well") else []
 
     def vendor_water(self, state: State, p: int) -> None:
         vendor_water(state, p)

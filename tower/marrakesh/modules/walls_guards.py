@@ -58,7 +58,7 @@ from tower.marrakesh.rules import (
     task,
 )
 from tower.marrakesh.sectors import brown_room, brown_spaces, take_keshi
-from tower.pieces import Kind, Piece
+from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
@@ -749,6 +749,66 @@ def _choices(top: Task) -> list[str]:
     return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
 
 
+# -- the observation tensor -------------------------------------------------------------
+#: Per-player scalars of the tensor: wood, watchmen by the tower, caravans in the date
+#: orchard, fired bricks, watchmen on the board.
+_SCALARS = 5
+
+
+def _tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
+    bricks, towns = len(comps.tables["brick"]), max(comps.desert_towns)
+    per_player = {
+        "scalars": (_SCALARS,),
+        "bricks": (6, bricks),
+        "explored": (6,),
+        "wall": (bt.SECTIONS, bricks),
+        "sahara_green": (10,),
+        "wall_town": (towns,),
+    }
+    pieces = {f"wg.p{i}.{k}": shape for i in range(4) for k, shape in per_player.items()}
+    return {
+        "wg.brigands": (1,),
+        "wg.carry": (len(KESHI_COLOURS),),
+        "wg.battle_base": (len(KESHI_COLOURS) + len(PLAYER_COLOURS) + 1,),
+        **pieces,
+    }
+
+
+def _encode(state: State, viewer: int, d: dict[str, Any]) -> None:
+    """Everything of Walls & Guards is public: boards, wall, watchmen, the tower's base."""
+    d["wg.brigands"][0] = state.brigands
+    for c in state.carry:
+        d["wg.carry"][KESHI_COLOURS.index(c)] += 1
+    k = len(KESHI_COLOURS)
+    for x in state.battle_base:  # keshis by colour, then watchmen by colour, then brigands
+        piece = Piece.parse(x)
+        if piece.kind is Kind.KESHI:
+            d["wg.battle_base"][KESHI_COLOURS.index(piece.colour)] += 1
+        elif piece.kind is Kind.WATCHMAN:
+            d["wg.battle_base"][k + PLAYER_COLOURS.index(piece.colour)] += 1
+        else:
+            d["wg.battle_base"][k + len(PLAYER_COLOURS)] += 1
+    for i, pl in enumerate(state.players):
+        pre = f"wg.p{i}."
+        d[pre + "scalars"][:] = [
+            pl.wood,
+            pl.recruited,
+            pl.orchard_brown,
+            len(pl.wall),
+            sum(pl.posts),
+        ]
+        for k, tile in enumerate(pl.bricks):
+            if tile:
+                d[pre + "bricks"][k, tile - 1] = 1
+        d[pre + "explored"][:] = pl.explored
+        for k, tile in enumerate(pl.wall):
+            d[pre + "wall"][k, tile - 1] = 1
+        for s in pl.sahara_green:
+            d[pre + "sahara_green"][s] += 1
+        if pl.wall_town:
+            d[pre + "wall_town"][pl.wall_town - 1] = 1
+
+
 # -- the module -------------------------------------------------------------------------
 @register
 class WallsGuards(Module):
@@ -835,6 +895,12 @@ class WallsGuards(Module):
 
     def census(self, state: State) -> Counter[str]:
         return Counter(x.colour for x in pending_pieces(state) if x.kind is Kind.KESHI)
+
+    def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
+        return _tensor_pieces(comps)
+
+    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
+        _encode(state, viewer, views)
 
     def render_board(self, state: State) -> list[str]:
         return _board_lines(state)
