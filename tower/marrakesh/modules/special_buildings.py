@@ -279,6 +279,9 @@ def _fill_well(state: State, p: int) -> None:
 def vendor_water(state: State, p: int) -> None:
     """A water vendor gave player ``p`` water for an assistant: the Great Well adds 1
     resource of the player's choice from its space."""
+    # Ruling: "receives 1 water while using a district action (for 1 water vendor keshi in
+    # the district)" is the vendor's water, which the base rules pay for either use of an
+    # assistant there (a new keshi or the action); scroll 35's 2 water still bring 1.
     if owns(state, p, "great_well") and any(mine(state, p)["well"].values()):
         push(state, ask("sb_well", p))
 
