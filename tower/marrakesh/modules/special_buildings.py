@@ -41,7 +41,14 @@ The abilities
       (:class:`tower.marrakesh.modules.battle.Wall` with ``watchtower=True``).
     - Woodcutter (Walls & Guards, "once per round" marker): 1 or 2 wood received bring
       1 more, 3 or more bring 2 more; once per round 1 wood may be given up instead of 1
-      resource of the player's choice.
+      resource of the player's choice where the engine asks for one (``choice:0`` in a
+      ``pay_resource`` decision, e.g. scroll 44's provisions). Not offered in the
+      battle's "return any 2 resources" malus, whose ways are listed whole (open).
+
+Actions and views
+    Every choice uses the core's action kinds (``choice``, ``colour``): the action space
+    does not grow. Everyone sees each player's building, marker and Great Well space; the
+    buildings dealt and the 3 scrolls drawn are seen only by the player choosing.
 """
 
 from __future__ import annotations
