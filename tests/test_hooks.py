@@ -39,9 +39,14 @@ class ToyTally(Module):
 
     def setup(self, state: State) -> None:
         LOG.append(self.name)
-        state.ext[self.name] = {"steps": []}
+        state.ext[self.name] = {"steps": [], "first_to_20": None}
         for pl in state.players:
             pl.ext[self.name] = {"secret": state.rng.randrange(100)}
+
+    def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
+        slot = state.ext.get(self.name)  # none yet at the setup's start scores
+        if slot and slot["first_to_20"] is None and state.players[p].score >= 20:
+            slot["first_to_20"] = [p, len(state.score_events)]
 
     def final_scoring(self, state: State, p: int) -> None:
         score(state, p, len(state.ext[self.name]["steps"]) // 3, "toy: seasons")
@@ -81,6 +86,13 @@ def test_module_slots_survive_json_clone_and_replay_and_stay_hidden(toys):
     assert steps == ["aardvark", "tally"] * 3
     assert LOG[:2] == ["aardvark_step", "toy_tally"]
     assert [0, 2, "toy: seasons"] in final.score_events  # 6 steps // 3
+    # after_score saw the first player to reach 20 points, at that very event.
+    totals, first = [0, 0, 0], None
+    for n, (p, delta, _) in enumerate(final.score_events, start=1):
+        totals[p] += delta
+        if first is None and totals[p] >= 20:
+            first = [p, n]
+    assert final.ext["toy_tally"]["first_to_20"] == first is not None
     data = json.loads(json.dumps(final.to_json()))
     assert State.from_json(game, data).to_json() == final.to_json()
     twin = final.clone()

@@ -61,6 +61,9 @@ Methods (hooks), in the order a game meets them:
    Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
    action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
+   ``after_score(state, p, delta, reason)`` (after every logged score change, the
+   setup's start scores included, which come before any module's ``setup``; a module
+   may push tasks, which run next),
    ``discount(state, p, what) -> int`` (``"scroll_dates"``, ``"luxury_keshis"``),
    ``returnable(state, p, colours) -> colours`` and ``return_keshi(state, p, colour) ->
    bool`` (the oasis track's exchange icon). Extra decisions are registered with
@@ -81,7 +84,8 @@ Methods (hooks), in the order a game meets them:
 5. Season scoring: ``season_steps`` (see above).
 6. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
    [town ids]`` (desert towns that score), ``remaining(state, p) -> int`` (extra
-   remaining resources), ``final_scoring(state, p)``.
+   remaining resources), ``final_scoring(state, p)`` (a player's module points, before
+   the core's final steps: filled sectors, oases, desert towns, resources).
 7. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
    Counter`` (keshis the module holds outside the core's places).
 8. What players see: ``view(state, viewer, v)`` (add the module's public part to the
@@ -204,6 +208,9 @@ class Module:
         return None
 
     def after_stair_move(self, state: State, p: int, which: str) -> None:
+        return None
+
+    def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
         return None
 
     def discount(self, state: State, p: int, what: str) -> int:

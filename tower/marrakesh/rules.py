@@ -94,10 +94,13 @@ def push(state: State, *items: Task) -> None:
 
 # -- small shared helpers ---------------------------------------------------------------
 def score(state: State, p: int, delta: int, reason: str) -> None:
-    """Change a score; every change is a logged score event."""
+    """Change a score; every change is a logged score event, then the modules'
+    ``after_score`` hooks see it (a threshold on the scoring track)."""
     if delta:
         state.players[p].score += delta
         state.score_events.append([p, delta, reason])
+        for hook in state.game.hooks.after_score:
+            hook(state, p, delta, reason)
 
 
 def gain(pl: Player, **amounts: int) -> None:

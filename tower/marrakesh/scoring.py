@@ -207,8 +207,13 @@ def _next_season(state: State, t: Task) -> None:
 def _final_scoring(state: State, t: Task) -> None:
     comps = state.game.components
     setup = comps["setup"]
+    hooks = state.game.hooks
     for p in range(state.num_players):
         pl = state.players[p]
+        # The modules' final scoring comes first (Edicts: "BEFORE all other final scoring
+        # steps"), in the hook order.
+        for final in hooks.final_scoring:
+            final(state, p)
         # At the end, guards still on the watchtower stand on free gate keshi spaces; the
         # medina counts as filled with 8 guards and a vendor whatever the gates.
         for s in VENDOR_SECTORS:
@@ -217,9 +222,6 @@ def _final_scoring(state: State, t: Task) -> None:
         ranked = sorted(pl.claimed, key=lambda o: -oasis_value(state, p, o))[: setup["best_oases"]]
         for oid in ranked:
             score(state, p, oasis_value(state, p, oid, consume=True), f"final: oasis {oid}")
-        hooks = state.game.hooks
-        for final in hooks.final_scoring:
-            final(state, p)
         # Ruling: the desert towns of every module (the paths' towns of expansion 5, the
         # wall board's town of Walls & Guards) score together: the best 2 of them all.
         towns = [x for hook in hooks.towns for x in hook(state, p)]
