@@ -272,3 +272,17 @@ def test_a_bad_data_file_names_file_and_field(tmp_path, old, new, field):
     with pytest.raises(InputFileError) as err:
         chess.load(str(bad))
     assert err.value.field == field and str(bad) in str(err.value)
+
+
+def test_a_negative_score_still_buys_goods_without_a_points_price():
+    state = blank(modules=CHESS)
+    pl = state.players[0]
+    top_of_shop(state, 0, 1)
+    top_of_shop(state, 1, 26)
+    for lux in (1, 26):
+        for c, n in state.game.components.luxuries[lux]["cost"].items():
+            give(state, 0, c, n)
+    pl.score = -2
+    state.score_events.append([0, -12, "test: down to -2 points"])
+    run(state, T("action", p=0, s="souk"))
+    assert "shop:0" in legal(state) and "shop:1" not in legal(state)

@@ -477,8 +477,10 @@ def printed_affordable(state: State, p: int, lux: int) -> bool:
 def points_affordable(state: State, p: int, lux: int) -> bool:
     """Whether player ``p`` can pay the points a luxury good costs (Chess: 4 points).
 
-    Ruling: a score is never paid below 0, so a price in points needs that many points."""
-    return state.players[p].score >= state.game.components.luxuries[lux].get("points_cost", 0)
+    Ruling: a score is never paid below 0, so a price in points needs that many points
+    (a good without one is bought whatever the score, negative included)."""
+    price = state.game.components.luxuries[lux].get("points_cost", 0)
+    return price == 0 or state.players[p].score >= price
 
 
 @options("souk")
