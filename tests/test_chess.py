@@ -266,11 +266,18 @@ def test_random_games_buy_chess_sets():
     ],
 )
 def test_a_bad_data_file_names_file_and_field(tmp_path, old, new, field):
-    text = (chess.DATA / "chess.toml").read_text(encoding="utf-8")
-    bad = tmp_path / "chess.toml"
+    assert_bad_file(tmp_path, chess.load, "chess.toml", old, new, field)
+
+
+def assert_bad_file(tmp_path, load, name: str, old: str, new: str, field: str) -> None:
+    """Write data file ``name`` with ``old`` replaced by ``new``: ``load`` refuses it
+    with an InputFileError naming the file and ``field``."""
+    text = (chess.DATA / name).read_text(encoding="utf-8")
+    assert old in text
+    bad = tmp_path / name
     bad.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(InputFileError) as err:
-        chess.load(str(bad))
+        load(str(bad))
     assert err.value.field == field and str(bad) in str(err.value)
 
 

@@ -28,11 +28,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_chess import action_sequence
+from test_chess import action_sequence, assert_bad_file
 from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
 
-from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import special_buildings as sb
@@ -461,13 +460,7 @@ def test_whole_games_with_special_buildings(seed, players, others, agent):
     ],
 )
 def test_a_bad_data_file_names_file_and_field(tmp_path, old, new, field):
-    text = (sb.DATA / "special_buildings.toml").read_text(encoding="utf-8")
-    assert old in text
-    bad = tmp_path / "special_buildings.toml"
-    bad.write_text(text.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(InputFileError) as err:
-        sb.load(str(bad))
-    assert err.value.field == field and str(bad) in str(err.value)
+    assert_bad_file(tmp_path, sb.load, "special_buildings.toml", old, new, field)
 
 
 def test_flying_merchant_and_imam_discounts_add_up():
