@@ -8,11 +8,13 @@ module declares get their ids in that order, so add new modules at the end. The 
 
 from tower.marrakesh.hooks import REGISTRY
 from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
+    chess,
     desert_towns,
     edicts,
     exchange_offices,
     imam_sultan,
     personal_tasks,
+    special_buildings,
     spectators,
     staircase_tiles,
     walls_guards,
