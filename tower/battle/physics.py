@@ -196,7 +196,8 @@ def physics_seasons(
     """
     import tempfile
 
-    from tower.runs import Task, run_tasks
+    from tower.files.outputs import run_header
+    from tower.runs import Task, read_records, run_tasks
 
     rid = run_id(situation, seed, warmup, _physics_id(preset, params_file))
     base = {
@@ -219,11 +220,9 @@ def physics_seasons(
             scheduler=scheduler,
             progress=progress,
             desc="physics seasons",
+            header=run_header("battle --physics-log", {"schema": "keyed by situation"}),
         )
-        found = {}
-        for line in path.read_text().splitlines():
-            rec = json.loads(line)
-            found[rec["key"]] = rec
+        found = {rec["key"]: rec for rec in read_records(path)}
     done = [found[t.key] for t in tasks]
     return PhysicsRun(
         [[tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in done],

@@ -14,7 +14,13 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import cluster_options, load_physics, params_option, preset_option
+from tower.cli.options import (
+    cluster_options,
+    force_option,
+    load_physics,
+    params_option,
+    preset_option,
+)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -220,6 +226,7 @@ def battle(
 )
 @cluster_options("seasons")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@force_option
 def traces_cmd(
     seasons: int,
     seed: int,
@@ -230,6 +237,7 @@ def traces_cmd(
     workers: int | None,
     scheduler: str | None,
     quiet: bool,
+    force: bool,
 ) -> None:
     """Simulate SEASONS random battle seasons in physics towers as traces for `tower distill`.
 
@@ -250,8 +258,16 @@ def traces_cmd(
         if not drawn or min(drawn) < 0:
             raise BadNotation(f"--warmups needs rounds >= 0, got {warmups!r}")
         mix = SeasonMix(warmups=drawn)
-    load_physics(preset, None, params_file)  # a bad preset or params file fails here, once
+    from tower.files.outputs import run_header
+
+    # a bad preset or params file fails here, once
+    spec, params = load_physics(preset, None, params_file)
     tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file, mix=mix)
+    header = run_header(
+        "battle traces",
+        {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
+         "warmups": list(mix.warmups)},
+    )  # fmt: skip
     summary = run_tasks(
         tasks,
         trace_task,
@@ -261,6 +277,8 @@ def traces_cmd(
         progress=not quiet,
         key_field="seq",
         desc="battle seasons",
+        header=header,
+        force=force,
     )
     click.echo(
         f"{out_file}: {summary['done']} seasons simulated, {summary['skipped']} already there"
