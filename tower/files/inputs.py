@@ -226,7 +226,7 @@ def parse_json(text: str, path: str | Path, *, line: int | None = None) -> Any:
     except json.JSONDecodeError as exc:
         raise InputFileError(
             src,
-            f"not valid JSON ({exc.msg} at column {exc.colno})",
+            f"not valid JSON, truncated or corrupt ({exc.msg} at column {exc.colno})",
             line=line if line is not None else exc.lineno,
             field="<json>",
         ) from None
