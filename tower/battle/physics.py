@@ -186,6 +186,7 @@ def physics_seasons(
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool = True,
+    force: bool = False,
 ) -> PhysicsRun:
     """Run (or resume from ``log``) ``replicates`` simulated seasons of ``situation``.
 
@@ -221,6 +222,7 @@ def physics_seasons(
             progress=progress,
             desc="physics seasons",
             header=run_header("battle --physics-log", {"schema": "keyed by situation"}),
+            force=force,
         )
         found = {rec["key"]: rec for rec in read_records(path)}
     done = [found[t.key] for t in tasks]

@@ -23,13 +23,6 @@ from tower.cli.options import (
 )
 
 
-def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
-
-
 @click.group(invoke_without_command=True)
 @click.option("--players", default=4, show_default=True, type=click.IntRange(1, 4))
 @click.option("--season", default=2, show_default=True, type=click.IntRange(1, 3))
@@ -112,6 +105,7 @@ def _write_json(path: Path, data: dict) -> None:
     type=click.Path(path_type=Path),
     help="Physical parameter file for --physics (default: the preset's defaults).",
 )
+@force_option
 @click.pass_context
 def battle(
     ctx: click.Context,
@@ -133,6 +127,7 @@ def battle(
     workers: int | None,
     scheduler: str | None,
     physics_params: Path | None,
+    force: bool,
 ) -> None:
     """Analyse a season's Battles at the Wall under the tower model (default action)."""
     if ctx.invoked_subcommand is not None:
@@ -146,7 +141,12 @@ def battle(
         warmup_rounds,
     )
     from tower.battle.report import plot, table
+    from tower.files.outputs import check_output, write_text
     from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall, battle_order
+
+    for out in (plot_path or None, json_path):
+        if out is not None:
+            check_output(out, force=force)
 
     start = time.perf_counter()
     seating = PLAYER_COLOURS[:players]
@@ -191,6 +191,7 @@ def battle(
             log=physics_log,
             workers=workers,
             scheduler=scheduler,
+            force=force,
         )
         rows = compare(result, physics_stats(situation, run.seasons))
         click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
@@ -201,7 +202,8 @@ def battle(
             "comparisons": [r.to_json() for r in rows],
         }
     if json_path is not None:
-        _write_json(json_path, {**result.to_json(), **extra})
+        doc = {**result.to_json(), **extra}
+        write_text(json_path, json.dumps(doc, indent=2, sort_keys=True) + "\n", checked=True)
         click.echo(f"json: {json_path}")
     click.echo(f"({time.perf_counter() - start:.1f} s)")
 
