@@ -57,8 +57,9 @@ LIMITS: dict[str, int] = {
     "pieces_inside": 400,  # all the pieces of a 4-player Marrakesh box fit in this
     "hole_vertices": 2000,  # a round hole needs ~64
     "state_residents": 400,  # as pieces_inside
-    "warmup_rounds": 1000,  # a game has 12 rounds
+    "warmup_rounds": 200,  # a game has 12 rounds; the tower is steady after ~9 throws
     "throws_per_sequence": 100_000,
+    "magnitude": 10**9,  # any number in a spec, mm or g: a tower is well under a metre
 }
 
 
@@ -226,7 +227,7 @@ def parse_json(text: str, path: str | Path, *, line: int | None = None) -> Any:
     except json.JSONDecodeError as exc:
         raise InputFileError(
             src,
-            f"not valid JSON, truncated or corrupt ({exc.msg} at column {exc.colno})",
+            f"not valid JSON, truncated or corrupt ({exc.msg}: column {exc.colno})",
             line=line if line is not None else exc.lineno,
             field="<json>",
         ) from None
@@ -301,3 +302,49 @@ def check_count(
             field=field,
         )
     return value
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """Read a TOML user file: the checks of :func:`read_text`, finite floats only, and
+    every number at most ``LIMITS["magnitude"]`` in size (see :func:`check_magnitudes`)."""
+    import tomllib
+
+    text = read_text(path)
+    try:
+        raw = tomllib.loads(text, parse_float=_float)
+    except _BadNumber as exc:
+        raise InputFileError(
+            str(path), f"number {exc.token} {exc.why}", line=_token_line(text, exc.token),
+            field=_toml_key_at(text, exc.token) or "<number>",
+        ) from None  # fmt: skip
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"at line (\d+)", str(exc))
+        raise InputFileError(
+            str(path), f"not valid TOML: {exc}", line=int(at[1]) if at else None
+        ) from None
+    check_magnitudes(raw, path)
+    return raw
+
+
+def _toml_key_at(text: str, token: str) -> str | None:
+    line = text.splitlines()[_token_line(text, token) - 1]
+    key, eq, _ = line.partition("=")
+    return key.strip() or None if eq else None
+
+
+def check_magnitudes(data: Any, path: str | Path, prefix: str = "") -> None:
+    """Raise if a number anywhere in ``data`` is larger than ``LIMITS["magnitude"]``
+    (no length, count or parameter of a tower comes near; a larger one overflows)."""
+    stack = [(prefix, data)]
+    limit = LIMITS["magnitude"]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((f"{where}.{i}", v) for i, v in enumerate(node))
+        elif isinstance(node, int | float) and not isinstance(node, bool) and abs(node) > limit:
+            raise InputFileError(
+                str(path), f"value {node!r:.30} is over the limit magnitude = {limit:g}",
+                field=where,
+            )  # fmt: skip
