@@ -45,23 +45,15 @@ def _build_all(specs: list[TowerSpec], out_dir: Path, force: bool) -> dict[str, 
     then copy them into ``out_dir/<name>/``; return the number of files per spec."""
     from tower.geometry.meshes import write_meshes
 
-    counts = {}
     with tempfile.TemporaryDirectory() as tmp:
         plans = []
         for spec in specs:
             src = Path(tmp) / spec.name
             write_meshes(spec, src)
-            built = sorted(p for p in src.rglob("*") if p.is_file())
-            names = [p.relative_to(src).as_posix() for p in built]
             folder = OutputFolder(out_dir / spec.name, "meshes build", force=force)
-            folder.check(names)  # every refusal before the first file is written
-            plans.append((spec.name, folder, names, built))
-        for name, folder, names, built in plans:
-            for rel, src_file in zip(names, built, strict=True):
-                with folder.path_for(rel) as dst:
-                    dst.write_bytes(src_file.read_bytes())
-            counts[name] = len(names)
-    return counts
+            folder.check([p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
+            plans.append((spec.name, folder, src))  # every refusal before the first write
+        return {name: len(folder.copy_in(src)) for name, folder, src in plans}
 
 
 @click.group()

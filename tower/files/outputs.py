@@ -307,3 +307,15 @@ class OutputFolder:
         for name in names:
             if (self.path / name).exists():
                 self._record(name)
+
+    def copy_in(self, src: Path) -> list[str]:
+        """Copy every file under ``src`` (a staging folder some library filled) into this
+        folder at the same relative path: all checked first, then each written atomically.
+        Returns the relative names."""
+        files = sorted(p for p in Path(src).rglob("*") if p.is_file())
+        names = [p.relative_to(src).as_posix() for p in files]
+        self.check(names)
+        for name, path in zip(names, files, strict=True):
+            with self.path_for(name) as dst:
+                dst.write_bytes(path.read_bytes())
+        return names
