@@ -16,8 +16,9 @@ from typing import Any
 
 import click
 
-from tower.cli.options import cluster_options
+from tower.cli.options import cluster_options, force_option
 from tower.errors import TowerError
+from tower.geometry.spec import PRESETS
 
 
 def piece_classes(spec: Any) -> dict[str, str]:
@@ -103,7 +104,12 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     help="Also this many walls-guards sequences (1..20 keshis, watchmen, brigands).",
 )
 @cluster_options("simulations")
-@click.option("--preset", default=None, help="Tower preset of the traces (e.g. marrakesh).")
+@click.option(
+    "--preset",
+    type=click.Choice(PRESETS),
+    default=None,
+    help="Tower preset of the traces (e.g. marrakesh).",
+)
 @click.option(
     "--params",
     "params_file",
@@ -139,6 +145,7 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     show_default=True,
     help="Context fields of each back-off level, finest first.",
 )
+@force_option
 def distill(
     trace_args: tuple[str, ...],
     sims: int,
@@ -154,14 +161,17 @@ def distill(
     min_count: int,
     piece_depth: int,
     levels: str,
+    force: bool,
 ) -> None:
     """Fit a distilled tower model from simulator traces and write it to --out."""
     from tqdm import tqdm
 
+    from tower.files.outputs import check_output
     from tower.model import DistilledModel
     from tower.model.fit import DEFAULT_CLASSES, FitSettings, Observations
     from tower.traces import read_traces
 
+    check_output(out_path, force=force)
     if sims or mixed_sims:
         if not preset:
             raise TowerError("--sims and --mixed-sims need --preset")
@@ -169,8 +179,9 @@ def distill(
         cluster = {"scheduler": scheduler, "workers": workers}
         if sims:
             path = simulate_traces(
-                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), cluster=cluster
-            )
+                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), cluster=cluster,
+                force=force,
+            )  # fmt: skip
             trace_args = (*trace_args, f"{path}@0:{sims}")
         if mixed_sims:
             path = simulate_traces(
@@ -181,6 +192,7 @@ def distill(
                 pieces=20,
                 mix="walls-guards",
                 cluster=cluster,
+                force=force,
             )
             trace_args = (*trace_args, f"{path}@0:{mixed_sims}")
     if not trace_args:
@@ -251,7 +263,7 @@ def distill(
             "command": " ".join(command),
         },
     )
-    model.save(out_path)
+    model.save(out_path)  # atomic (tower.model.fileformat.write_text_atomic)
     size = out_path.stat().st_size
     click.echo(
         f"wrote {out_path} ({size / 1e6:.2f} MB): {obs.sequences} sequences, {obs.throws} "
@@ -268,6 +280,7 @@ def simulate_traces(
     pieces: int = 12,
     mix: str = "keshis",
     cluster: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> Path:
     """Run, or resume, ``tower simulate`` into ``traces`` (physics' resumable runner);
     ``cluster`` may name a Dask ``scheduler`` or a number of local ``workers``."""
@@ -291,6 +304,8 @@ def simulate_traces(
     for option, value in (cluster or {}).items():
         if value:
             argv += [f"--{option}", str(value)]
+    if force:
+        argv.append("--force")
     click.echo(f"simulating: tower {' '.join(argv)}")
     cli.main(args=argv, standalone_mode=False)
     return traces
