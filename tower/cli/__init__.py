@@ -67,6 +67,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _default_showwarning = warnings.showwarning
 
 
+def _one_line(text: str) -> str:
+    """A message as one line: a user error is reported on exactly one line."""
+    return " / ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, mapping user errors to exit status 2."""
     warnings.showwarning = _show_warning
@@ -76,10 +81,13 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see {exc.ctx.command_path} --help)"
+        click.echo(f"error: {_one_line(exc.format_message())}{hint}", err=True)
         sys.exit(exc.exit_code)
     except TowerError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {_one_line(str(exc))}", err=True)
         sys.exit(2)
     finally:
         warnings.showwarning = _default_showwarning
