@@ -269,9 +269,16 @@ class OutputFolder:
                 self.owned = {f for f in files if isinstance(f, str)}
 
     def check(self, names: list[str] | tuple[str, ...]) -> None:
-        """Raise :class:`OutputError` for the first name this command may not write."""
+        """Raise :class:`OutputError` for the first name this command may not write.
+
+        A name ending in ``/`` is a subfolder that another command fills under its own
+        manifest: it need only be a folder (or not exist yet)."""
         for name in names:
             target = self.path / name
+            if name.endswith("/"):
+                if target.exists() and not target.is_dir():
+                    raise OutputError(target, "exists and is not a folder")
+                continue
             if target.is_dir():
                 raise OutputError(target, "is a folder; expected a file path")
             if target.exists() and name not in self.owned and not self.force:
