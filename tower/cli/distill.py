@@ -78,6 +78,8 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     from tower.cli.validate_model import parse_range
 
     path, _, rng = text.partition("@")
+    if Path(path).is_dir():
+        raise TowerError(f"{path}: is a directory, expected a trace file")
     if not Path(path).is_file():
         raise TowerError(f"{path}: no such trace file")
     return Path(path), parse_range(rng, f"--traces {text}"), rng or ":"

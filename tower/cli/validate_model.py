@@ -104,7 +104,9 @@ def validate_model(
     folder.check(REPORT_FILES)
     tested = open_model(model)
     rows = parse_range(seq_range, "--sequences")
-    held = list(tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False))[
+    reading = tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False,
+                   disable=None)  # fmt: skip
+    held = list(reading)[
         rows
     ]
     if not held:
