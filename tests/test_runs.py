@@ -63,7 +63,7 @@ def test_a_corrupt_middle_line_or_duplicate_key_is_an_error(tmp_path):
 def test_a_file_without_our_header_is_refused_and_left_alone(tmp_path):
     out = tmp_path / "r.jsonl"
     out.write_text('{"key": 0, "square": 0}')  # e.g. a json.dump output: no final newline
-    with pytest.raises(OutputError, match="no run header.*--force"):
+    with pytest.raises(OutputError, match=r"no run header.*--force"):
         run_tasks([Task(0, 0)], square_record, out, workers=1, progress=False)
     assert out.read_text() == '{"key": 0, "square": 0}'
     run_tasks([Task(0, 0)], square_record, out, workers=1, progress=False, force=True)

@@ -133,7 +133,7 @@ def _tower_state(data: Any, path: str, fld: str) -> TowerState:
             battle_piece(entry[0])
         except BadNotation as exc:
             raise InputFileError(path, str(exc), field=where) from None
-        if entry[1] not in {p.value for p in INSIDE}:
+        if not isinstance(entry[1], str) or entry[1] not in {p.value for p in INSIDE}:
             raise InputFileError(
                 path, f"place {entry[1]!r:.30} is not inside the tower", field=f"{where}[1]"
             )

@@ -90,14 +90,20 @@ def calibrate(
         budget=budget, holdout=holdout, seed=seed, checks=checks, scheduler=scheduler,
         workers=workers, progress=not quiet,
     )  # fmt: skip
+    from tower.calibration.recording import read_recording
     from tower.files.outputs import OutputFolder
 
     folder = OutputFolder(out_dir, "calibrate", force=force)
     folder.check(OUTPUTS)
+    read_recording(recording)  # a bad recording or params file fails before any write
+    if params_path is not None:
+        from tower.calibration.params_file import load_params
+
+        load_params(params_path)
+    folder.claim(OUTPUTS)
     names = [n.strip() for n in fit_names.split(",") if n.strip()] if fit_names else None
     done = run(recording, out_dir, simulator_name, settings, preset=preset, fit_names=names,
                params_path=params_path)  # fmt: skip
-    folder.record(OUTPUTS)
     width = max(len(f.parameter.name) for f in done.result.fits)
     for f in done.result.fits:
         flag = "" if f.identifiable else "  (not identifiable)"

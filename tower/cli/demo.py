@@ -84,7 +84,7 @@ def demo(out_dir: Path, force: bool) -> None:
     from tower.files.outputs import OutputFolder
 
     folder = OutputFolder(out_dir, "demo", force=force)
-    folder.check(FILES)
+    folder.claim(FILES)  # a demo killed half-way reruns over its own files
     for title, build in STEPS:
         argv = build(out_dir)
         if argv[0] != "selfplay":
@@ -92,5 +92,4 @@ def demo(out_dir: Path, force: bool) -> None:
         click.secho(f"\n== {title}: tower {' '.join(argv)}", bold=True)
         start = time.perf_counter()
         cli.main(args=argv, standalone_mode=False)
-        folder.record(FILES)
         click.echo(f"   ({time.perf_counter() - start:.1f} s)")

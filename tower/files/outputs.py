@@ -315,6 +315,13 @@ class OutputFolder:
             if (self.path / name).exists():
                 self._record(name)
 
+    def claim(self, names: list[str] | tuple[str, ...]) -> None:
+        """Note, before a long run, every file it will write (after :meth:`check`): a run
+        killed half-way may then be run again over its own partial outputs."""
+        self.check(names)
+        for name in names:
+            self._record(name)
+
     def copy_in(self, src: Path) -> list[str]:
         """Copy every file under ``src`` (a staging folder some library filled) into this
         folder at the same relative path: all checked first, then each written atomically.

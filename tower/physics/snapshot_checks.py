@@ -11,7 +11,7 @@ from typing import Any
 
 from tower.errors import InputFileError
 from tower.files.inputs import check_count
-from tower.pieces import INSIDE, Place
+from tower.pieces import INSIDE, Piece, Place
 
 
 def check_snapshot(data: dict[str, Any], path: str) -> None:
@@ -26,6 +26,11 @@ def check_snapshot(data: dict[str, Any], path: str) -> None:
     if not isinstance(pieces, list):
         raise InputFileError(path, f"expected a list of pieces, got {pieces!r:.60}", field="pieces")
     check_count(len(pieces), path, "pieces", "pieces_inside")
+    for k, text in enumerate(pieces):
+        try:
+            Piece.parse(text)
+        except (AttributeError, TypeError, ValueError):
+            raise InputFileError(path, f"not a piece: {text!r:.40}", field=f"pieces[{k}]") from None
     inside = data.get("inside", [])
     if not isinstance(inside, list):
         raise InputFileError(path, f"expected a list, got {inside!r:.60}", field="inside")
@@ -48,6 +53,10 @@ def check_snapshot(data: dict[str, Any], path: str) -> None:
                 field=f"inside[{k}].place",
             )
         pid = entry.get("id")
+        if isinstance(pid, bool) or not isinstance(pid, int):
+            raise InputFileError(
+                path, f"expected a piece id, got {pid!r:.40}", field=f"inside[{k}].id"
+            )
         if pid in seen:
             raise InputFileError(path, f"piece {pid!r} is inside twice", field=f"inside[{k}].id")
         seen.add(pid)

@@ -101,6 +101,11 @@ def read_done(path: str | Path, key_field: str = "key", *, repair: bool = False)
         if not isinstance(record, dict) or key_field not in record:
             raise InputFileError(str(path), "record has no key", line=lineno, field=key_field)
         key = record[key_field]
+        if isinstance(key, bool) or not isinstance(key, str | int):
+            raise InputFileError(
+                str(path), f"key must be a string or integer, got {key!r:.40}", line=lineno,
+                field=key_field,
+            )  # fmt: skip
         if key in seen:
             raise InputFileError(str(path), f"duplicate key {key!r}", line=lineno, field=key_field)
         seen.add(key)
