@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tower.errors import InputFileError
+
 TOWER = str(Path(sys.executable).with_name("tower"))
 #: Fixed string hashing in every process: calibrate's second design wave depends on it
 #: (a determinism gap of tower.calibration, reported; independent of resuming).
@@ -170,6 +172,6 @@ def test_record_repairs_a_torn_last_line_only_in_a_recording(tmp_path: Path) -> 
     assert any("torn" in line for line in said)
     notes = tmp_path / "notes.csv"
     notes.write_text("my notes,not a recording\nhalf a li")  # not ours: left alone
-    with pytest.raises(Exception, match="notes.csv:1: field header"):
+    with pytest.raises(InputFileError, match=r"notes\.csv:1: field header"):
         Recorder(notes, lambda prompt: "quit", said.append).run()
     assert notes.read_text() == "my notes,not a recording\nhalf a li"
