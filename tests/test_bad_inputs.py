@@ -660,3 +660,13 @@ def test_meshes_build_keeps_user_files_in_an_earlier_mesh_folder(tmp_path: Path)
     mine.write_text("mine")
     main(["meshes", "build", "--preset", "queen-classic", "--out", str(out)])
     assert mine.read_text() == "mine"
+
+
+def test_play_takes_a_superscript_digit_as_an_unknown_action() -> None:
+    from click.testing import CliRunner
+
+    from tower.cli import cli
+
+    result = CliRunner().invoke(cli, ["play", "--players", "2"], input="²\nq\n")
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
