@@ -173,32 +173,36 @@ def distill(
     from tower.model.fit import DEFAULT_CLASSES, FitSettings, Observations
     from tower.traces import read_traces
 
-    check_output(out_path, force=force)
-    if sims or mixed_sims:
-        if not preset:
-            raise TowerError("--sims and --mixed-sims need --preset")
-        stem = out_path.with_suffix("")
-        cluster = {"scheduler": scheduler, "workers": workers}
-        if sims:
-            path = simulate_traces(
-                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), cluster=cluster,
-                force=force,
-            )  # fmt: skip
-            trace_args = (*trace_args, f"{path}@0:{sims}")
-        if mixed_sims:
-            path = simulate_traces(
-                mixed_sims,
-                preset,
-                params_file,
-                Path(f"{stem}.mixed-traces.jsonl"),
-                pieces=20,
-                mix="walls-guards",
-                cluster=cluster,
-                force=force,
-            )
-            trace_args = (*trace_args, f"{path}@0:{mixed_sims}")
+    if (sims or mixed_sims) and not preset:
+        raise TowerError("--sims and --mixed-sims need --preset")
+    stem = out_path.with_suffix("")
+    planned = [  # (trace file, sequences, pieces per throw, mix)
+        (Path(f"{stem}.traces.jsonl"), sims, 12, "keshis"),
+        (Path(f"{stem}.mixed-traces.jsonl"), mixed_sims, 20, "walls-guards"),
+    ]
+    planned = [p for p in planned if p[1]]
+    trace_args = (*trace_args, *(f"{path}@0:{n}" for path, n, _, _ in planned))
     if not trace_args:
         raise TowerError("give --traces FILE or --sims N --preset P")
+    command = ["tower", "distill", *(f"--traces {shlex.quote(a)}" for a in trace_args)]
+    if preset:
+        command.append(f"--preset {preset}")
+    if params_file:
+        command.append(f"--params {shlex.quote(str(params_file))}")
+    command += [
+        f"--alpha {alpha:g}",
+        f"--age-cap {age_cap}",
+        f"--min-count {min_count}",
+        f"--piece-depth {piece_depth}",
+        f"--levels '{levels}'",
+        f"--out {shlex.quote(str(out_path))}",
+    ]
+    if not _written_by(out_path, " ".join(command)):  # a rerun may replace its own model
+        check_output(out_path, force=force)
+    cluster = {"scheduler": scheduler, "workers": workers}
+    for path, n, pieces, mix in planned:
+        simulate_traces(n, preset, params_file, path, pieces=pieces, mix=mix, cluster=cluster,
+                        force=force)  # fmt: skip
     tower, classes = _tower_fields(preset)
     try:
         settings = FitSettings(
@@ -239,19 +243,6 @@ def distill(
     if obs.throws == 0:
         raise TowerError("no throws to fit: the selected traces are empty")
     params, params_from = _params_field(params_file)
-    command = ["tower", "distill", *(f"--traces {shlex.quote(a)}" for a in trace_args)]
-    if preset:
-        command.append(f"--preset {preset}")
-    if params_file:
-        command.append(f"--params {shlex.quote(str(params_file))}")
-    command += [
-        f"--alpha {alpha:g}",
-        f"--age-cap {age_cap}",
-        f"--min-count {min_count}",
-        f"--piece-depth {piece_depth}",
-        f"--levels '{levels}'",
-        f"--out {shlex.quote(str(out_path))}",
-    ]
     model = DistilledModel.from_tables(
         obs.tables(),
         name=name or preset or "distilled",
@@ -271,6 +262,19 @@ def distill(
         f"wrote {out_path} ({size / 1e6:.2f} MB): {obs.sequences} sequences, {obs.throws} "
         f"throws, sizes {obs.summary()['throw_sizes']}"
     )
+
+
+def _written_by(path: Path, command: str) -> bool:
+    """Whether ``path`` is a model file that this very command wrote (its provenance)."""
+    from tower.model.fileformat import read_model_file
+
+    if not path.is_file():
+        return False
+    try:
+        provenance = read_model_file(path).get("provenance")
+    except TowerError:
+        return False
+    return isinstance(provenance, dict) and provenance.get("command") == command
 
 
 def simulate_traces(
