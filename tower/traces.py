@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
-from tower.files.inputs import check_count, json_lines
+from tower.files.inputs import LIMITS, check_count, json_lines
 from tower.files.outputs import is_header
 from tower.pieces import INSIDE, Piece, Place
 
@@ -104,7 +104,7 @@ class TraceSequence:
         raw_pieces = data.get("pieces")
         if not isinstance(raw_pieces, list):
             raise bad("pieces", f"expected a list of pieces, got {raw_pieces!r:.60}")
-        check_count(len(raw_pieces), path, "pieces", "pieces_inside", line=line)
+        check_count(len(raw_pieces), path, "pieces", "pieces_per_sequence", line=line)
         try:
             pieces = tuple(Piece.parse(p) for p in raw_pieces)
         except (TypeError, ValueError, AttributeError) as exc:
@@ -138,6 +138,9 @@ def _throw(t: Any, bad: Any, fld: str) -> TraceThrow:
         ids = t.get(name)
         if not isinstance(ids, list) or not all(_is_int(x) for x in ids):
             raise bad(f"{fld}.{name}", f"expected a list of piece ids, got {ids!r:.60}")
+    if len(t["in"]) > LIMITS["pieces_per_throw"]:
+        raise bad(f"{fld}.in", f"{len(t['in'])} pieces is over the limit pieces_per_throw = "
+                  f"{LIMITS['pieces_per_throw']}")  # fmt: skip
     inside = t.get("inside")
     if not isinstance(inside, dict):
         raise bad(f"{fld}.inside", f"expected an object id -> place, got {inside!r:.60}")

@@ -100,10 +100,11 @@ def calibrate(
         from tower.calibration.params_file import load_params
 
         load_params(params_path)
-    folder.claim(OUTPUTS)
+
     names = [n.strip() for n in fit_names.split(",") if n.strip()] if fit_names else None
-    done = run(recording, out_dir, simulator_name, settings, preset=preset, fit_names=names,
-               params_path=params_path)  # fmt: skip
+    with folder.claiming(OUTPUTS):
+        done = run(recording, out_dir, simulator_name, settings, preset=preset,
+                   fit_names=names, params_path=params_path)  # fmt: skip
     width = max(len(f.parameter.name) for f in done.result.fits)
     for f in done.result.fits:
         flag = "" if f.identifiable else "  (not identifiable)"

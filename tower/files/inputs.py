@@ -59,6 +59,7 @@ LIMITS: dict[str, int] = {
     "state_residents": 400,  # as pieces_inside
     "warmup_rounds": 200,  # a game has 12 rounds; the tower is steady after ~9 throws
     "throws_per_sequence": 100_000,
+    "pieces_per_sequence": 1_000_000,  # every piece ever thrown into one tower
     "magnitude": 10**9,  # any number in a spec, mm or g: a tower is well under a metre
 }
 

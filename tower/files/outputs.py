@@ -322,6 +322,32 @@ class OutputFolder:
         for name in names:
             self._record(name)
 
+    @contextlib.contextmanager
+    def claiming(self, names: list[str] | tuple[str, ...]) -> Iterator[None]:
+        """:meth:`claim` for the duration of a run; if the run stops on a user error before
+        writing any of ``names``, the claim is withdrawn (the manifest, and the folder if
+        the claim created it), so a refused run leaves no trace."""
+        manifest = self.path / MANIFEST
+        created = not self.path.exists()
+        old = manifest.read_bytes() if manifest.is_file() else None
+        before = {n for n in names if (self.path / n).exists()}
+        owned = set(self.owned)
+        self.claim(names)
+        try:
+            yield
+        except TowerError:
+            if not any((self.path / n).exists() for n in names if n not in before):
+                self.owned = owned
+                if old is None:
+                    manifest.unlink(missing_ok=True)
+                else:
+                    with atomic_path(manifest) as tmp:
+                        tmp.write_bytes(old)
+                if created:
+                    with contextlib.suppress(OSError):
+                        self.path.rmdir()
+            raise
+
     def copy_in(self, src: Path) -> list[str]:
         """Copy every file under ``src`` (a staging folder some library filled) into this
         folder at the same relative path: all checked first, then each written atomically.

@@ -496,10 +496,15 @@ class TowerSim:
         from tower.physics.snapshot_checks import check_snapshot
 
         path = str(path)
-        data = load_json(path)
-        if not isinstance(data, dict) or data.get("schema") != SNAPSHOT_SCHEMA:
-            raise SnapshotError(path, f"expected schema {SNAPSHOT_SCHEMA!r}", field="schema")
-        check_snapshot(data, path)
+        try:
+            data = load_json(path)
+            if not isinstance(data, dict) or data.get("schema") != SNAPSHOT_SCHEMA:
+                raise SnapshotError(path, f"expected schema {SNAPSHOT_SCHEMA!r}", field="schema")
+            check_snapshot(data, path)
+        except InputFileError as exc:
+            if isinstance(exc, SnapshotError):
+                raise
+            raise SnapshotError(path, exc.reason, line=exc.line, field=exc.field) from None
         spec = spec if spec is not None else (geometry.spec if geometry else None)
         if spec is None:
             spec = _spec_from_toml(data.get("spec_toml"), path)

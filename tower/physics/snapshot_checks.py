@@ -1,8 +1,9 @@
 """Checks of a tower snapshot's JSON before :meth:`tower.physics.TowerSim.restore` uses it.
 
 Kept apart from the simulator so the rules a snapshot must obey read in one place: whole,
-non-negative counts, at most ``LIMITS["pieces_inside"]`` pieces, every piece inside at a
-place that is inside, each at most once.
+non-negative counts, at most ``LIMITS["pieces_per_sequence"]`` pieces thrown and
+``LIMITS["pieces_inside"]`` inside, every piece inside at a place that is inside, each at
+most once.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def check_snapshot(data: dict[str, Any], path: str) -> None:
     pieces = data.get("pieces")
     if not isinstance(pieces, list):
         raise InputFileError(path, f"expected a list of pieces, got {pieces!r:.60}", field="pieces")
-    check_count(len(pieces), path, "pieces", "pieces_inside")
+    check_count(len(pieces), path, "pieces", "pieces_per_sequence")
     for k, text in enumerate(pieces):
         try:
             Piece.parse(text)
