@@ -7,7 +7,11 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import force_option
 from tower.errors import TowerError
+from tower.files.inputs import LIMITS
+from tower.files.outputs import OutputFolder
+from tower.geometry.spec import PRESETS
 
 
 def _sizes(text: str) -> list[int]:
@@ -15,8 +19,11 @@ def _sizes(text: str) -> list[int]:
         sizes = sorted({int(x) for x in text.split(",") if x.strip()})
     except ValueError:
         raise TowerError(f"--sizes: expected comma-separated integers, got {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise TowerError(f"--sizes: expected positive throw sizes, got {text!r}")
+    if not sizes or min(sizes) < 1 or max(sizes) > LIMITS["pieces_per_throw"]:
+        raise TowerError(
+            f"--sizes: expected throw sizes 1 to pieces_per_throw = "
+            f"{LIMITS['pieces_per_throw']}, got {text!r}"
+        )
     return sizes
 
 
@@ -39,10 +46,14 @@ def _sizes(text: str) -> list[int]:
 @click.option(
     "--sims",
     default=200,
+    type=click.IntRange(1),
     show_default=True,
     help="With --physics and no --traces: sequences simulated (or resumed) per throw size.",
 )
-@click.option("--preset", default="marrakesh", show_default=True, help="With --physics.")
+@click.option(
+    "--preset", type=click.Choice(PRESETS), default="marrakesh", show_default=True,
+    help="With --physics.",
+)  # fmt: skip
 @click.option(
     "--params",
     "params_file",
@@ -51,8 +62,14 @@ def _sizes(text: str) -> list[int]:
     help="With --physics: physics parameters (default: the built-in defaults).",
 )
 @click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
-@click.option("--sequences", default=2000, show_default=True, help="Model sequences per size.")
-@click.option("--throws", default=12, show_default=True, help="Throws per sequence.")
+@click.option(
+    "--sequences", default=2000, type=click.IntRange(1), show_default=True,
+    help="Model sequences per size.",
+)
+@click.option(
+    "--throws", default=12, type=click.IntRange(1, 1000), show_default=True,
+    help="Throws per sequence.",
+)  # fmt: skip
 @click.option("--seed", default=0, show_default=True)
 @click.option(
     "--out",
@@ -61,6 +78,7 @@ def _sizes(text: str) -> list[int]:
     default=None,
     help="Write stats.json and retention.png here.",
 )
+@force_option
 def stats(
     model_spec: str | None,
     physics: bool,
@@ -73,6 +91,7 @@ def stats(
     throws: int,
     seed: int,
     out_dir: Path | None,
+    force: bool,
 ) -> None:
     """Print (and plot) retention statistics for throws of 6, 9 and 12 keshis.
 
@@ -90,6 +109,10 @@ def stats(
     )
 
     wanted = _sizes(sizes)
+    folder = None
+    if out_dir is not None:
+        folder = OutputFolder(out_dir, "stats", force=force)
+        folder.check(["stats.json", "retention.png"])
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
     per_size = {}
@@ -132,16 +155,9 @@ def stats(
     click.echo(f"retention statistics of {label}")
     for n, s in per_size.items():
         click.echo(format_summary(n, s))
-    if out_dir is not None and per_size:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "stats.json").write_text(
-            json.dumps(
-                {"source": label, "sizes": {str(n): s for n, s in per_size.items()}},
-                indent=2,
-                sort_keys=True,
-            )
-            + "\n",
-            encoding="utf-8",
-        )
-        png = plot_retention({label: per_size}, out_dir / "retention.png", title=label)
-        click.echo(f"wrote {out_dir / 'stats.json'} and {png}")
+    if folder is not None and per_size:
+        doc = {"source": label, "sizes": {str(n): s for n, s in per_size.items()}}
+        folder.write_text("stats.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        with folder.path_for("retention.png") as tmp:
+            plot_retention({label: per_size}, tmp, title=label)
+        click.echo(f"wrote {folder.path / 'stats.json'} and {folder.path / 'retention.png'}")
