@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from tower.errors import InputFileError
 from tower.geometry.errors import (
     ExitUnreachableError,
     HoleError,
