@@ -10,6 +10,7 @@ from tower.marrakesh.hooks import REGISTRY
 from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     desert_towns,
     exchange_offices,
+    experts,
     imam_sultan,
     spectators,
     staircase_tiles,
