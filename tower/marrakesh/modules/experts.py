@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import rules, sectors
+from tower.marrakesh import phases, rules, sectors
 from tower.marrakesh.actions import GOODS, Action, action_id
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect
@@ -231,10 +231,16 @@ def claim_options(state: State, p: int) -> list[int]:
     b = board(state)
     if not b["out"] or not _can_afford(state, p):
         return []
-    return [action_id("choice", i) for i in range(len(b["display"]))]
+    experts = [action_id("choice", i) for i in range(len(b["display"]))]
+    # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
+    # player may still pass (and forfeit the phase, as without experts).
+    return experts if phases.claimable(state, p) else [PASS, *experts]
 
 
 def claim(state: State, p: int, a: Action) -> bool:
+    if a.kind == "pass":
+        state.players[p].forfeit = True
+        return True
     if a.kind != "choice":
         return False
     b = board(state)
