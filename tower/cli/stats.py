@@ -55,6 +55,23 @@ def _sizes(text: str) -> list[int]:
 @click.option("--throws", default=12, show_default=True, help="Throws per sequence.")
 @click.option("--seed", default=0, show_default=True)
 @click.option(
+    "--experts",
+    "experts",
+    type=click.IntRange(1, 5),
+    default=None,
+    metavar="K",
+    help="The Experts: with K face-up expert tiles, the law of expert keshis out per "
+    "round and how many rounds a stuck expert stays (--sequences sequences of --throws "
+    "rounds, --keshis keshis a round).",
+)
+@click.option(
+    "--keshis",
+    default=12,
+    show_default=True,
+    type=click.IntRange(0, 40),
+    help="With --experts: players' keshis thrown each round.",
+)
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
@@ -72,6 +89,8 @@ def stats(
     sequences: int,
     throws: int,
     seed: int,
+    experts: int | None,
+    keshis: int,
     out_dir: Path | None,
 ) -> None:
     """Print (and plot) retention statistics for throws of 6, 9 and 12 keshis.
@@ -92,6 +111,11 @@ def stats(
     wanted = _sizes(sizes)
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
+    if experts is not None:
+        if physics:
+            raise TowerError("--experts runs a model; physics traces with experts: not yet")
+        _expert_stats(model_spec, experts, keshis, sequences, throws, seed, out_dir)
+        return
     per_size = {}
     if physics:
         from tower.traces import read_traces
@@ -145,3 +169,40 @@ def stats(
         )
         png = plot_retention({label: per_size}, out_dir / "retention.png", title=label)
         click.echo(f"wrote {out_dir / 'stats.json'} and {png}")
+
+
+def _expert_stats(
+    model_spec: str | None,
+    k: int,
+    keshis: int,
+    sequences: int,
+    rounds: int,
+    seed: int,
+    out_dir: Path | None,
+) -> None:
+    """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``)."""
+    from tower.analysis.experts import expert_rounds, format_experts, summarize_experts
+    from tower.cli.validate_model import open_model
+
+    model_spec = model_spec or "shipped:marrakesh"
+    model = open_model(model_spec)
+    summary = summarize_experts(
+        expert_rounds(model, k, keshis=keshis, rounds=rounds, sequences=sequences, seed=seed)
+    )
+    click.echo(f"expert keshi statistics of model {model_spec}, {keshis} keshis a round")
+    click.echo(format_experts(k, summary))
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / "experts.json"
+        doc = {
+            "schema": "tower.stats.experts/1",
+            "source": f"model {model_spec}",
+            "experts": k,
+            "keshis": keshis,
+            "seed": seed,
+            "summary": summary,
+        }
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        click.echo(f"wrote {path}")
