@@ -544,6 +544,13 @@ def final_scoring(state: State, p: int) -> None:
     score(state, p, _d(state)["board"]["unused_points"] * n, "experts: unused experts")
 
 
+def worth(state: State, p: int) -> float:
+    """Points player ``p``'s experts are sure to bring at the end: 5 per unused expert
+    (what a one-step greedy lookahead can add to its value; the abilities' worth shows
+    in the position once used)."""
+    return float(_d(state)["board"]["unused_points"] * len(unused(state, p)))
+
+
 def _owned(state: State, p: int, o: dict[str, Any]) -> int:
     return o["points"] * len(mine(state, p)["tiles"])
 
