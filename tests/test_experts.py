@@ -34,7 +34,7 @@ from tower.marrakesh.actions import action_id
 from tower.marrakesh.components import load
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import experts as ex
-from tower.marrakesh.rules import IllegalActionError, T, advance, push
+from tower.marrakesh.rules import IllegalActionError, T, advance, push, thrown
 from tower.marrakesh.state import State
 from tower.marrakesh.worth import oasis_value
 from tower.model.baseline import BaselineModel
@@ -508,3 +508,42 @@ def test_whole_game_replays_exactly_and_uses_experts(seed):
     assert claimed > 0
     events = [r for _, _, r in state.score_events if r == "experts: unused experts"]
     assert len(events) == sum(1 for p in range(3) if ex.unused(state, p))
+
+
+def test_openspiel_random_sim_test_with_experts():
+    pyspiel = pytest.importorskip("pyspiel")
+    import tower.marrakesh.adapters.openspiel  # noqa: F401 (registers the game)
+
+    game = pyspiel.load_game("python_marrakesh", {"players": 3, "modules": "experts"})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_pettingzoo_api_test_with_experts():
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+
+    from tower.marrakesh.adapters.pettingzoo import MarrakeshEnv
+
+    env = MarrakeshEnv(players=3, modules=("experts",))
+    api_test(env, num_cycles=200, verbose_progress=False)
+
+
+def test_an_expert_left_in_the_tower_base_after_the_battles_joins_the_next_throw():
+    """Walls & Guards: keshis in the tower's base after the last battle go into the next
+    season's first throw (``battle.role``'s ruling), expert keshis with them."""
+    state = Game(GameConfig(players=2, modules=EXPERTS | {"walls_guards"})).new_initial_state(1)
+    play_until(state, lambda s: s.stack[-1]["t"] == "select")
+    b = ex.board(state)
+    b["stack"] += b["display"]
+    b["display"], b["board"] = [], 4  # 1 expert keshi in the base
+    throw = next(x for x in state.stack if x["t"] == "throw")
+    throw["extra"] = []
+    state.carry = ["red", "neutral"]
+    state.issued["red"] += 1
+    check(state)
+    run(state, T("experts_round"))
+    assert state.carry == ["red"] and b["board"] == 3 and len(b["display"]) == 1
+    assert throw["extra"] == ["expert:neutral", "expert:neutral"]
+    check(state)
+    play_until(state, lambda s: s.is_chance_node())
+    assert sum(p.kind is Kind.EXPERT for p in thrown(state, state.stack[-1])) == 2

@@ -45,7 +45,7 @@ from tower.marrakesh import phases, rules, sectors
 from tower.marrakesh.actions import GOODS, Action, action_id
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.rules import (
     T,
     Task,
@@ -181,6 +181,12 @@ def _round(state: State, t: Task) -> None:
             b["display"].append(b["stack"].pop())
     n = min(len(b["display"]), b["board"])
     b["board"] -= n
+    # Expert keshis left in the tower's base after the Battle at the Wall (Walls & Guards)
+    # are carried into the next season's first throw with the keshis there (the ruling of
+    # tower.marrakesh.modules.battle.role), on top of those of the face-up tiles.
+    colour = _d(state)["colour"]
+    n += state.carry.count(colour)
+    state.carry = [c for c in state.carry if c != colour]
     throw = next(x for x in reversed(state.stack) if x["t"] == "throw" and "pieces" not in x)
     throw["extra"] = throw.get("extra", []) + [str(expert_piece(state))] * n
 
@@ -200,22 +206,6 @@ def _round_end(state: State, t: Task) -> None:
     b = board(state)
     b["board"] += b["out"]
     b["out"] = 0
-
-
-def _season_step(state: State) -> list[Task]:
-    return [T("experts_base")]
-
-
-@task("experts_base")
-def _back_from_base(state: State, t: Task) -> None:
-    """Ruling: an expert keshi that falls out during another module's throws (the Battle
-    at the Wall) and is left among the pieces carried into the next throw goes back
-    onto the expert board; only face-up tiles put expert keshis into a throw."""
-    colour = _d(state)["colour"]
-    back = state.carry.count(colour)
-    if back:
-        state.carry = [c for c in state.carry if c != colour]
-        board(state)["board"] += back
 
 
 # -- claiming an expert -----------------------------------------------------------------
@@ -675,7 +665,6 @@ class Experts(Module):
     name = NAME
     title = "The Experts"
     rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
-    season_steps = (SeasonStep("experts_base", after="provisions", tasks=_season_step),)
 
     def components(self, comps: Components) -> Components:
         return extend(comps)
