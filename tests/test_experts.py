@@ -308,6 +308,16 @@ def test_luxury_expert_condition():
 
 
 # -- 6. the other abilities -------------------------------------------------------------
+def _put(state: State, p: int, colour: str, n: int, vendor: bool = False) -> None:
+    """``n`` keshis of ``colour`` on player ``p``'s board, and a water vendor in that
+    sector if ``vendor`` (all out of the supply)."""
+    state.players[p].keshis[colour] += n
+    state.issued[colour] += n
+    if vendor:
+        state.players[p].vendors[colour] = 1
+        state.issued["red"] += 1
+
+
 def _use(state: State, p: int, tid: int, sector: str) -> None:
     ex.mine(state, p)["tiles"] = [[tid, False]]
     ex.board(state)["stack"].remove(tid)
@@ -320,8 +330,7 @@ def _use(state: State, p: int, tid: int, sector: str) -> None:
 def test_teal_expert_one_fish_more_and_5_more_steps():
     state = quiet()
     pl = state.players[0]
-    pl.keshis["turquoise"] = 3
-    state.issued["turquoise"] += 3
+    _put(state, 0, "turquoise", 3)
     pl.water = 0
     _use(state, 0, 3, "turquoise")
     assert pl.keshis["turquoise"] == 4 and _river_steps(state, 0) == 4 + 5
@@ -337,11 +346,8 @@ def _river_steps(state: State, p: int) -> int:
 def test_teal_expert_on_a_full_river_makes_a_virtual_9th_fish():
     state = quiet()
     pl = state.players[0]
-    pl.keshis["turquoise"] = 8
-    state.issued["turquoise"] += 8
+    _put(state, 0, "turquoise", 8, vendor=True)
     pl.water = 0
-    pl.vendors["turquoise"] = 1
-    state.issued["red"] += 1
     _use(state, 0, 3, "turquoise")
     assert pl.keshis["turquoise"] == 8 and ex.virtual(state, 0, "turquoise") == 1
     assert _river_steps(state, 0) == 9 + 5
@@ -359,10 +365,7 @@ def test_teal_expert_on_a_full_river_makes_a_virtual_9th_fish():
 def test_green_expert_two_dates_per_date_picker_and_2_water_with_a_vendor():
     state = quiet()
     pl = state.players[0]
-    pl.keshis["green"] = 2
-    state.issued["green"] += 2
-    pl.vendors["green"] = 1
-    state.issued["red"] += 1
+    _put(state, 0, "green", 2, vendor=True)
     dates, water = pl.dates, pl.water
     _use(state, 0, 5, "green")
     assert pl.keshis["green"] == 3
@@ -420,8 +423,7 @@ def test_scroll_78_uses_a_face_up_expert_which_stays():
     state = quiet()
     _display(state, [3], out=0)
     pl = state.players[0]
-    pl.keshis["turquoise"] = 1
-    state.issued["turquoise"] += 1
+    _put(state, 0, "turquoise", 1)
     pl.water = 0
     run(state, T("fx", p=0, e={"op": "special", "name": "experts_scroll_78"}))
     state.apply(action_id("choice", 0))
@@ -475,10 +477,13 @@ NUM = Game(GameConfig(modules=EXPERTS)).num_distinct_actions
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
 def test_hypothesis_action_sequences_with_experts(seed, players, others, picks):
-    """Any sequence of legal choices keeps the invariants (all 5 expert keshis and 12
-    tiles accounted for), survives JSON, and an illegal action changes nothing."""
+    """Any sequence of legal choices with the module on (and any other modules) keeps the
+    invariants (all 5 expert keshis and 12 tiles accounted for); an expert is on offer at
+    a claim exactly when one lies in the display and the player can pay; an illegal
+    action changes nothing; the game replays exactly from its history and JSON."""
     game = Game(GameConfig(players=players, modules=EXPERTS | others))
     state = game.new_initial_state(seed)
+    choices = {action_id("choice", i) for i in range(16)}
     for k in picks:
         if state.is_terminal():
             break
@@ -486,13 +491,20 @@ def test_hypothesis_action_sequences_with_experts(seed, players, others, picks):
             state.sample_chance()
             continue
         legal = state.legal_action_ids()
-        illegal = next(i % NUM for i in range(k, k + NUM) if i % NUM not in legal)
-        before = state.to_json()
-        with pytest.raises(IllegalActionError):
-            state.apply(illegal)
-        assert state.to_json() == before
+        top = state.stack[-1]
+        if top["t"] == "ask" and top["k"] == "claim":
+            offered = bool(choices & set(legal))
+            can = ex.board(state)["out"] > 0 and ex._can_afford(state, top["p"])
+            assert offered == (can and bool(ex.board(state)["display"]))
+        wrong = k % NUM
+        if wrong not in legal:
+            snapshot = json.dumps(state.to_json())
+            with pytest.raises(IllegalActionError):
+                state.apply(wrong)
+            assert json.dumps(state.to_json()) == snapshot
         state.apply(legal[k % len(legal)])
         check(state)
+    assert game.replay(seed, state.history).to_json() == state.to_json()
     again = State.from_json(game, json.loads(json.dumps(state.to_json())))
     assert again.to_json() == state.to_json()
 
