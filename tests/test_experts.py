@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from tower.marrakesh import MODULES, Game, GameConfig
 from tower.marrakesh.actions import action_id
+from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.components import load
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import experts as ex
@@ -553,6 +554,10 @@ def test_an_expert_left_in_the_tower_base_after_the_battles_joins_the_next_throw
     state.carry = ["red", "neutral"]
     state.issued["red"] += 1
     check(state)
+    # The view and the observation tensor show it (Walls & Guards' carry shows keshis).
+    layout = TensorLayout(state.game)
+    assert layout.views(layout.encode(state, 0))["experts.keshis"][-1] == 1
+    assert view(state, 0)["experts"]["carried"] == 1
     run(state, T("experts_round"))
     assert state.carry == ["red"] and b["board"] == 3 and len(b["display"]) == 1
     assert throw["extra"] == ["expert:neutral", "expert:neutral"]

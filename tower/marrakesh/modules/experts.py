@@ -589,22 +589,27 @@ def check(state: State) -> None:
 
 # -- what players see -------------------------------------------------------------------
 def view(state: State, viewer: int, v: dict[str, Any]) -> None:
-    """Public: the face-up tiles, the expert keshis on the board and in the display, the
-    tiles the stack still holds (not their order), each player's experts."""
+    """Public: the face-up tiles, the expert keshis on the board, in the display and
+    carried into the next throw, the tiles the stack still holds (not their order), each
+    player's experts."""
     b = board(state)
     v[NAME] = {
         "display": list(b["display"]),
         "board": b["board"],
         "out": b["out"],
         "stack": len(b["stack"]),
+        "carried": state.carry.count(_d(state)["colour"]),
         "players": [copy.deepcopy(mine(state, i)) for i in range(state.num_players)],
     }
 
 
 def tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
+    """Face-up tiles (one-hot by id); expert keshis on the board, in the display, tiles
+    face down, expert keshis carried into the next throw; each seat's tiles (row 0
+    unused, row 1 used)."""
     return {
         "experts.display": (12,),
-        "experts.keshis": (3,),
+        "experts.keshis": (4,),
         **{f"experts.p{i}": (2, 12) for i in range(4)},
     }
 
@@ -613,7 +618,8 @@ def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
     b = board(state)
     for tid in b["display"]:
         d["experts.display"][tid - 1] = 1
-    d["experts.keshis"][:] = [b["board"], b["out"], len(b["stack"])]
+    carried = state.carry.count(_d(state)["colour"])
+    d["experts.keshis"][:] = [b["board"], b["out"], len(b["stack"]), carried]
     for i in range(state.num_players):
         for tid, used in mine(state, i)["tiles"]:
             d[f"experts.p{i}"][int(used), tid - 1] = 1
