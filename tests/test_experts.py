@@ -505,6 +505,8 @@ def test_hypothesis_action_sequences_with_experts(seed, players, others, picks):
             assert json.dumps(state.to_json()) == snapshot
         state.apply(legal[k % len(legal)])
         check(state)
+    while state.is_chance_node():
+        state.sample_chance()  # as the replay does after the last action
     assert game.replay(seed, state.history).to_json() == state.to_json()
     again = State.from_json(game, json.loads(json.dumps(state.to_json())))
     assert again.to_json() == state.to_json()

@@ -26,7 +26,8 @@ Switched on by ``"experts"`` in ``GameConfig.modules``. Rulebook:
 
 State: ``state.ext["experts"]`` = ``{"stack": [tile ids, top last], "display": [face-up
 tile ids], "board": expert keshis on the board, "out": expert keshis in the keshi
-display, "plain": bool}``; ``player.ext["experts"]`` = ``{"tiles": [[id, used]],
+display, "plain": [player, sector] of a sector action to run without the offer, or
+None}``; ``player.ext["experts"]`` = ``{"tiles": [[id, used]],
 "extra": {sector: virtual keshis}, "s77": scroll 77 spent}``.
 """
 
@@ -160,7 +161,7 @@ def setup(state: State) -> None:
         "display": [],
         "board": _d(state)["board"]["keshis"],
         "out": 0,
-        "plain": False,
+        "plain": None,
     }
     for pl in state.players:
         pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
@@ -206,6 +207,7 @@ def _round_end(state: State, t: Task) -> None:
     b = board(state)
     b["board"] += b["out"]
     b["out"] = 0
+    b["plain"] = None  # never left over, even if another module took the action first
 
 
 # -- claiming an expert -----------------------------------------------------------------
@@ -417,10 +419,14 @@ def _square_space(state: State, t: Task, a: Action) -> None:
 # -- offering the abilities -------------------------------------------------------------
 def sector_action(state: State, p: int, sector: str) -> bool:
     """Before a sector action on the owner's turn: offer the matching experts (decision
-    ``experts_use``); else count the sector's virtual keshis in the action."""
+    ``experts_use``); else count the sector's virtual keshis in the action.
+
+    A module earlier in the hook order (by name) whose ``sector_action`` replaces an
+    action (returns True) pre-empts the offer; modules that only add to an action
+    should return False."""
     b = board(state)
-    if b["plain"]:
-        b["plain"] = False
+    if b["plain"] == [p, sector]:
+        b["plain"] = None
     elif state.turn == p:
         tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
         options_ = ways(state, p, tids)
@@ -465,7 +471,7 @@ def _use(state: State, t: Task, a: Action) -> None:
 
 
 def _again(state: State, p: int, sector: str) -> None:
-    board(state)["plain"] = True
+    board(state)["plain"] = [p, sector]
     push(state, T("action", p=p, s=sector))
 
 
