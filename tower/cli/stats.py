@@ -72,6 +72,23 @@ def _sizes(text: str) -> list[int]:
 )  # fmt: skip
 @click.option("--seed", default=0, show_default=True)
 @click.option(
+    "--experts",
+    "experts",
+    type=click.IntRange(1, 5),
+    default=None,
+    metavar="K",
+    help="The Experts: with K face-up expert tiles, the law of expert keshis out per "
+    "round and how many rounds a stuck expert stays (--sequences sequences of --throws "
+    "rounds, --keshis keshis a round).",
+)
+@click.option(
+    "--keshis",
+    default=12,
+    show_default=True,
+    type=click.IntRange(0, 40),
+    help="With --experts: players' keshis thrown each round.",
+)
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
@@ -90,6 +107,8 @@ def stats(
     sequences: int,
     throws: int,
     seed: int,
+    experts: int | None,
+    keshis: int,
     out_dir: Path | None,
     force: bool,
 ) -> None:
@@ -112,9 +131,14 @@ def stats(
     folder = None
     if out_dir is not None:
         folder = OutputFolder(out_dir, "stats", force=force)
-        folder.check(["stats.json", "retention.png"])
+        folder.check(["experts.json"] if experts else ["stats.json", "retention.png"])
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
+    if experts is not None:
+        if physics:
+            raise TowerError("--experts runs a model; physics traces with experts: not yet")
+        _expert_stats(model_spec, experts, keshis, sequences, throws, seed, folder)
+        return
     per_size = {}
     if physics:
         from tower.traces import read_traces
@@ -161,3 +185,36 @@ def stats(
         with folder.path_for("retention.png") as tmp:
             plot_retention({label: per_size}, tmp, title=label)
         click.echo(f"wrote {folder.path / 'stats.json'} and {folder.path / 'retention.png'}")
+
+
+def _expert_stats(
+    model_spec: str | None,
+    k: int,
+    keshis: int,
+    sequences: int,
+    rounds: int,
+    seed: int,
+    folder: OutputFolder | None,
+) -> None:
+    """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``)."""
+    from tower.analysis.experts import expert_rounds, format_experts, summarize_experts
+    from tower.cli.validate_model import open_model
+
+    model_spec = model_spec or "shipped:marrakesh"
+    model = open_model(model_spec)
+    summary = summarize_experts(
+        expert_rounds(model, k, keshis=keshis, rounds=rounds, sequences=sequences, seed=seed)
+    )
+    click.echo(f"expert keshi statistics of model {model_spec}, {keshis} keshis a round")
+    click.echo(format_experts(k, summary))
+    if folder is not None:
+        doc = {
+            "schema": "tower.stats.experts/1",
+            "source": f"model {model_spec}",
+            "experts": k,
+            "keshis": keshis,
+            "seed": seed,
+            "summary": summary,
+        }
+        folder.write_text("experts.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        click.echo(f"wrote {folder.path / 'experts.json'}")
