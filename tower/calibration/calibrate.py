@@ -26,12 +26,13 @@ import numpy as np
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
 from tower.calibration.execute import ReplayRunner
-from tower.calibration.fit import FitResult, derive_seed, fit, make_task
+from tower.calibration.fit import Executor, FitResult, derive_seed, fit, make_task
 from tower.calibration.recording import Recording, atomic_write_text, key_piece, read_recording
 from tower.calibration.report import Check, write_report
 from tower.calibration.simulators import (
     BaselineSimulator,
     PhysicsSimulator,
+    Plan,
     Simulator,
     physics_parameters,
     plan_of,
@@ -54,6 +55,8 @@ class Settings:
     seed: int = 0
     checks: int = DEFAULT_CHECKS
     waves: int = 2
+    screen: int | None = None  # short clog-screening replays (None: budget // 2)
+    truth_replays: int = 4  # replays at the truth of a synthetic recording
     scheduler: str | None = None
     workers: int | None = None
     progress: bool = True
@@ -67,6 +70,8 @@ class Calibration:
     checks: list[Check]
     out_dir: Path
     seconds: float
+    truth_keys: dict[str, float] | None = None
+    truth_theta: dict[str, float] | None = None
 
 
 def split_holdout(recording: Recording, holdout: float) -> list[int]:
@@ -215,6 +220,7 @@ def calibrate(
         budget=settings.budget,
         seed=settings.seed,
         waves=settings.waves,
+        screen=settings.screen,
     )
     reps_full = []
     if any(len(s.throws) > n for s, n in zip(recording.sessions, n_train, strict=True)):
@@ -230,8 +236,13 @@ def calibrate(
             for r in runner(tasks, "predictive checks")
             if r is not None
         ]
-    seconds = time.perf_counter() - start
     truth = {k: float(v) for k, v in recording.meta.get("truth", {}).get("theta", {}).items()}
+    truth_keys = (
+        truth_key_statistics(simulator, truth, plan_of(training), runner, settings)
+        if truth and all(p.name in truth for p in simulator.parameters)
+        else None
+    )
+    seconds = time.perf_counter() - start
     shown = {
         "simulator": f"`{simulator!r}`",
         "design budget": f"{settings.budget} replays in {settings.waves} waves",
@@ -246,6 +257,7 @@ def calibrate(
         n_train=n_train,
         reps_full=reps_full,
         truth=truth,
+        truth_keys=truth_keys,
         settings=shown,
     )
     extra = {
@@ -255,10 +267,35 @@ def calibrate(
         "seed": settings.seed,
         "seconds": round(seconds, 1),
         "checks": [asdict(c) for c in checks],
+        "predictive": {p.name: p.to_json() for p in result.predictive(truth_keys)},
+        "directions": [d.to_json() for d in result.directions(truth or None)],
     }
     atomic_write_text(out_dir / "posterior.csv", _samples_csv(result))
     atomic_write_text(
         out_dir / "fit.json", json.dumps({**extra, **result.to_json()}, indent=2) + "\n"
     )
     _save_params(out_dir / "params.json", simulator, result, extra)
-    return Calibration(result, checks, out_dir, seconds)
+    return Calibration(result, checks, out_dir, seconds, truth_keys, truth)
+
+
+def truth_key_statistics(
+    simulator: Simulator,
+    theta: dict[str, float],
+    plan: Plan,
+    execute: Executor,
+    settings: Settings,
+) -> dict[str, float] | None:
+    """Expected key statistics at the true parameters: the mean over a few replays."""
+    from tower.calibration.behaviour import key_names, key_statistics
+
+    tasks = [
+        make_task(simulator, theta, derive_seed(settings.seed, 11, i), plan)
+        for i in range(settings.truth_replays)
+    ]
+    done = [r for r in execute(tasks, "replays at the truth") if r is not None]
+    if not done:
+        return None
+    values = [
+        key_statistics(plan, sessions_from_outs(plan, r["outs"]), r.get("fresh")) for r in done
+    ]
+    return {n: float(np.mean([v[n] for v in values])) for n in key_names(plan)}
