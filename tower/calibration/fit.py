@@ -139,28 +139,37 @@ class Emulator:
     noise is the simulation noise of one replay; the GP's own posterior variance is the
     emulator's uncertainty, which grows away from the design points and is added to the
     synthetic likelihood's covariance, so a sparse design cannot make the fit
-    over-confident.
+    over-confident. (A ridge-quadratic emulator, used before, could not follow the
+    statistics towards a clogging tower, where they change fastest.)
 
-    ``predict(u)`` takes ``u : (m, d)`` and returns ``(m, k)`` means; ``latent_var(u)``
-    their ``(m, k)`` emulator variances; ``cov`` is the ``(k, k)`` noise covariance
-    (white-noise variances, correlated as the leave-one-out residuals); ``loo_r2`` the exact
-    leave-one-out R² per statistic.
+    ``predict(u)`` takes ``u : (m, d)`` and returns ``(m, k)`` means;
+    ``predict_with_var(u)`` also their ``(m, k)`` emulator variances; ``cov`` is the
+    ``(k, k)`` covariance of the leave-one-out residuals (see :meth:`fit`); ``loo_r2`` the
+    exact leave-one-out R² per statistic, ``noise_r2`` its ceiling.
     """
 
     models: list[Any]
-    cov: np.ndarray  # (k, k) simulation-noise covariance, natural units
+    cov: np.ndarray  # (k, k) leave-one-out residual covariance (noise + emulator error)
     loo_r2: np.ndarray  # (k,)
     noise_r2: np.ndarray  # (k,) share of variance that is not simulation noise (R² ceiling)
 
     @classmethod
-    def fit(cls, u: np.ndarray, stats: np.ndarray, seed: int = 0) -> Emulator:
-        """Fit one GP per column of ``stats : (n, k)`` on ``u : (n, d)``."""
+    def fit(
+        cls, u: np.ndarray, stats: np.ndarray, seed: int = 0, cov_rows: np.ndarray | None = None
+    ) -> Emulator:
+        """Fit one GP per column of ``stats : (n, k)`` on ``u : (n, d)``.
+
+        ``cov``: the covariance of the exact leave-one-out residuals of the rows
+        ``cov_rows`` (default all; the fit passes its last wave, the design points around
+        the posterior): simulation noise there plus the emulator's typical error, measured
+        where the likelihood matters (noise varies across the prior).
+        """
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
         n, k = stats.shape
         d = u.shape[1]
-        models, loo, noise = [], np.zeros((n, k)), np.zeros(k)
+        models, loo, learned = [], np.zeros((n, k)), np.zeros(k)
         for j in range(k):
             y = stats[:, j]
             kernel = ConstantKernel(1.0, (1e-3, 1e3)) * RBF(
@@ -175,16 +184,19 @@ class Emulator:
             inv = np.linalg.inv(kmat)
             yn = (y - gp._y_train_mean) / scale
             loo[:, j] = (inv @ yn) / np.diag(inv) * scale
-            noise[j] = float(gp.kernel_.k2.noise_level) * scale**2
+            learned[j] = float(gp.kernel_.k2.noise_level) * scale**2
             models.append(gp)
         centred = stats - stats.mean(axis=0)
         ss_tot = np.maximum(np.sum(centred**2, axis=0), 1e-300)
         loo_r2 = 1 - np.sum(loo**2, axis=0) / ss_tot
-        noise_r2 = 1 - noise * n / ss_tot
-        corr = np.atleast_2d(np.corrcoef(loo, rowvar=False)) if n > 2 else np.eye(k)
-        corr = np.nan_to_num(corr) + 1e-6 * np.eye(k)
-        sd = np.sqrt(np.maximum(noise, 1e-12 * np.maximum(ss_tot / n, 1e-12)))
-        return cls(models, corr * np.outer(sd, sd), loo_r2, noise_r2)
+        noise_r2 = 1 - learned * n / ss_tot
+        rows = np.ones(n, bool) if cov_rows is None or cov_rows.sum() < k + 4 else cov_rows
+        m = int(rows.sum())
+        # the inverse of a sample covariance of m residuals overstates the precision by
+        # (m - 1) / (m - k - 2) (inverse Wishart mean): scaled so the precision is unbiased
+        cov = np.atleast_2d(np.cov(loo[rows], rowvar=False)) * (m - 1) / max(m - k - 2, 1)
+        cov = cov + np.diag(np.maximum(1e-6 * ss_tot / n, 1e-300))
+        return cls(models, cov, loo_r2, noise_r2)
 
     def predict(self, u: np.ndarray) -> np.ndarray:
         u = np.atleast_2d(u)
@@ -194,8 +206,9 @@ class Emulator:
         """Means ``(m, k)`` and emulator (latent, noise-free) variances ``(m, k)``."""
         u = np.atleast_2d(u)
         means, var = [], []
-        for m, noise in zip(self.models, np.diag(self.cov), strict=True):
+        for m in self.models:
             mu, sd = m.predict(u, return_std=True)
+            noise = float(m.kernel_.k2.noise_level) * float(m._y_train_std) ** 2
             means.append(mu)
             var.append(np.maximum(sd**2 - noise, 0.0))
         return np.stack(means, axis=1), np.stack(var, axis=1)
@@ -203,7 +216,7 @@ class Emulator:
     def loglik(self, u: np.ndarray, observed: np.ndarray) -> np.ndarray:
         """Gaussian synthetic log-likelihood of ``observed`` at each row of ``u``, ``(m,)``.
 
-        Covariance: simulation noise plus the emulator's own variance at ``u``.
+        Covariance: ``cov`` plus the emulator's own variance at ``u``.
         """
         out = np.empty(len(np.atleast_2d(u)))
         for start in range(0, len(out), 4096):
@@ -404,6 +417,7 @@ class FitResult:
             "statistics": list(STAT_NAMES),
             "observed": [float(x) for x in self.observed],
             "emulator_loo_r2": [round(float(x), 4) for x in self.emulator.loo_r2],
+            "emulator_noise_ceiling_r2": [round(float(x), 4) for x in self.emulator.noise_r2],
             "key_statistics": list(self.key_names),
             "key_emulator_loo_r2": []
             if self.key_emulator is None
@@ -637,6 +651,7 @@ def _fit(
     samples_u = None
     ess = 0.0
     emulator = None
+    wave_of = np.zeros(0, int)
     for w, n_w in enumerate(per_wave):
         if w == 0:
             pool = qmc.LatinHypercube(d, seed=derive_seed(seed, 2)).random(8 * n_w)
@@ -652,12 +667,13 @@ def _fit(
         design_u = np.vstack([design_u, u[ok]])
         design_s = np.vstack([design_s, s_ok])
         design_k = np.vstack([design_k, k_ok])
+        wave_of = np.concatenate([wave_of, np.full(int(ok.sum()), w)])
         if len(design_u) < 3:
             raise RuntimeError(f"only {len(design_u)} replays succeeded; cannot fit")
         seen_u = np.vstack([seen_u, u])
         seen_bad = np.concatenate([seen_bad, ~ok])
         clog = ClogClassifier.fit(seen_u, seen_bad)
-        emulator = Emulator.fit(design_u, design_s, seed=seed)
+        emulator = Emulator.fit(design_u, design_s, seed=seed, cov_rows=wave_of == w)
         loglik = _excluding_clogs(emulator, observed, clog)
         samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)
     assert emulator is not None and samples_u is not None

@@ -395,19 +395,21 @@ def write_report(
         "",
         "## Summary statistics (training throws)",
         "",
-        "| statistic | observed | emulator at posterior median | emulator leave-one-out R² |",
-        "|---|---|---|---|",
+        "Leave-one-out R²: the share of a statistic's variance over the design that the "
+        "emulator predicts for a replay it did not see. It cannot exceed the *ceiling*, the "
+        "share that is not simulation noise of one replay (a statistic that one recording "
+        "measures noisily has a low ceiling, however good the emulator).",
+        "",
+        "| statistic | observed | emulator at posterior median | leave-one-out R² | ceiling |",
+        "|---|---|---|---|---|",
     ]
-    med_u = np.median(
-        (result.samples - [p.low for p in result.parameters])
-        / [p.high - p.low for p in result.parameters],
-        axis=0,
-    )
+    med_u = np.median(result.samples_u, axis=0)
     pred = result.emulator.predict(med_u)[0]
-    for name, o, m, r2 in zip(
-        STAT_NAMES, result.observed, pred, result.emulator.loo_r2, strict=True
+    for name, o, m, r2, top in zip(
+        STAT_NAMES, result.observed, pred, result.emulator.loo_r2, result.emulator.noise_r2,
+        strict=True,
     ):
-        lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} |")
+        lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} | {top:.2f} |")
     lines += ["", "## Goodness of fit on the held-out throws", ""]
     if found:
         lines += [
