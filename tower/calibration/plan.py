@@ -58,6 +58,9 @@ MAX_THROWS = 300
 #: The reference use on which every protocol's key statistics are compared.
 REFERENCE = synthetic_plan(100, 12, session="reference")
 
+#: The protocol calibration/README.md recommends (from `tower calibrate plan`; see there).
+RECOMMENDED = "size-12"
+
 #: Prior draws tried per truth before giving up (each may clog).
 ATTEMPTS = 20
 
