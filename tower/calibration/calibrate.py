@@ -25,14 +25,14 @@ from typing import Any
 import numpy as np
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
+from tower.calibration.coverage import true_key_statistics
 from tower.calibration.execute import ReplayRunner
-from tower.calibration.fit import Executor, FitResult, derive_seed, fit, make_task
+from tower.calibration.fit import FitResult, derive_seed, fit, make_task
 from tower.calibration.recording import Recording, atomic_write_text, key_piece, read_recording
 from tower.calibration.report import Check, write_report
 from tower.calibration.simulators import (
     BaselineSimulator,
     PhysicsSimulator,
-    Plan,
     Simulator,
     physics_parameters,
     plan_of,
@@ -238,7 +238,8 @@ def calibrate(
         ]
     truth = {k: float(v) for k, v in recording.meta.get("truth", {}).get("theta", {}).items()}
     truth_keys = (
-        truth_key_statistics(simulator, truth, plan_of(training), runner, settings)
+        true_key_statistics(simulator, truth, plan_of(training), derive_seed(settings.seed, 11),
+                            settings.truth_replays, runner)
         if truth and all(p.name in truth for p in simulator.parameters)
         else None
     )
@@ -277,25 +278,3 @@ def calibrate(
     _save_params(out_dir / "params.json", simulator, result, extra)
     return Calibration(result, checks, out_dir, seconds, truth_keys, truth)
 
-
-def truth_key_statistics(
-    simulator: Simulator,
-    theta: dict[str, float],
-    plan: Plan,
-    execute: Executor,
-    settings: Settings,
-) -> dict[str, float] | None:
-    """Expected key statistics at the true parameters: the mean over a few replays."""
-    from tower.calibration.behaviour import key_names, key_statistics
-
-    tasks = [
-        make_task(simulator, theta, derive_seed(settings.seed, 11, i), plan)
-        for i in range(settings.truth_replays)
-    ]
-    done = [r for r in execute(tasks, "replays at the truth") if r is not None]
-    if not done:
-        return None
-    values = [
-        key_statistics(plan, sessions_from_outs(plan, r["outs"]), r.get("fresh")) for r in done
-    ]
-    return {n: float(np.mean([v[n] for v in values])) for n in key_names(plan)}

@@ -45,6 +45,11 @@ def _simulator_option(default: str) -> Callable:
     )  # fmt: skip
 
 
+_design_budget = click.option("--budget", type=click.IntRange(min=8), default=40,
+                              show_default=True, help="Full design replays per fit.")  # fmt: skip
+_preset = click.option("--preset", default="marrakesh", show_default=True, help="Tower preset.")
+
+
 @calibrate.command("fit")
 @click.argument("recording", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_out_option("Directory for params.json, posterior.csv, fit.json, report.md and PNGs.")
@@ -135,14 +140,13 @@ def fit_command(
 @calibrate.command("plan")
 @_out_option("Directory for plan.md and plan.json (and the replay cache).")
 @_simulator_option("physics")
-@click.option("--preset", default="marrakesh", show_default=True, help="Tower preset.")
+@_preset
 @click.option("--protocols", default=None,
               help="Comma-separated protocol names (default: all; see --list).")  # fmt: skip
 @click.option("--list", "list_only", is_flag=True, help="List the protocols and exit.")
 @click.option("--truths", type=click.IntRange(min=1), default=3, show_default=True,
               help="True parameter values drawn from the prior, per protocol.")  # fmt: skip
-@click.option("--budget", type=click.IntRange(min=8), default=40, show_default=True,
-              help="Full design replays per fit.")  # fmt: skip
+@_design_budget
 @click.option("--minutes", type=click.FloatRange(min=1), default=45.0, show_default=True,
               help="Minutes of recording (an hour at the table, less setting up).")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -191,15 +195,14 @@ def plan_command(
 @calibrate.command("coverage")
 @_out_option("Directory for coverage.md and coverage.json (and the replay cache).")
 @_simulator_option("baseline")
-@click.option("--preset", default="marrakesh", show_default=True, help="Tower preset.")
+@_preset
 @click.option("--recordings", type=click.IntRange(min=1), default=30, show_default=True,
               help="Synthetic recordings (truths drawn from the prior).")  # fmt: skip
 @click.option("--throws", type=click.IntRange(min=10), default=150, show_default=True,
               help="Throws per recording.")  # fmt: skip
 @click.option("--pieces", type=click.IntRange(min=1), default=12, show_default=True,
               help="Keshis per throw (colours in groups of three).")  # fmt: skip
-@click.option("--budget", type=click.IntRange(min=8), default=40, show_default=True,
-              help="Full design replays per fit.")  # fmt: skip
+@_design_budget
 @click.option("--fit", "fit_names", default=None,
               help="Comma-separated physics parameters to fit (default: as `tower calibrate`).")
 @click.option("--seed", type=int, default=0, show_default=True)
