@@ -55,7 +55,7 @@ class Settings:
     seed: int = 0
     checks: int = DEFAULT_CHECKS
     waves: int = 2
-    screen: int | None = None  # short clog-screening replays (None: budget // 2)
+    screen: int | None = None  # short clog-screening replays (None: see fit.fit)
     truth_replays: int = 4  # replays at the truth of a synthetic recording
     scheduler: str | None = None
     workers: int | None = None

@@ -590,7 +590,8 @@ def fit(
         Design waves: the first over the (non-clogging) prior, the others around the
         posterior so far.
     screen : int, optional
-        Short screening replays before the first wave (default ``budget // 2``; 0: none).
+        Short screening replays before the first wave (default ``budget // 2``, at least
+        ``8 d`` so the clog classifier has enough points in ``d`` dimensions; 0: none).
     screen_throws : int
         Throws in a screening replay (the first ones of the plan).
     particles : int
@@ -632,7 +633,7 @@ def _fit(
     per_wave = [budget // waves + (1 if w < budget % waves else 0) for w in range(waves)]
     if min(per_wave) < 4:
         raise ValueError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
-    n_screen = budget // 2 if screen is None else screen
+    n_screen = max(budget // 2, 8 * d) if screen is None else screen
     if n_screen > 0:
         seen_u, seen_bad = screen_clogs(
             simulator, plan, params, execute, n=n_screen, throws=screen_throws, seed=seed

@@ -59,7 +59,7 @@ MAX_THROWS = 300
 REFERENCE = synthetic_plan(100, 12, session="reference")
 
 #: The protocol calibration/README.md recommends (from `tower calibrate plan`; see there).
-RECOMMENDED = "size-12"
+RECOMMENDED = "one-colour"
 
 #: Prior draws tried per truth before giving up (each may clog).
 ATTEMPTS = 20

@@ -61,7 +61,7 @@ _preset = click.option("--preset", default="marrakesh", show_default=True, help=
     default=DEFAULT_BUDGET,
     show_default=True,
     help="Full design replays of the training throws (clog screening adds half as many "
-    "short ones).",
+    "short ones, at least 8 per fitted parameter).",
 )
 @click.option("--waves", type=click.IntRange(min=1), default=2, show_default=True,
               help="Design waves: the first over the prior, the others around the posterior.")
