@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 import warnings
 from collections.abc import Sequence
@@ -53,16 +54,36 @@ def sbi_samples(
     inside the box kept, and only if too few are inside the rest clipped into the box.
     """
     import torch
-    from sbi.inference import NPE
-    from sbi.utils import BoxUniform
 
     torch.manual_seed(seed)
     torch.set_num_threads(1)
+    with tempfile.TemporaryDirectory(prefix="sbi-logs-") as logs:  # sbi logs to ./sbi-logs
+        return _sbi_samples(simulator, training, plan, execute, budget=budget, seed=seed,
+                            rounds=rounds, draws=draws, logs=logs)  # fmt: skip
+
+
+def _sbi_samples(
+    simulator: Simulator,
+    training: Sequence[Session],
+    plan: Plan,
+    execute: Executor,
+    *,
+    budget: int,
+    seed: int,
+    rounds: int,
+    draws: int,
+    logs: str,
+) -> np.ndarray:
+    import torch
+    from sbi.inference import NPE
+    from sbi.utils import BoxUniform
+    from torch.utils.tensorboard import SummaryWriter
+
     params = simulator.parameters
     d = len(params)
     prior = BoxUniform(torch.zeros(d), torch.ones(d))
     observed = torch.tensor(summary_vector(training), dtype=torch.float32)
-    inference = NPE(prior=prior, show_progress_bars=False)
+    inference = NPE(prior=prior, show_progress_bars=False, summary_writer=SummaryWriter(logs))
     proposal: Any = prior
     per_round = [budget // rounds + (1 if r < budget % rounds else 0) for r in range(rounds)]
     posterior = None
