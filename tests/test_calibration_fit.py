@@ -158,3 +158,18 @@ def test_plan_compares_protocols(tmp_path: Path) -> None:
     bad = runner.invoke(cli, ["calibrate", "plan", "--simulator", "baseline", "--protocols",
                               "size-99", "--out", str(tmp_path / "bad")])  # fmt: skip
     assert bad.exit_code != 0 and "unknown protocol" in str(bad.exception or bad.output)
+
+
+def test_sbi_engine_runs_on_the_same_recordings() -> None:
+    """The library engine of the comparison (optional extra: skipped without sbi)."""
+    pytest.importorskip("sbi")
+    from tower.calibration.engines import compare
+
+    found = compare(BaselineSimulator(), synthetic_plan(60, 12), recordings=1, budget=16)
+    assert set(found) == {"hand-written", "sbi-npe"}
+    for scores in found.values():
+        assert scores["intervals"] == 2 and 0 <= scores["coverage"] <= 1
+        assert 0 < scores["mean_width_over_prior"] <= 1.2
+    # the hand-written fit is the sharper one (docs/calibration-engines.md)
+    widths = {k: v["mean_width_over_prior"] for k, v in found.items()}
+    assert widths["hand-written"] < widths["sbi-npe"]
