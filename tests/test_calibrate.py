@@ -138,7 +138,8 @@ def test_resume_uses_the_cache_and_is_deterministic(
     rec, done = toy_run
     cache = done.out_dir / "cache" / "replays.jsonl"
     n_cached = len(read_cache(cache))
-    assert n_cached == SMALL.budget + SMALL.checks
+    # design, clog screening (half as many short replays), checks, replays at the truth
+    assert n_cached == SMALL.budget + SMALL.budget // 2 + SMALL.checks + SMALL.truth_replays
     # an interrupted run: keep half the cache, with a torn last line
     lines = cache.read_text().splitlines(keepends=True)
     again = tmp_path / "again"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -207,5 +208,6 @@ def test_series_infers_inside_fresh_and_mixing() -> None:
     assert series.fresh_hi.tolist() == [3, 2, 4]
     assert series.mix[0] == 0 and series.mix[1] == pytest.approx(1 / 3)
     vec = summary_vector([s])
-    assert vec[0] == pytest.approx((4 / 3) / 4)
-    assert vec[3] == pytest.approx((3 + 2 + 3.5) / 11)
+    assert vec[0] == pytest.approx(math.log1p((4 / 3) / 4))  # log(1 + mean inside / mean in)
+    assert vec[2] == pytest.approx((3 + 2 + 3.5) / 12)  # fresh (midpoint) per piece in
+    assert vec[3] == pytest.approx((11 - 8.5) / (0 + 1 + 2))  # old out per piece inside before

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
+from tower.calibration.coverage import true_key_statistics
 from tower.calibration.execute import ReplayRunner
 from tower.calibration.fit import FitResult, derive_seed, fit, make_task
 from tower.calibration.recording import Recording, atomic_write_text, key_piece, read_recording
@@ -54,6 +55,8 @@ class Settings:
     seed: int = 0
     checks: int = DEFAULT_CHECKS
     waves: int = 2
+    screen: int | None = None  # short clog-screening replays (None: see fit.fit)
+    truth_replays: int = 4  # replays at the truth of a synthetic recording
     scheduler: str | None = None
     workers: int | None = None
     progress: bool = True
@@ -67,6 +70,8 @@ class Calibration:
     checks: list[Check]
     out_dir: Path
     seconds: float
+    truth_keys: dict[str, float] | None = None
+    truth_theta: dict[str, float] | None = None
 
 
 def split_holdout(recording: Recording, holdout: float) -> list[int]:
@@ -215,6 +220,7 @@ def calibrate(
         budget=settings.budget,
         seed=settings.seed,
         waves=settings.waves,
+        screen=settings.screen,
     )
     reps_full = []
     if any(len(s.throws) > n for s, n in zip(recording.sessions, n_train, strict=True)):
@@ -230,8 +236,14 @@ def calibrate(
             for r in runner(tasks, "predictive checks")
             if r is not None
         ]
-    seconds = time.perf_counter() - start
     truth = {k: float(v) for k, v in recording.meta.get("truth", {}).get("theta", {}).items()}
+    truth_keys = (
+        true_key_statistics(simulator, truth, plan_of(training), derive_seed(settings.seed, 11),
+                            settings.truth_replays, runner)
+        if truth and all(p.name in truth for p in simulator.parameters)
+        else None
+    )
+    seconds = time.perf_counter() - start
     shown = {
         "simulator": f"`{simulator!r}`",
         "design budget": f"{settings.budget} replays in {settings.waves} waves",
@@ -246,6 +258,7 @@ def calibrate(
         n_train=n_train,
         reps_full=reps_full,
         truth=truth,
+        truth_keys=truth_keys,
         settings=shown,
     )
     extra = {
@@ -255,10 +268,13 @@ def calibrate(
         "seed": settings.seed,
         "seconds": round(seconds, 1),
         "checks": [asdict(c) for c in checks],
+        "predictive": {p.name: p.to_json() for p in result.predictive(truth_keys)},
+        "directions": [d.to_json() for d in result.directions(truth or None)],
     }
     atomic_write_text(out_dir / "posterior.csv", _samples_csv(result))
     atomic_write_text(
         out_dir / "fit.json", json.dumps({**extra, **result.to_json()}, indent=2) + "\n"
     )
     _save_params(out_dir / "params.json", simulator, result, extra)
-    return Calibration(result, checks, out_dir, seconds)
+    return Calibration(result, checks, out_dir, seconds, truth_keys, truth)
+

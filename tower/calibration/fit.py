@@ -44,16 +44,22 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.stats import qmc
 
 from tower.calibration.recording import Session
+from tower.calibration.screen import CLOG_THRESHOLD, ClogClassifier
 from tower.calibration.simulators import Parameter, Plan, Simulator
 from tower.calibration.summaries import STAT_NAMES, summary_vector
+
+if TYPE_CHECKING:
+    from tower.calibration.behaviour import Predictive
+    from tower.calibration.directions import Direction
 
 #: Ratio of posterior to prior 90%-interval width above which a parameter is flagged.
 NON_IDENTIFIABLE_RATIO = 0.8
@@ -101,11 +107,19 @@ def simulate_task(simulator: Simulator, task: Mapping[str, Any]) -> dict[str, An
     from tower.calibration.simulators import PlanSession
 
     plan = tuple(PlanSession.from_json(p) for p in task["plan"])
-    sessions = simulator.simulate(task["theta"], plan, task["seed"])
-    return {
+    replay = getattr(simulator, "replay", None)
+    if replay is None:
+        sessions, fresh = simulator.simulate(task["theta"], plan, task["seed"]), None
+    else:
+        done = replay(task["theta"], plan, task["seed"])
+        sessions, fresh = done.sessions, done.fresh
+    result: dict[str, Any] = {
         "key": task["key"],
         "outs": [[t.pieces_out for t in s.throws] for s in sessions],
     }
+    if fresh is not None:
+        result["fresh"] = fresh
+    return result
 
 
 def derive_seed(*parts: int) -> int:
@@ -116,87 +130,103 @@ def derive_seed(*parts: int) -> int:
 # ---------------------------------------------------------------- emulator
 
 
-def quadratic_features(z: np.ndarray) -> np.ndarray:
-    """Linear, square and interaction terms (no intercept) of ``z``, shape ``(n, d + d(d+1)/2)``."""
-    d = z.shape[1]
-    iu = np.triu_indices(d)
-    quad = (z[:, :, None] * z[:, None, :])[:, iu[0], iu[1]]
-    return np.hstack([z, quad])
-
-
 @dataclass
 class Emulator:
-    """Ridge-quadratic emulator of the summary statistics' mean, with a residual covariance.
+    """Gaussian-process emulator of statistics' means, with their noise covariance.
 
-    ``predict(u)`` takes unit-cube coordinates ``u : (m, d)`` and returns ``(m, k)`` means.
+    One GP per statistic (scikit-learn; constant x anisotropic RBF kernel plus white noise,
+    hyperparameters by maximum marginal likelihood) on unit-cube coordinates. The white
+    noise is the simulation noise of one replay; the GP's own posterior variance is the
+    emulator's uncertainty, which grows away from the design points and is added to the
+    synthetic likelihood's covariance, so a sparse design cannot make the fit
+    over-confident. (A ridge-quadratic emulator, used before, could not follow the
+    statistics towards a clogging tower, where they change fastest.)
+
+    ``predict(u)`` takes ``u : (m, d)`` and returns ``(m, k)`` means;
+    ``predict_with_var(u)`` also their ``(m, k)`` emulator variances; ``cov`` is the
+    ``(k, k)`` covariance of the leave-one-out residuals (see :meth:`fit`); ``loo_r2`` the
+    exact leave-one-out R² per statistic, ``noise_r2`` its ceiling.
     """
 
-    x_mean: np.ndarray
-    y_mean: np.ndarray
-    y_scale: np.ndarray
-    coef: np.ndarray  # (p, k) on standardised statistics
-    cov: np.ndarray  # (k, k) residual covariance, natural units
+    models: list[Any]
+    cov: np.ndarray  # (k, k) leave-one-out residual covariance (noise + emulator error)
     loo_r2: np.ndarray  # (k,)
-    lambdas: np.ndarray  # (k,)
+    noise_r2: np.ndarray  # (k,) share of variance that is not simulation noise (R² ceiling)
 
     @classmethod
-    def fit(cls, u: np.ndarray, stats: np.ndarray, cov_rows: np.ndarray | None = None) -> Emulator:
-        """Fit on design ``u : (n, d)`` and statistics ``stats : (n, k)``.
+    def fit(
+        cls, u: np.ndarray, stats: np.ndarray, seed: int = 0, cov_rows: np.ndarray | None = None
+    ) -> Emulator:
+        """Fit one GP per column of ``stats : (n, k)`` on ``u : (n, d)``.
 
-        ``cov_rows`` (boolean mask over the n points) selects the points whose leave-one-out
-        residuals estimate the covariance (default: all).
+        ``cov``: the covariance of the exact leave-one-out residuals of the rows
+        ``cov_rows`` (default all; the fit passes its last wave, the design points around
+        the posterior): simulation noise there plus the emulator's typical error, measured
+        where the likelihood matters (noise varies across the prior).
         """
-        x = quadratic_features(2 * u - 1)
-        x_mean = x.mean(axis=0)
-        xc = x - x_mean
-        y_mean = stats.mean(axis=0)
-        y_scale = stats.std(axis=0)
-        y_scale[y_scale == 0] = 1.0
-        yc = (stats - y_mean) / y_scale
-        n, k = yc.shape
+        from sklearn.gaussian_process import GaussianProcessRegressor
+        from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+        n, k = stats.shape
         d = u.shape[1]
-        square = np.cumsum(np.arange(d, 0, -1)) - np.arange(d, 0, -1) + d  # columns of z_i^2
-        candidates = [np.arange(d), np.concatenate([np.arange(d), square]), np.arange(x.shape[1])]
-        coef = np.zeros((x.shape[1], k))
-        resid = np.zeros_like(yc)
-        lambdas = np.zeros(k)
-        best: list[tuple[float, float, np.ndarray, np.ndarray] | None] = [None] * k
-        for cols in candidates:
-            uu, s, vt = np.linalg.svd(xc[:, cols], full_matrices=False)
-            s2 = s**2
-            grid = np.logspace(-4, 4, 33) * max(float(s2.max()), 1e-12) / max(n, 1)
-            uty = uu.T @ yc
-            for lam in grid:
-                shrink = s2 / (s2 + lam)
-                h = (uu**2) @ shrink + 1.0 / n
-                fitted = uu @ (shrink[:, None] * uty)
-                loo = (yc - fitted) / np.maximum(1 - h, 1e-6)[:, None]
-                scores = np.mean(loo**2, axis=0)
-                for j in range(k):
-                    if best[j] is None or scores[j] < best[j][0]:
-                        beta = np.zeros(x.shape[1])
-                        beta[cols] = vt.T @ (s / (s2 + lam) * uty[:, j])
-                        best[j] = (float(scores[j]), float(lam), loo[:, j].copy(), beta)
-        for j, (_, lam, loo, beta) in enumerate(b for b in best if b is not None):
-            lambdas[j] = lam
-            coef[:, j] = beta
-            resid[:, j] = loo
-        rows = np.ones(n, bool) if cov_rows is None else cov_rows
-        r = resid[rows] * y_scale
-        cov = np.atleast_2d(np.cov(r, rowvar=False)) + np.diag((1e-6 * y_scale) ** 2)
-        ss_tot = np.maximum(np.sum(yc**2, axis=0), 1e-12)
-        loo_r2 = 1 - np.sum(resid**2, axis=0) / ss_tot
-        return cls(x_mean, y_mean, y_scale, coef, cov, loo_r2, lambdas)
+        models, loo, learned = [], np.zeros((n, k)), np.zeros(k)
+        for j in range(k):
+            y = stats[:, j]
+            kernel = ConstantKernel(1.0, (1e-3, 1e3)) * RBF(
+                np.full(d, 0.5), (1e-2, 1e2)
+            ) + WhiteKernel(0.05, (1e-6, 2.0))
+            gp = GaussianProcessRegressor(kernel, normalize_y=True, random_state=seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # hyperparameters at their bounds
+                gp.fit(u, y)
+            scale = float(gp._y_train_std)
+            kmat = gp.kernel_(u)
+            inv = np.linalg.inv(kmat)
+            yn = (y - gp._y_train_mean) / scale
+            loo[:, j] = (inv @ yn) / np.diag(inv) * scale
+            learned[j] = float(gp.kernel_.k2.noise_level) * scale**2
+            models.append(gp)
+        centred = stats - stats.mean(axis=0)
+        ss_tot = np.maximum(np.sum(centred**2, axis=0), 1e-300)
+        loo_r2 = 1 - np.sum(loo**2, axis=0) / ss_tot
+        noise_r2 = 1 - learned * n / ss_tot
+        rows = np.ones(n, bool) if cov_rows is None or cov_rows.sum() < k + 4 else cov_rows
+        m = int(rows.sum())
+        # the inverse of a sample covariance of m residuals overstates the precision by
+        # (m - 1) / (m - k - 2) (inverse Wishart mean): scaled so the precision is unbiased
+        cov = np.atleast_2d(np.cov(loo[rows], rowvar=False)) * (m - 1) / max(m - k - 2, 1)
+        cov = cov + np.diag(np.maximum(1e-6 * ss_tot / n, 1e-300))
+        return cls(models, cov, loo_r2, noise_r2)
 
     def predict(self, u: np.ndarray) -> np.ndarray:
-        x = quadratic_features(2 * np.atleast_2d(u) - 1) - self.x_mean
-        return self.y_mean + (x @ self.coef) * self.y_scale
+        u = np.atleast_2d(u)
+        return np.stack([m.predict(u) for m in self.models], axis=1)
+
+    def predict_with_var(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Means ``(m, k)`` and emulator (latent, noise-free) variances ``(m, k)``."""
+        u = np.atleast_2d(u)
+        means, var = [], []
+        for m in self.models:
+            mu, sd = m.predict(u, return_std=True)
+            noise = float(m.kernel_.k2.noise_level) * float(m._y_train_std) ** 2
+            means.append(mu)
+            var.append(np.maximum(sd**2 - noise, 0.0))
+        return np.stack(means, axis=1), np.stack(var, axis=1)
 
     def loglik(self, u: np.ndarray, observed: np.ndarray) -> np.ndarray:
-        """Gaussian synthetic log-likelihood of ``observed`` at each row of ``u``, ``(m,)``."""
-        chol = np.linalg.cholesky(self.cov)
-        r = np.linalg.solve(chol, (observed - self.predict(u)).T)
-        return -0.5 * np.sum(r**2, axis=0)
+        """Gaussian synthetic log-likelihood of ``observed`` at each row of ``u``, ``(m,)``.
+
+        Covariance: ``cov`` plus the emulator's own variance at ``u``.
+        """
+        out = np.empty(len(np.atleast_2d(u)))
+        for start in range(0, len(out), 4096):
+            mu, var = self.predict_with_var(np.atleast_2d(u)[start : start + 4096])
+            cov = self.cov[None, :, :] + var[:, :, None] * np.eye(len(self.cov))[None]
+            chol = np.linalg.cholesky(cov)
+            r = np.linalg.solve(chol, (observed - mu)[:, :, None])[:, :, 0]
+            logdet = 2 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
+            out[start : start + 4096] = -0.5 * (np.sum(r**2, axis=1) + logdet)
+        return out
 
 
 # ---------------------------------------------------------------- posterior sampling
@@ -324,6 +354,11 @@ class FitResult:
     design_stats: np.ndarray  # (n, k)
     ess: float
     failures: int
+    key_names: tuple[str, ...] = ()
+    key_emulator: Emulator | None = None
+    design_keys: np.ndarray | None = None  # (n, q) key statistics of each design replay
+    prior_u: np.ndarray | None = None  # (m, d) prior draws, clogging towers excluded
+    screening: dict[str, int] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
 
     def theta(self, row: np.ndarray) -> dict[str, float]:
@@ -332,14 +367,65 @@ class FitResult:
     def medians(self) -> dict[str, float]:
         return {f.parameter.name: f.median for f in self.fits}
 
+    @property
+    def samples_u(self) -> np.ndarray:
+        return to_unit_rows(self.parameters, self.samples)
+
+    @property
+    def replays(self) -> int:
+        """Full design replays run (succeeded and failed)."""
+        return len(self.design_u) + self.failures
+
+    def key_values(self, u: np.ndarray, seed: int = 0) -> np.ndarray:
+        """Expected key statistics at unit-cube points ``u : (m, d)``, ``(m, q)``.
+
+        Each row is a draw from the emulator: its mean plus its own uncertainty there, so
+        an interval over many points carries the emulator's error too.
+        """
+        from tower.calibration.behaviour import from_emulated
+
+        assert self.key_emulator is not None
+        mu, var = self.key_emulator.predict_with_var(u)
+        noise = np.random.default_rng(seed).standard_normal(mu.shape)
+        return from_emulated(self.key_names, mu + np.sqrt(var) * noise)
+
+    def predictive(self, truth: Mapping[str, float] | None = None) -> list[Predictive]:
+        """Each key statistic under the prior and the posterior (``truth``: its true value)."""
+        from tower.calibration.behaviour import Predictive, quantiles
+
+        if self.key_emulator is None or self.prior_u is None:
+            return []
+        prior = self.key_values(self.prior_u, seed=1)
+        post = self.key_values(self.samples_u, seed=2)
+        return [
+            Predictive(n, quantiles(prior[:, j]), quantiles(post[:, j]),
+                       None if truth is None or n not in truth else float(truth[n]))
+            for j, n in enumerate(self.key_names)
+        ]  # fmt: skip
+
+    def directions(self, truth: Mapping[str, float] | None = None) -> list[Direction]:
+        """The posterior's principal directions, best-constrained first."""
+        from tower.calibration.directions import principal_directions, truth_unit
+
+        t = None if truth is None else truth_unit(self.parameters, truth)
+        return principal_directions(self.parameters, self.samples_u, t)
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "method": "emulator (ridge quadratic) + Gaussian synthetic likelihood + PMC",
+            "method": "clog screening + emulator (ridge quadratic) + Gaussian synthetic "
+            "likelihood + PMC, in sequential waves",
             "statistics": list(STAT_NAMES),
             "observed": [float(x) for x in self.observed],
             "emulator_loo_r2": [round(float(x), 4) for x in self.emulator.loo_r2],
+            "emulator_noise_ceiling_r2": [round(float(x), 4) for x in self.emulator.noise_r2],
+            "key_statistics": list(self.key_names),
+            "key_emulator_loo_r2": []
+            if self.key_emulator is None
+            else [round(float(x), 4) for x in self.key_emulator.loo_r2],
             "design_points": len(self.design_u),
             "failed_simulations": self.failures,
+            "failed_share": round(self.failures / max(self.replays, 1), 4),
+            "screening": self.screening,
             "effective_sample_size": round(self.ess, 1),
             "parameters": {f.parameter.name: f.to_json() for f in self.fits},
             **self.info,
@@ -349,6 +435,13 @@ class FitResult:
 def to_unit(params: Sequence[Parameter], theta: Mapping[str, float]) -> np.ndarray:
     """Natural values to unit-cube coordinates, shape ``(d,)``."""
     return np.array([(theta[p.name] - p.low) / (p.high - p.low) for p in params])
+
+
+def to_unit_rows(params: Sequence[Parameter], natural: np.ndarray) -> np.ndarray:
+    """Natural values ``(m, d)`` to unit-cube coordinates ``(m, d)``."""
+    lo = np.array([p.low for p in params])
+    hi = np.array([p.high for p in params])
+    return (np.atleast_2d(natural) - lo) / (hi - lo)
 
 
 def from_unit(params: Sequence[Parameter], u: np.ndarray) -> np.ndarray:
@@ -398,24 +491,68 @@ def _design_stats(
     seeds: Sequence[int],
     execute: Executor,
     label: str,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Replay the plan at each design point; rows that failed are dropped."""
+    reference: Plan | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Replay the plan at each design point (and ``reference``, for the key statistics).
+
+    Returns ``(ok : (n,) bool, summaries : (n_ok, k), key statistics : (n_ok, q),
+    u of the failed points)``.
+    """
+    from tower.calibration.behaviour import key_names, key_statistics
     from tower.calibration.simulators import sessions_from_outs
 
     natural = from_unit(params, u)
-    tasks = [
-        make_task(simulator, {p.name: float(v) for p, v in zip(params, row, strict=True)}, s, plan)
-        for row, s in zip(natural, seeds, strict=True)
-    ]
+    thetas = [{p.name: float(v) for p, v in zip(params, row, strict=True)} for row in natural]
+    tasks = [make_task(simulator, t, s, plan) for t, s in zip(thetas, seeds, strict=True)]
+    key_plan = plan if reference is None else reference
+    if reference is not None:
+        tasks += [make_task(simulator, t, s, reference) for t, s in zip(thetas, seeds, strict=True)]
     results = execute(tasks, label)
-    keep, stats = [], []
-    for i, res in enumerate(results):
-        if res is None:
+    fitted, for_keys = results[: len(u)], results[len(u) :] if reference is not None else results
+    names = key_names(key_plan)
+    ok = np.array([a is not None and b is not None for a, b in zip(fitted, for_keys, strict=True)])
+    stats, keys = [], []
+    for res, res_k in zip(fitted, for_keys, strict=True):
+        if res is None or res_k is None:
             continue
-        keep.append(i)
         stats.append(summary_vector(sessions_from_outs(plan, res["outs"])))
-    failed = np.setdiff1d(np.arange(len(u)), keep)
-    return u[keep], np.array(stats).reshape(len(keep), len(STAT_NAMES)), u[failed]
+        sessions = sessions_from_outs(key_plan, res_k["outs"])
+        found = key_statistics(key_plan, sessions, res_k.get("fresh"))
+        keys.append([found[n] for n in names])
+    return (
+        ok,
+        np.array(stats).reshape(len(stats), len(STAT_NAMES)),
+        np.array(keys).reshape(len(keys), len(names)),
+        u[~ok],
+    )
+
+
+def screen_clogs(
+    simulator: Simulator,
+    plan: Plan,
+    params: Sequence[Parameter],
+    execute: Executor,
+    *,
+    n: int,
+    throws: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Short replays (the first ``throws`` throws) at ``n`` points over the prior.
+
+    Returns ``(u : (n, d), clogged : (n,) bool)``: which towers failed within those throws.
+    """
+    from tower.calibration.screen import short_plan
+
+    u = qmc.LatinHypercube(len(params), seed=derive_seed(seed, 9)).random(n)
+    natural = from_unit(params, u)
+    short = short_plan(plan, throws)
+    tasks = [
+        make_task(simulator, {p.name: float(v) for p, v in zip(params, row, strict=True)},
+                  derive_seed(seed, 10, i), short)
+        for i, row in enumerate(natural)
+    ]  # fmt: skip
+    results = execute(tasks, f"clog screening ({throws} throws)")
+    return u, np.array([r is None for r in results], bool)
 
 
 def fit(
@@ -428,6 +565,10 @@ def fit(
     seed: int = 0,
     waves: int = 2,
     draws: int = 4000,
+    screen: int | None = None,
+    screen_throws: int = 25,
+    particles: int = 20000,
+    reference: Plan | None = None,
 ) -> FitResult:
     """Fit ``simulator``'s parameters to the training sessions.
 
@@ -442,43 +583,103 @@ def fit(
     execute : Executor
         Runs replay tasks (cached; local pool or Dask).
     budget : int
-        Number of replays in the design, over all waves (at least ``4 * waves``).
+        Number of full replays in the design, over all waves (at least ``4 * waves``).
     seed : int
         Seeds the design, the replays and the sampler.
+    waves : int
+        Design waves: the first over the (non-clogging) prior, the others around the
+        posterior so far.
+    screen : int, optional
+        Short screening replays before the first wave (default ``budget // 2``, at least
+        ``8 d`` so the clog classifier has enough points in ``d`` dimensions; 0: none).
+    screen_throws : int
+        Throws in a screening replay (the first ones of the plan).
+    particles : int
+        Population size of the posterior sampler.
+    reference : Plan, optional
+        Replayed too at every design point, for the key tower statistics
+        (:mod:`tower.calibration.behaviour`); default: the key statistics of ``plan``.
     """
+    from threadpoolctl import threadpool_limits
+
+    # the emulator's matrices are small: one BLAS thread is faster, and does not fight
+    # the replay workers for the cores
+    with threadpool_limits(limits=1):
+        return _fit(simulator, training, plan, execute, budget=budget, seed=seed, waves=waves,
+                    draws=draws, screen=screen, screen_throws=screen_throws,
+                    particles=particles, reference=reference)  # fmt: skip
+
+
+def _fit(
+    simulator: Simulator,
+    training: Sequence[Session],
+    plan: Plan,
+    execute: Executor,
+    *,
+    budget: int,
+    seed: int,
+    waves: int,
+    draws: int,
+    screen: int | None,
+    screen_throws: int,
+    particles: int,
+    reference: Plan | None,
+) -> FitResult:
+    from tower.calibration.behaviour import key_names, to_emulated
+
     params = simulator.parameters
     d = len(params)
     observed = summary_vector(training)
     per_wave = [budget // waves + (1 if w < budget % waves else 0) for w in range(waves)]
     if min(per_wave) < 4:
         raise ValueError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
+    n_screen = max(budget // 2, 8 * d) if screen is None else screen
+    if n_screen > 0:
+        seen_u, seen_bad = screen_clogs(
+            simulator, plan, params, execute, n=n_screen, throws=screen_throws, seed=seed
+        )
+    else:
+        seen_u, seen_bad = np.zeros((0, d)), np.zeros(0, bool)
+    screening = {"replays": int(n_screen), "throws": int(screen_throws),
+                 "clogged": int(seen_bad.sum())}  # fmt: skip
+    clog = ClogClassifier.fit(seen_u, seen_bad)
     rng = np.random.default_rng(derive_seed(seed, 1))
+    names = key_names(plan if reference is None else reference)
     design_u = np.zeros((0, d))
     design_s = np.zeros((0, len(STAT_NAMES)))
-    wave_of = np.zeros(0, int)
+    design_k = np.zeros((0, len(names)))
     failed_u = np.zeros((0, d))
     samples_u = None
     ess = 0.0
     emulator = None
+    wave_of = np.zeros(0, int)
     for w, n_w in enumerate(per_wave):
         if w == 0:
-            u = qmc.LatinHypercube(d, seed=derive_seed(seed, 2)).random(n_w)
+            pool = qmc.LatinHypercube(d, seed=derive_seed(seed, 2)).random(8 * n_w)
         else:
-            u = _around(samples_u, n_w, rng)
+            pool = _around(samples_u, 8 * n_w, rng)
+        u = _pick_healthy(pool, clog, n_w)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
-        u_ok, s_ok, u_failed = _design_stats(
-            simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}"
+        ok, s_ok, k_ok, u_failed = _design_stats(
+            simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
+            reference,
         )
         failed_u = np.vstack([failed_u, u_failed])
-        design_u = np.vstack([design_u, u_ok])
+        design_u = np.vstack([design_u, u[ok]])
         design_s = np.vstack([design_s, s_ok])
-        wave_of = np.concatenate([wave_of, np.full(len(u_ok), w)])
+        design_k = np.vstack([design_k, k_ok])
+        wave_of = np.concatenate([wave_of, np.full(int(ok.sum()), w)])
         if len(design_u) < 3:
             raise RuntimeError(f"only {len(design_u)} replays succeeded; cannot fit")
-        emulator = Emulator.fit(design_u, design_s, cov_rows=wave_of == w)
-        loglik = _excluding_failures(emulator, observed, design_u, failed_u)
-        samples_u, ess = sample_posterior(loglik, d, rng, draws=draws)
+        seen_u = np.vstack([seen_u, u])
+        seen_bad = np.concatenate([seen_bad, ~ok])
+        clog = ClogClassifier.fit(seen_u, seen_bad)
+        emulator = Emulator.fit(design_u, design_s, seed=seed, cov_rows=wave_of == w)
+        loglik = _excluding_clogs(emulator, observed, clog)
+        samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)
     assert emulator is not None and samples_u is not None
+    prior_u = rng.random((4 * draws, d))
+    prior_u = prior_u[clog.ok(prior_u)][:draws]
     return FitResult(
         parameters=params,
         samples=from_unit(params, samples_u),
@@ -489,40 +690,46 @@ def fit(
         design_stats=design_s,
         ess=ess,
         failures=len(failed_u),
+        key_names=names,
+        key_emulator=Emulator.fit(design_u, to_emulated(names, design_k), seed=seed),
+        design_keys=design_k,
+        prior_u=prior_u if len(prior_u) else None,
+        screening=screening,
         info={"waves": waves, "budget_replays": budget},
     )
 
 
-def _excluding_failures(
-    emulator: Emulator, observed: np.ndarray, ok_u: np.ndarray, failed_u: np.ndarray
-) -> Callable[[np.ndarray], np.ndarray]:
-    """The synthetic log-likelihood, minus infinity where the nearest design point failed.
+def _pick_healthy(pool: np.ndarray, clog: ClogClassifier, n: int) -> np.ndarray:
+    """``n`` points of ``pool`` in order, the ones expected not to clog first."""
+    order = np.argsort(clog.prob(pool) >= CLOG_THRESHOLD, kind="stable")
+    return pool[order[:n]]
 
-    Replays fail where the simulator cannot reproduce a recording at all (pieces escape,
-    the tower clogs); the emulator, fitted on the successful ones only, would extrapolate
-    there, so that region is cut out of the posterior (nearest-neighbour classification).
+
+def _excluding_clogs(
+    emulator: Emulator, observed: np.ndarray, clog: ClogClassifier
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The synthetic log-likelihood, minus infinity where the tower is expected to clog.
+
+    Replays fail where the simulator cannot reproduce a recording at all (the tower clogs,
+    pieces escape); the emulator, fitted on the successful ones only, would extrapolate
+    there, so that region is cut out of the posterior.
     """
 
     def loglik(z: np.ndarray) -> np.ndarray:
         out = emulator.loglik(z, observed)
-        if len(failed_u):
-            both = np.vstack([ok_u, failed_u])
-            for start in range(0, len(z), 4096):
-                chunk = z[start : start + 4096]
-                d2 = (chunk**2).sum(1)[:, None] + (both**2).sum(1)[None, :] - 2 * chunk @ both.T
-                bad = np.argmin(d2, axis=1) >= len(ok_u)
-                out[start : start + 4096][bad] = -np.inf
+        out[~clog.ok(z)] = -np.inf
         return out
 
     return loglik
 
 
 def _around(samples_u: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` design points around posterior samples: 80% jittered draws, 20% prior."""
+    """``n`` candidate points around posterior samples: 80% jittered draws, 20% prior."""
     n_prior = max(1, n // 5)
     pick = samples_u[rng.integers(0, len(samples_u), n - n_prior)]
     sd = np.maximum(samples_u.std(axis=0), 0.02)
     jitter = pick + rng.standard_normal(pick.shape) * sd * 0.5
     jitter = np.abs(jitter)  # reflect into the unit cube
     jitter = np.where(jitter > 1, 2 - jitter, jitter)
-    return np.vstack([np.clip(jitter, 0, 1), rng.random((n_prior, samples_u.shape[1]))])
+    out = np.vstack([np.clip(jitter, 0, 1), rng.random((n_prior, samples_u.shape[1]))])
+    return out[rng.permutation(len(out))]

@@ -248,6 +248,68 @@ def plot_posterior(path: Path, result: FitResult, truth: dict[str, float]) -> No
 # ---------------------------------------------------------------- the report
 
 
+def headline(
+    result: FitResult,
+    truth_keys: dict[str, float] | None = None,
+    truth: dict[str, float] | None = None,
+) -> list[str]:
+    """Markdown: the tower's behaviour before and after the recording, and what it pins down.
+
+    The headline of ``report.md`` and of what ``tower calibrate`` prints.
+    """
+    from tower.calibration.behaviour import meaning
+    from tower.calibration.directions import PINNED_RATIO
+
+    lines = [
+        "## What your tower does: before and after the recording",
+        "",
+        "Expected values of the key tower statistics on this recording's throws: 90% "
+        "interval under the prior (any plausible tower that does not clog) and under the "
+        "posterior. *Narrowing* is the posterior interval's width over the prior's.",
+        "",
+        "| statistic | prior 90% | calibrated: median [90%] | narrowing |"
+        + (" truth | inside? |" if truth_keys else ""),
+        "|---|---|---|---|" + ("---|---|" if truth_keys else ""),
+    ]
+    for p in result.predictive(truth_keys):
+        row = (
+            f"| {meaning(p.name)} | [{p.prior[0]:.3g}, {p.prior[2]:.3g}] | "
+            f"{p.posterior[1]:.3g} [{p.posterior[0]:.3g}, {p.posterior[2]:.3g}] | "
+            f"{p.narrowing:.2f} |"
+        )
+        if truth_keys:
+            row += f" {p.truth:.3g} | {'yes' if p.covers_truth else 'NO'} |"
+        lines.append(row)
+    directions = result.directions(truth)
+    shown = [d for d in directions if d.width_ratio < 0.8][:6] or directions[:3]
+    lines += [
+        "",
+        "## What the recording pins down",
+        "",
+        "The posterior's best-constrained directions in parameter space (principal directions "
+        "in prior-scaled units: each parameter centred and divided by its prior standard "
+        f"deviation). A direction whose 90% interval is under {PINNED_RATIO:g} of the prior's "
+        "is pinned down.",
+        "",
+        "| # | direction | 90% interval | prior 90% | width / prior |"
+        + (" truth | inside? |" if truth else ""),
+        "|---|---|---|---|---|" + ("---|---|" if truth else ""),
+    ]
+    for i, d in enumerate(shown, start=1):
+        row = (
+            f"| {i} | {d.words()} | [{d.posterior[0]:.2f}, {d.posterior[2]:.2f}] | "
+            f"[{d.prior[0]:.2f}, {d.prior[1]:.2f}] | {d.width_ratio:.2f}"
+            + (" **pinned**" if d.pinned else "")
+            + " |"
+        )
+        if truth and d.truth is not None:
+            row += f" {d.truth:.2f} | {'yes' if d.covers_truth else 'NO'} |"
+        lines.append(row)
+    pinned = sum(d.pinned for d in directions)
+    lines += ["", f"{pinned} of {len(directions)} directions pinned down.", ""]
+    return lines
+
+
 def write_report(
     out_dir: Path,
     *,
@@ -258,6 +320,7 @@ def write_report(
     reps_full: list[list[Session]],
     truth: dict[str, float],
     settings: dict[str, Any],
+    truth_keys: dict[str, float] | None = None,
 ) -> list[Check]:
     """Write ``report.md`` and its PNGs into ``out_dir``; return the checks."""
     sessions = recording.sessions
@@ -284,13 +347,18 @@ def write_report(
         f"- fitted on the first {sum(n_train)} throws; held out: "
         f"{recording.n_throws - sum(n_train)} throws (the tail of each session)",
         *[f"- {k}: {v}" for k, v in settings.items()],
+        f"- clog screening: {result.screening.get('replays', 0)} short replays of "
+        f"{result.screening.get('throws', 0)} throws, {result.screening.get('clogged', 0)} "
+        "clogged (a clogging tower is ruled out before the full replays)",
         f"- design replays: {len(result.design_u)} succeeded, {result.failures} failed "
-        f"(failed replays are left out); posterior effective sample size {result.ess:.0f}",
+        f"({result.failures / max(result.replays, 1):.0%}; failed replays are left out); "
+        f"posterior effective sample size {result.ess:.0f}",
         "",
-        "Method: emulator of the summary statistics (ridge quadratic regression on a Latin "
-        "hypercube design, two waves), Gaussian synthetic likelihood, population Monte Carlo "
-        "(see `tower/calibration/fit.py` for why).",
+        "Method: clog screening, then an emulator of the summary statistics (ridge quadratic "
+        "regression, sequential design waves), Gaussian synthetic likelihood, population Monte "
+        "Carlo (see `tower/calibration/fit.py` for why).",
         "",
+        *headline(result, truth_keys, truth),
         "## Parameters: posterior medians and 90% credible intervals",
         "",
         "| parameter | prior range | median | 90% interval | width / prior width | identifiable |"
@@ -327,19 +395,21 @@ def write_report(
         "",
         "## Summary statistics (training throws)",
         "",
-        "| statistic | observed | emulator at posterior median | emulator leave-one-out R² |",
-        "|---|---|---|---|",
+        "Leave-one-out R²: the share of a statistic's variance over the design that the "
+        "emulator predicts for a replay it did not see. It cannot exceed the *ceiling*, the "
+        "share that is not simulation noise of one replay (a statistic that one recording "
+        "measures noisily has a low ceiling, however good the emulator).",
+        "",
+        "| statistic | observed | emulator at posterior median | leave-one-out R² | ceiling |",
+        "|---|---|---|---|---|",
     ]
-    med_u = np.median(
-        (result.samples - [p.low for p in result.parameters])
-        / [p.high - p.low for p in result.parameters],
-        axis=0,
-    )
+    med_u = np.median(result.samples_u, axis=0)
     pred = result.emulator.predict(med_u)[0]
-    for name, o, m, r2 in zip(
-        STAT_NAMES, result.observed, pred, result.emulator.loo_r2, strict=True
+    for name, o, m, r2, top in zip(
+        STAT_NAMES, result.observed, pred, result.emulator.loo_r2, result.emulator.noise_r2,
+        strict=True,
     ):
-        lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} |")
+        lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} | {top:.2f} |")
     lines += ["", "## Goodness of fit on the held-out throws", ""]
     if found:
         lines += [

@@ -96,6 +96,20 @@ class PlanSession:
 Plan = tuple[PlanSession, ...]
 
 
+@dataclass(frozen=True)
+class Replay:
+    """A simulated replay: recording-like sessions, and what a recording cannot see.
+
+    ``fresh[s][t]`` is how many of the pieces out of throw ``t`` of session ``s`` were
+    thrown in that very throw (known exactly in a simulation; a recording only bounds it
+    through the colours). It feeds the tower-behaviour statistics
+    (:mod:`tower.calibration.behaviour`).
+    """
+
+    sessions: list[Session]
+    fresh: list[list[int]]
+
+
 def plan_of(sessions: Sequence[Session], warmup: int = 10) -> Plan:
     """The plan that replays ``sessions``.
 
@@ -172,21 +186,46 @@ class BaselineSimulator:
         return {"model.p_fresh": 2 / 3, "model.p_old": 1 / 3}
 
     def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
+        return self.replay(theta, plan, seed).sessions
+
+    def replay(self, theta: Mapping[str, float], plan: Plan, seed: int) -> Replay:
+        """Like :meth:`simulate`, also counting the pieces out that were just thrown.
+
+        Same random stream as :meth:`tower.model.baseline.BaselineModel.throw`: each
+        resident in order, then each thrown piece, one uniform draw apiece.
+        """
         from tower.model.baseline import BaselineModel
 
         model = BaselineModel(theta["model.p_fresh"], theta["model.p_old"])
         rng = random.Random(seed)
         outs: list[list[Counts]] = []
+        fresh: list[list[int]] = []
         for p in plan:
-            state = model.new_state()
-            for counts in p.warmup:
-                _, state = model.throw(state, _pieces(counts), rng)
-            session_outs = []
-            for counts in p.throws:
-                out, state = model.throw(state, _pieces(counts), rng)
-                session_outs.append(_counts(out))
+            inside: list[str] = []
+            session_outs, session_fresh = [], []
+            for k, counts in enumerate((*p.warmup, *p.throws)):
+                out: dict[str, int] = {}
+                stay = []
+                for key in inside:
+                    if rng.random() < model.p_old:
+                        out[key] = out.get(key, 0) + 1
+                    else:
+                        stay.append(key)
+                n_fresh = 0
+                for key, n in counts.items():
+                    for _ in range(n):
+                        if rng.random() < model.p_fresh:
+                            out[key] = out.get(key, 0) + 1
+                            n_fresh += 1
+                        else:
+                            stay.append(key)
+                inside = stay
+                if k >= len(p.warmup):
+                    session_outs.append(canonical(out))
+                    session_fresh.append(n_fresh)
             outs.append(session_outs)
-        return sessions_from_outs(plan, outs)
+            fresh.append(session_fresh)
+        return Replay(sessions_from_outs(plan, outs), fresh)
 
 
 @functools.lru_cache(maxsize=4)
@@ -268,6 +307,10 @@ class PhysicsSimulator:
         }
 
     def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
+        return self.replay(theta, plan, seed).sessions
+
+    def replay(self, theta: Mapping[str, float], plan: Plan, seed: int) -> Replay:
+        """Like :meth:`simulate`, also counting the pieces out that were just thrown."""
         from tower.physics.params import PhysicsParams
         from tower.physics.sim import TowerSim
 
@@ -275,10 +318,11 @@ class PhysicsSimulator:
         spec = _preset(self.preset).with_values({**dict(self.base_geometry), **geometry})
         params = PhysicsParams().with_values({**dict(self.base_physics), **physics})
         outs: list[list[Counts]] = []
+        fresh: list[list[int]] = []
         for i, p in enumerate(plan):
             sim = TowerSim(spec, params, seed=seed * 1000 + i)
             try:
-                session_outs = []
+                session_outs, session_fresh = [], []
                 for k, counts in enumerate((*p.warmup, *p.throws)):
                     result = sim.throw(_pieces(counts), retries=self.retries)
                     if len(result.inside) > self.max_inside:
@@ -288,7 +332,9 @@ class PhysicsSimulator:
                         )
                     if k >= len(p.warmup):
                         session_outs.append(_counts(result.out_pieces))
+                        session_fresh.append(len(set(result.out) & set(result.thrown)))
                 outs.append(session_outs)
+                fresh.append(session_fresh)
             finally:
                 sim.close()
-        return sessions_from_outs(plan, outs)
+        return Replay(sessions_from_outs(plan, outs), fresh)

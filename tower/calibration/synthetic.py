@@ -31,17 +31,28 @@ from tower.pieces import KESHI_COLOURS
 GROUP = 3
 
 
-def synthetic_plan(throws: int, pieces: int, session: str = "synthetic") -> Plan:
-    """One session from an empty tower: ``throws`` throws of ``pieces`` keshis each."""
-    groups = [KESHI_COLOURS[i : i + GROUP] for i in range(0, len(KESHI_COLOURS), GROUP)]
+def synthetic_plan(
+    throws: int, pieces: int, session: str = "synthetic", group: int = GROUP, first: int = 0
+) -> Plan:
+    """One session from an empty tower: ``throws`` throws of ``pieces`` keshis each.
+
+    The colours are used in groups of ``group``, one group per throw in turn, starting
+    with throw number ``first`` of the cycle.
+    """
+    return (PlanSession(session, "empty", (), colour_throws(throws, pieces, group, first)),)
+
+
+def colour_throws(throws: int, pieces: int, group: int = GROUP, first: int = 0) -> tuple:
+    """``throws`` throws of ``pieces`` keshis, colours in groups of ``group`` in turn."""
+    groups = [KESHI_COLOURS[i : i + group] for i in range(0, len(KESHI_COLOURS), group)]
     plan = []
-    for t in range(throws):
+    for t in range(first, first + throws):
         colours = groups[t % len(groups)]
         counts: dict[str, int] = {}
         for i in range(pieces):
-            counts[colours[i % GROUP]] = counts.get(colours[i % GROUP], 0) + 1
+            counts[colours[i % group]] = counts.get(colours[i % group], 0) + 1
         plan.append(canonical(counts))
-    return (PlanSession(session, "empty", (), tuple(plan)),)
+    return tuple(plan)
 
 
 def draw_from_prior(params: tuple[Parameter, ...], seed: int) -> dict[str, float]:

@@ -1,13 +1,17 @@
-"""``tower calibrate RECORDING --out DIR``: fit the simulator to recorded throws, with a report."""
+"""``tower calibrate``: fit the simulator to recorded throws (``tower calibrate REC --out DIR``),
+plan a recording (``tower calibrate plan``) and check the fit's coverage
+(``tower calibrate coverage``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
 from tower.cli.options import cluster_options, force_option, preset_option
+from tower.files.outputs import OutputFolder
 
 #: What ``calibrate`` writes into --out (checked against the output policy before the fit).
 OUTPUTS = (
@@ -16,32 +20,58 @@ OUTPUTS = (
     "cache/replays.jsonl",
 )  # fmt: skip
 
+SIMULATOR_CHOICE = click.Choice(["physics", "baseline"])
 
-@click.command()
+
+class _FitByDefault(click.Group):
+    """``tower calibrate REC ...`` means ``tower calibrate fit REC ...``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["fit", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_FitByDefault)
+def calibrate() -> None:
+    """Calibrate the simulator against a recording (`tower calibrate REC --out DIR`),
+    plan a recording (`plan`), or check the intervals' coverage (`coverage`)."""
+
+
+def _out_option(help_text: str) -> Callable:
+    return click.option(
+        "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+        help=help_text,
+    )  # fmt: skip
+
+
+def _simulator_option(default: str) -> Callable:
+    return click.option(
+        "--simulator", "simulator_name", default=default, show_default=True,
+        type=SIMULATOR_CHOICE,
+        help="physics: the pybullet tower; baseline: the two-chance tower model.",
+    )  # fmt: skip
+
+
+_design_budget = click.option("--budget", type=click.IntRange(min=8), default=40,
+                              show_default=True, help="Full design replays per fit.")  # fmt: skip
+
+
+@calibrate.command("fit")
 @click.argument("recording", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Directory for params.json, posterior.csv, fit.json, report.md and PNGs.",
-)
+@_out_option("Directory for params.json, posterior.csv, fit.json, report.md and PNGs.")
 @preset_option
-@click.option(
-    "--simulator",
-    "simulator_name",
-    default="physics",
-    show_default=True,
-    type=click.Choice(["physics", "baseline"]),
-    help="physics: the pybullet tower; baseline: the two-chance tower model.",
-)
+@_simulator_option("physics")
 @click.option(
     "--budget",
     type=click.IntRange(min=8),
     default=DEFAULT_BUDGET,
     show_default=True,
-    help="Design replays of the training throws.",
+    help="Full design replays of the training throws (clog screening adds half as many "
+    "short ones, at least 8 per fitted parameter).",
 )
+@click.option("--waves", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Design waves: the first over the prior, the others around the posterior.")
 @click.option(
     "--checks",
     type=click.IntRange(min=2),
@@ -73,25 +103,26 @@ OUTPUTS = (
 )
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @force_option
-def calibrate(
-    recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int,
+def fit_command(
+    recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int, waves: int,
     checks: int, scheduler: str | None, workers: int | None, holdout: float, seed: int,
     fit_names: str | None, params_path: Path | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Calibrate the simulator against RECORDING (.csv or .jsonl) and report the fit.
 
-    Prints each parameter's 90% credible interval; writes params.json (usable as --params),
-    posterior.csv, fit.json and report.md with plots into --out.
+    Prints what the tower does before and after the recording (key statistics), the
+    parameter directions the recording pins down and each parameter's 90% interval; writes
+    params.json (usable as --params), posterior.csv, fit.json and report.md into --out.
     """
     from tower.calibration.calibrate import Settings
     from tower.calibration.calibrate import calibrate as run
+    from tower.calibration.report import headline
 
     settings = Settings(
-        budget=budget, holdout=holdout, seed=seed, checks=checks, scheduler=scheduler,
-        workers=workers, progress=not quiet,
+        budget=budget, holdout=holdout, seed=seed, checks=checks, waves=waves,
+        scheduler=scheduler, workers=workers, progress=not quiet,
     )  # fmt: skip
     from tower.calibration.recording import read_recording
-    from tower.files.outputs import OutputFolder
 
     folder = OutputFolder(out_dir, "calibrate", force=force)
     folder.check(OUTPUTS)
@@ -105,14 +136,131 @@ def calibrate(
     with folder.claiming(OUTPUTS):
         done = run(recording, out_dir, simulator_name, settings, preset=preset,
                    fit_names=names, params_path=params_path)  # fmt: skip
+    truth = {k: float(v) for k, v in done.truth_theta.items()} if done.truth_theta else None
+    click.echo("\n".join(headline(done.result, done.truth_keys, truth)))
     width = max(len(f.parameter.name) for f in done.result.fits)
     for f in done.result.fits:
         flag = "" if f.identifiable else "  (not identifiable)"
         click.echo(
             f"{f.parameter.name:<{width}}  {f.median:10.4g}  90% [{f.low:.4g}, {f.high:.4g}]{flag}"
         )
+    r = done.result
+    click.echo(f"design replays: {r.replays} ({r.failures} failed, "
+               f"{r.failures / max(r.replays, 1):.0%}); clog screening: "
+               f"{r.screening.get('replays', 0)} short replays, "
+               f"{r.screening.get('clogged', 0)} clogged")  # fmt: skip
     poor = [c.name for c in done.checks if c.p_value < 0.05]
     click.echo(f"held-out checks: {len(done.checks)} run, poor fit on: {', '.join(poor) or 'none'}")
     click.echo(
         f"wrote {out_dir / 'report.md'} and {out_dir / 'params.json'} ({done.seconds:.0f} s)"
     )
+
+
+@calibrate.command("plan")
+@_out_option("Directory for plan.md and plan.json (and the replay cache).")
+@_simulator_option("physics")
+@preset_option
+@click.option("--protocols", default=None,
+              help="Comma-separated protocol names (default: all; see --list).")  # fmt: skip
+@click.option("--list", "list_only", is_flag=True, help="List the protocols and exit.")
+@click.option("--truths", type=click.IntRange(min=1), default=3, show_default=True,
+              help="True parameter values drawn from the prior, per protocol.")  # fmt: skip
+@_design_budget
+@click.option("--minutes", type=click.FloatRange(min=1), default=45.0, show_default=True,
+              help="Minutes of recording (an hour at the table, less setting up).")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True)
+@cluster_options("replays")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@force_option
+def plan_command(
+    out_dir: Path, simulator_name: str, preset: str, protocols: str | None, list_only: bool,
+    truths: int, budget: int, minutes: float, seed: int, scheduler: str | None,
+    workers: int | None, quiet: bool, force: bool = False,
+) -> None:  # fmt: skip
+    """Compare recording protocols by simulation and recommend one.
+
+    For each protocol: simulated recordings at truths drawn from the prior, each fitted;
+    reports how much the key tower statistics narrow and which parameter directions get
+    pinned down.
+    """
+    from tower.calibration.calibrate import make_simulator
+    from tower.calibration.execute import ReplayRunner
+    from tower.calibration.plan import load_protocols, plan_markdown, protocol_plan, run_plan
+    from tower.calibration.recording import Recording
+    from tower.errors import TowerError
+
+    known = load_protocols()
+    if list_only:
+        for p in known:
+            n = sum(len(s.throws) for s in protocol_plan(p, minutes))
+            click.echo(f"{p.name:<20} {n:4d} throws  {p.text}")
+        return
+    chosen = known
+    if protocols:
+        wanted = [n.strip() for n in protocols.split(",") if n.strip()]
+        unknown = sorted(set(wanted) - {p.name for p in known})
+        if unknown:
+            raise TowerError(f"unknown protocol(s) {unknown}; known: {[p.name for p in known]}")
+        chosen = [p for p in known if p.name in wanted]
+    simulator = make_simulator(simulator_name, Recording(()), preset=preset)
+    outputs = ("plan.md", "plan.json", "cache/replays.jsonl")
+    folder = OutputFolder(out_dir, "calibrate plan", force=force)
+    folder.check(outputs)
+    with folder.claiming(outputs):
+        runner = ReplayRunner(simulator, out_dir / "cache" / "replays.jsonl",
+                              scheduler=scheduler, workers=workers, progress=not quiet)
+        found = run_plan(simulator, chosen, out_dir, runner, truths=truths, budget=budget,
+                         seed=seed, minutes=minutes)  # fmt: skip
+    click.echo(plan_markdown(found, {}))
+    click.echo(f"wrote {out_dir / 'plan.md'} and {out_dir / 'plan.json'}")
+
+
+@calibrate.command("coverage")
+@_out_option("Directory for coverage.md and coverage.json (and the replay cache).")
+@_simulator_option("baseline")
+@preset_option
+@click.option("--recordings", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Synthetic recordings (truths drawn from the prior).")  # fmt: skip
+@click.option("--throws", type=click.IntRange(min=10), default=150, show_default=True,
+              help="Throws per recording.")  # fmt: skip
+@click.option("--pieces", type=click.IntRange(min=1), default=12, show_default=True,
+              help="Keshis per throw (colours in groups of three).")  # fmt: skip
+@_design_budget
+@click.option("--fit", "fit_names", default=None,
+              help="Comma-separated physics parameters to fit (default: as `tower calibrate`).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@cluster_options("replays")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@force_option
+def coverage_command(
+    out_dir: Path, simulator_name: str, preset: str, recordings: int, throws: int, pieces: int,
+    budget: int, fit_names: str | None, seed: int, scheduler: str | None, workers: int | None,
+    quiet: bool, force: bool = False,
+) -> None:  # fmt: skip
+    """Coverage of the 90% intervals over synthetic recordings at truths from the prior (slow)."""
+    from tower.calibration.calibrate import make_simulator
+    from tower.calibration.coverage import run_coverage
+    from tower.calibration.recording import Recording
+    from tower.calibration.synthetic import synthetic_plan
+
+    names = [n.strip() for n in fit_names.split(",") if n.strip()] if fit_names else None
+    simulator = make_simulator(simulator_name, Recording(()), preset=preset, fit_names=names)
+
+    def progress(k: int, row: dict) -> None:
+        if not quiet:
+            hits = sum(row["parameters"].values()) + sum(row["key_statistics"].values())
+            total = len(row["parameters"]) + len(row["key_statistics"])
+            click.echo(f"recording {k + 1}/{recordings}: {hits}/{total} intervals hold the "
+                       f"truth, {row['pinned']} directions pinned ({row['seconds']:.0f} s)",
+                       err=True)  # fmt: skip
+
+    outputs = ("coverage.md", "coverage.json", "cache/replays.jsonl")
+    folder = OutputFolder(out_dir, "calibrate coverage", force=force)
+    folder.check(outputs)
+    with folder.claiming(outputs):
+        found = run_coverage(simulator, synthetic_plan(throws, pieces), out_dir,
+                             recordings=recordings, budget=budget, seed=seed,
+                             scheduler=scheduler, workers=workers, progress=not quiet,
+                             report=progress)  # fmt: skip
+    click.echo(found.markdown(f"Coverage: {simulator.name} simulator"))
+    click.echo(f"wrote {out_dir / 'coverage.md'} and {out_dir / 'coverage.json'}")
