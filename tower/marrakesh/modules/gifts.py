@@ -155,6 +155,11 @@ def _season(state: State, t: Task) -> None:
     _turn_over(state)
 
 
+def season_tasks(state: State) -> list[Task]:
+    """The season-scoring step: the face-up gift into the box, the next one turned over."""
+    return [T("gifts_season")]
+
+
 def check(state: State) -> None:
     """Every gift is in exactly one place: the stack, face up, a player's, or the box."""
     g = _g(state)
@@ -171,7 +176,7 @@ class Gifts(Module):
     name = NAME
     title = "Gems & Experts: Luxury Goods: Gifts (10 gifts for luxury-good purchases)"
     rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
-    season_steps = (SeasonStep("gifts", "prepare", lambda state: [T("gifts_season")]),)
+    season_steps = (SeasonStep("gifts", "prepare", season_tasks),)
 
     def setup(self, state: State) -> None:
         setup(state)
