@@ -250,3 +250,14 @@ def test_pettingzoo_api_test_with_statuettes():
 
     env = MarrakeshEnv(players=3, modules=("statuettes", "gifts"))
     api_test(env, num_cycles=200, verbose_progress=False)
+
+
+def test_a_statuette_given_up_in_battle_goes_to_the_box():
+    state = blank(modules=(*MODS, "walls_guards"))
+    pl = state.players[0]
+    souk_buy(state, 55)  # man: 3 points + 1 date
+    state.stack = []
+    score = pl.score
+    run(state, T("malus", p=0, pen="luxury_good"))  # the only good: no choice
+    assert pl.luxuries == [] and pl.score == score - 3
+    check(state)  # the box holds it: not lost

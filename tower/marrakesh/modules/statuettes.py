@@ -188,12 +188,19 @@ def _turn_over(state: State, t: Task) -> None:
 
 
 def check(state: State) -> None:
-    """Every statuette is in exactly one place (the stack or a player's goods); a face-up
-    statuette lies on a stack that is not empty."""
+    """Every statuette is in exactly one place: the stack, a player's goods, or the box (a
+    statuette given up in a Walls & Guards battle, logged as "battle: luxury good N
+    returned"); a face-up statuette lies on a stack that is not empty."""
     tiles = load()["statuette"]
     s = _s(state)
     owned = [x for pl in state.players for x in pl.luxuries if x in tiles]
-    assert sorted(s["stack"] + owned) == sorted(tiles), f"statuettes lost or doubled: {owned}"
+    boxed = [
+        int(e[2].split()[3])
+        for e in state.score_events
+        if e[2].startswith("battle: luxury good ") and int(e[2].split()[3]) in tiles
+    ]
+    places = sorted(s["stack"] + owned + boxed)
+    assert places == sorted(tiles), f"statuettes lost or doubled: {places}"
     assert not s["open"] or s["stack"], "a statuette face up on an empty stack"
 
 
