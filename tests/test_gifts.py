@@ -269,3 +269,17 @@ def test_pettingzoo_api_test_with_gifts():
 
     env = MarrakeshEnv(players=2, modules=("gifts",))
     api_test(env, num_cycles=200, verbose_progress=False)
+
+
+def test_tensor_shows_the_face_up_gift_and_the_players_gifts():
+    from tower.marrakesh.adapters.views import TensorLayout
+
+    state = blank(modules=MODS)
+    shops(state, [5] * 5, [1, 2, 3, 4, 5])
+    gift_up(state, 4)
+    layout = TensorLayout(state.game)
+    before = layout.views(layout.encode(state, 1))
+    assert before["gifts.face_up"][3] == 1 and before["gifts.face_up"].sum() == 1
+    buy_from(state, 0)
+    after = layout.views(layout.encode(state, 1))
+    assert after["gifts.face_up"].sum() == 0 and after["gifts.players"][0, 3] == 1

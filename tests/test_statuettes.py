@@ -261,3 +261,14 @@ def test_a_statuette_given_up_in_battle_goes_to_the_box():
     run(state, T("malus", p=0, pen="luxury_good"))  # the only good: no choice
     assert pl.luxuries == [] and pl.score == score - 3
     check(state)  # the box holds it: not lost
+
+
+def test_tensor_shows_the_face_up_statuette():
+    from tower.marrakesh.adapters.views import TensorLayout
+
+    state = blank(modules=MODS)
+    face_up(state, 53)
+    layout = TensorLayout(state.game)
+    v = layout.views(layout.encode(state, 1))
+    assert v["statuettes.face_up"].tolist() == [0, 0, 1, 0, 0, 0]
+    assert v["statuettes.stack"][0] == 6

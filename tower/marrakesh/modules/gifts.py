@@ -39,6 +39,7 @@ from tower.marrakesh.modules.datafile import DATA, read
 from tower.marrakesh.rules import T, Task, task
 
 if TYPE_CHECKING:
+    from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
 
 NAME = "gifts"
@@ -201,6 +202,19 @@ class Gifts(Module):
             "box": list(g["box"]),
             "players": [list(pl.ext[NAME]) for pl in state.players],
         }
+
+    def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
+        """The face-up gift (one-hot by id), the stack's height, each seat's gifts."""
+        return {"gifts.face_up": (10,), "gifts.stack": (1,), "gifts.players": (4, 10)}
+
+    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
+        g = _g(state)
+        if g["face_up"] is not None:
+            views["gifts.face_up"][g["face_up"] - 1] = 1
+        views["gifts.stack"][0] = len(g["stack"])
+        for i, pl in enumerate(state.players):
+            for gift in pl.ext[NAME]:
+                views["gifts.players"][i, gift - 1] = 1
 
     def render_board(self, state: State) -> list[str]:
         g = _g(state)

@@ -233,6 +233,17 @@ class Statuettes(Module):
     def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
         v[NAME] = {"face_up": top(state), "stack": len(_s(state)["stack"])}
 
+    def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
+        """The face-up statuette (one-hot, ids 51-56) and the stack's height (owned
+        statuettes are in the core's ``luxuries``)."""
+        return {"statuettes.face_up": (6,), "statuettes.stack": (1,)}
+
+    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
+        lux = top(state)
+        if lux is not None:
+            views["statuettes.face_up"][lux - min(load()["statuette"])] = 1
+        views["statuettes.stack"][0] = len(_s(state)["stack"])
+
     def render_board(self, state: State) -> list[str]:
         return [f"statuettes: face up {top(state)}, {len(_s(state)['stack'])} in the stack"]
 
