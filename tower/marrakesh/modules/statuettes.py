@@ -22,9 +22,10 @@ Rulings (besides the data file's):
 - A souk assistant buys a statuette *or* exchanges *or* buys from the 5 stacks (the core's
   ruling that one assistant does one of them). With scroll "souk_many_luxuries" a further
   good after a statuette comes from the 5 stacks.
-- The statuettes are bought at their printed price: the Imam's waived keshi and the Flying
-  Merchant's price (modules ``imam_sultan``, ``special_buildings``) apply to the 5 stacks
-  only, and so do free luxury goods of effects and experts and the gifts' conditions.
+- The statuettes are "purchased normally": the Imam waives 1 goods keshi of a statuette too
+  (decision ``statuettes_waive``, ``colour:*``, as the core's ``imam_waive``). The Flying
+  Merchant's price (``special_buildings``), free luxury goods of effects and experts, and
+  the gifts' conditions concern the 5 stacks only.
 
 Examples
 --------
@@ -50,6 +51,8 @@ from tower.marrakesh.effects import run_effects
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import DATA, read
 from tower.marrakesh.rules import OPTIONS, RESOLVE, T, Task, ask, options, push, resolve, task
+from tower.marrakesh.sectors import discount
+from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
@@ -119,12 +122,18 @@ def top(state: State) -> int | None:
 
 
 def affordable(state: State, p: int) -> bool:
-    """Whether player ``p`` can pay the face-up statuette's goods keshis."""
+    """Whether player ``p`` can pay the face-up statuette's goods keshis (less a
+    ``luxury_keshis`` discount: the imam waives 1 goods keshi)."""
     lux = top(state)
     if lux is None:
         return False
     keshis = state.players[p].keshis
-    return all(keshis[c] >= n for c, n in load()["statuette"][lux]["cost"].items())
+    short = sum(max(0, n - keshis[c]) for c, n in _cost(state).items())
+    return short == 0 or short <= discount(state, p, "luxury_keshis")
+
+
+def _cost(state: State) -> dict[str, int]:
+    return dict(load()["statuette"][top(state)]["cost"])
 
 
 def _souk_task(p: int) -> Task:
@@ -152,17 +161,39 @@ def _souk(state: State, t: Task, a: Action) -> None:
         RESOLVE["souk"](state, _souk_task(p), a)
         return
     push(state, ask("souk", p, ex=0, lux=1))
-    buy(state, p)
+    if discount(state, p, "luxury_keshis"):
+        push(state, ask("statuettes_waive", p))
+    else:
+        buy(state, p, _cost(state))
 
 
-def buy(state: State, p: int) -> None:
-    """Player ``p`` buys the face-up statuette at its printed price."""
+@options("statuettes_waive")
+def _waive_options(state: State, t: Task) -> list[int]:
+    keshis = state.players[t["p"]].keshis
+    cost = _cost(state)
+    return [
+        action_id("colour", KESHI_COLOURS.index(c))
+        for c, n in cost.items()
+        if n > 0 and all(keshis[k] >= m - (k == c) for k, m in cost.items())
+    ]
+
+
+@resolve("statuettes_waive")
+def _waive(state: State, t: Task, a: Action) -> None:
+    # Imam (base game expansion 2): the luxury good costs any 1 goods keshi fewer.
+    cost = _cost(state)
+    cost[KESHI_COLOURS[a.arg]] -= 1
+    buy(state, t["p"], cost)
+
+
+def buy(state: State, p: int, cost: dict[str, int]) -> None:
+    """Player ``p`` buys the face-up statuette for the goods keshis ``cost``."""
     s = _s(state)
     pl = state.players[p]
     lux = s["stack"].pop()
     s["open"] = False  # the next one is turned over at the end of the turn
     entry = state.game.components.luxuries[lux]
-    for c, n in entry["cost"].items():
+    for c, n in cost.items():
         pl.keshis[c] -= n
         state.issued[c] -= n
     pl.luxuries.append(lux)
