@@ -12,7 +12,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from marrakesh_checks import legal_sequence, round_trip, sequences_with
+from marrakesh_checks import (
+    legal_sequence,
+    openspiel_sim,
+    pettingzoo_api,
+    round_trip,
+    sequences_with,
+)
 from test_marrakesh_rules import blank, give, legal, run
 
 from tower.errors import InputFileError
@@ -254,21 +260,11 @@ def test_json_and_replay_exact_after_a_gift():
 
 
 def test_openspiel_random_sim_test_with_gifts():
-    pyspiel = pytest.importorskip("pyspiel")
-    import tower.marrakesh.adapters.openspiel  # noqa: F401 (registers the game)
-
-    game = pyspiel.load_game("python_marrakesh", {"players": 3, "modules": "gifts"})
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    openspiel_sim("gifts")
 
 
 def test_pettingzoo_api_test_with_gifts():
-    pytest.importorskip("pettingzoo")
-    from pettingzoo.test import api_test
-
-    from tower.marrakesh.adapters.pettingzoo import MarrakeshEnv
-
-    env = MarrakeshEnv(players=2, modules=("gifts",))
-    api_test(env, num_cycles=200, verbose_progress=False)
+    pettingzoo_api(("gifts",))
 
 
 def test_tensor_shows_the_face_up_gift_and_the_players_gifts():

@@ -11,7 +11,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from marrakesh_checks import legal_sequence, round_trip, sequences_with
+from marrakesh_checks import (
+    legal_sequence,
+    openspiel_sim,
+    pettingzoo_api,
+    round_trip,
+    sequences_with,
+)
 from test_marrakesh_rules import blank, give, legal, run
 
 from tower.errors import InputFileError
@@ -237,21 +243,11 @@ def test_json_and_replay_exact_after_a_statuette_purchase(seed):
 
 
 def test_openspiel_random_sim_test_with_statuettes():
-    pyspiel = pytest.importorskip("pyspiel")
-    import tower.marrakesh.adapters.openspiel  # noqa: F401 (registers the game)
-
-    game = pyspiel.load_game("python_marrakesh", {"players": 3, "modules": "statuettes"})
-    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    openspiel_sim("statuettes")
 
 
 def test_pettingzoo_api_test_with_statuettes():
-    pytest.importorskip("pettingzoo")
-    from pettingzoo.test import api_test
-
-    from tower.marrakesh.adapters.pettingzoo import MarrakeshEnv
-
-    env = MarrakeshEnv(players=3, modules=("statuettes", "gifts"))
-    api_test(env, num_cycles=200, verbose_progress=False)
+    pettingzoo_api(("statuettes", "gifts"))
 
 
 def test_a_statuette_given_up_in_battle_goes_to_the_box():
@@ -276,13 +272,21 @@ def test_tensor_shows_the_face_up_statuette():
     assert v["statuettes.stack"][0] == 6
 
 
-def test_the_imam_waives_one_goods_keshi_of_a_statuette():
+def imam_souk(*colours: str) -> State:
+    """Player 0 has the imam, the keshis ``colours`` and a souk action, the man (yellow +
+    purple) face up."""
     state = blank(modules=(*MODS, "imam_sultan"))
-    pl = state.players[0]
     state.pawns["imam"] = [0, state.pawns["imam"][1]]
-    face_up(state, 55)  # yellow + purple
-    give(state, 0, "yellow")
+    face_up(state, 55)
+    for c in colours:
+        give(state, 0, c)
     run(state, T("action", p=0, s="souk"))
+    return state
+
+
+def test_the_imam_waives_one_goods_keshi_of_a_statuette():
+    state = imam_souk("yellow")
+    pl = state.players[0]
     assert "choice:0" in legal(state)
     state.apply("choice:0")  # the only waiver (the missing purple) is taken at once
     assert pl.luxuries == [55] and pl.keshis["yellow"] == 0 and pl.keshis["purple"] == 0
@@ -290,13 +294,8 @@ def test_the_imam_waives_one_goods_keshi_of_a_statuette():
 
 
 def test_with_the_imam_and_every_keshi_the_player_chooses_which_to_waive():
-    state = blank(modules=(*MODS, "imam_sultan"))
+    state = imam_souk("yellow", "purple")
     pl = state.players[0]
-    state.pawns["imam"] = [0, state.pawns["imam"][1]]
-    face_up(state, 55)  # yellow + purple
-    give(state, 0, "yellow")
-    give(state, 0, "purple")
-    run(state, T("action", p=0, s="souk"))
     state.apply("choice:0")
     assert legal(state) == ["colour:yellow", "colour:purple"]
     state.apply("colour:yellow")
