@@ -121,3 +121,23 @@ def round_trip(game: Game, seed: int, agent_seed: int, when: Callable[[State], b
     _settle(restored)
     assert restored.to_json() == state.to_json()
     return state
+
+
+def openspiel_sim(modules: str, players: int = 3) -> None:
+    """OpenSpiel's ``random_sim_test`` (with serialisation) with ``modules`` on (one name,
+    or ``all``: a comma cannot pass through the serialised game string)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import tower.marrakesh.adapters.openspiel  # noqa: F401 (registers the game)
+
+    game = pyspiel.load_game("python_marrakesh", {"players": players, "modules": modules})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def pettingzoo_api(modules: tuple[str, ...], players: int = 3) -> None:
+    """PettingZoo's ``api_test`` with ``modules`` on."""
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+
+    from tower.marrakesh.adapters.pettingzoo import MarrakeshEnv
+
+    api_test(MarrakeshEnv(players=players, modules=modules), num_cycles=200, verbose_progress=False)

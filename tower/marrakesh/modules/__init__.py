@@ -13,11 +13,13 @@ from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     edicts,
     exchange_offices,
     experts,
+    gifts,
     imam_sultan,
     personal_tasks,
     special_buildings,
     spectators,
     staircase_tiles,
+    statuettes,
     walls_guards,
 )
 
