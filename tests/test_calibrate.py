@@ -342,3 +342,31 @@ def test_unknown_start_sessions_are_replayed_after_a_warm_up() -> None:
     replay = ToyTower().simulate(TRUTH, plan, seed=5)
     assert [len(s.throws) for s in replay] == [4, 4]
     assert [s.start for s in replay] == ["empty", "unknown"]
+
+
+def test_summaries_do_not_depend_on_string_hashing(tmp_path: Path) -> None:
+    """The colour-mixing sum runs over colours in a fixed order: two processes with other
+    string hashing give the same bits (a set-ordered float sum once broke calibrate's
+    determinism between runs)."""
+    import os
+    import subprocess
+    import sys
+
+    rec = tmp_path / "rec.csv"
+    argv = ["record-synthetic", "--simulator", "baseline", "--throws", "40", "--seed", "3",
+            "--out", str(rec)]  # fmt: skip
+    assert CliRunner().invoke(cli, argv).exit_code == 0
+    code = (
+        "import sys; from tower.calibration.recording import read_recording; "
+        "from tower.calibration.summaries import session_series; "
+        "r = read_recording(sys.argv[1]); "
+        "print([float(x).hex() for s in r.sessions for x in session_series(s).mix])"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(rec)], capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3")
+    }  # fmt: skip
+    assert len(outs) == 1

@@ -23,9 +23,7 @@ import pytest
 from tower.errors import InputFileError
 
 TOWER = str(Path(sys.executable).with_name("tower"))
-#: Fixed string hashing in every process: calibrate's second design wave depends on it
-#: (a determinism gap of tower.calibration, reported; independent of resuming).
-ENV = {**os.environ, "PYTHONHASHSEED": "0"}
+ENV = dict(os.environ)
 
 
 def _run(argv: list[str], cwd: Path, stdin: bytes | None = None) -> float:

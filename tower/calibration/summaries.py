@@ -99,7 +99,7 @@ def session_series(session: Session) -> SessionSeries:
             keys = set(t.pieces_in) | set(t.pieces_out)
             mix[i] = 0.5 * sum(
                 abs(t.pieces_out.get(k, 0) / n_out[i] - t.pieces_in.get(k, 0) / n_in[i])
-                for k in keys
+                for k in sorted(keys)
             )
         else:
             mix[i] = np.nan
