@@ -55,6 +55,11 @@ LENGTH = 0.1
 #: Gravity in world units per s².
 GRAVITY = 9810.0 * LENGTH
 
+#: Name of the collision-only slab under the tower (:func:`_ground`).
+GROUND = "ground"
+#: Thickness (mm) of that slab, and how far (mm) it reaches beyond the tower's footprint.
+GROUND_DEPTH, GROUND_PAD = 50.0, 10.0
+
 #: Kinds made of the keshi wood density; the others use the pawn density.
 KESHI_LIKE = frozenset({Kind.KESHI, Kind.EXPERT, Kind.CUBE})
 
@@ -85,6 +90,9 @@ class Numerics:
         Consecutive checks at rest that end a throw.
     time_cap : float
         Longest throw in simulated seconds.
+    retire : bool
+        Take pieces out of the simulation (:meth:`World.retire`) once they are in the
+        courtyard and clear of the tube's exit face by two radii of the largest piece.
     """
 
     time_step: float = 1.0 / 240.0
@@ -98,11 +106,20 @@ class Numerics:
     rest_spin: float = 1.0
     rest_checks: int = 3
     time_cap: float = 8.0
+    retire: bool = True
 
     @classmethod
     def pybullet_defaults(cls) -> Numerics:
-        """pybullet's default engine settings, no sleeping, no early stop (the baseline)."""
-        return cls(solver_iterations=50, margin=None, ccd=False, sleeping=False, early_stop=False)
+        """pybullet's default engine settings, no sleeping, no early stop, no retiring (the
+        baseline)."""
+        return cls(
+            solver_iterations=50,
+            margin=None,
+            ccd=False,
+            sleeping=False,
+            early_stop=False,
+            retire=False,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -173,10 +190,11 @@ class TowerGeometry:
     ) -> TowerGeometry:
         """Build from trimesh meshes in mm: static ``(name, mesh)`` parts and, per kind,
         ``(convex parts, visual mesh)`` in the piece's centre-of-mass frame."""
-        parts = tuple(
+        parts = [
             StaticPart(name, np.asarray(mesh.vertices, dtype=float) * LENGTH)
             for name, mesh in static
-        )
+        ]
+        parts.append(_ground(parts))
         shapes = {}
         for kind, (hulls, visual) in pieces.items():
             inertia = np.asarray(visual.moment_inertia, dtype=float)
@@ -191,7 +209,25 @@ class TowerGeometry:
                 half_size=float(extents.min()) / 2 * LENGTH,
                 radius=float(max(np.linalg.norm(v, axis=1).max() for v in verts)),
             )
-        return cls(spec, parts, shapes)
+        return cls(spec, tuple(parts), shapes)
+
+
+def _ground(parts: list[StaticPart]) -> StaticPart:
+    """A thick slab under the whole tower, its top at the tower's lowest point.
+
+    Nothing of the tower lies below its lowest point (the underside of the courtyard
+    board), so the slab touches nothing a piece can rest on; it only stops a piece that was
+    pushed into the thin board far enough for Bullet's penetration recovery to eject it
+    downwards. Against the slab, that recovery always points up.
+    """
+    points = np.concatenate([p.vertices for p in parts])
+    (x0, y0, z0), (x1, y1, _) = points.min(axis=0), points.max(axis=0)
+    pad = GROUND_PAD * LENGTH
+    z1 = z0 - GROUND_DEPTH * LENGTH
+    corners = [
+        (x, y, z) for x in (x0 - pad, x1 + pad) for y in (y0 - pad, y1 + pad) for z in (z1, z0)
+    ]
+    return StaticPart(GROUND, np.array(corners, dtype=float))
 
 
 def _combine(total: float, other: float) -> float:
@@ -205,7 +241,10 @@ class World:
 
     The world is rebuilt from scratch (:meth:`reset`) at the start of every throw, then
     pieces are added in a canonical order, so a throw depends only on the recorded state of
-    the pieces and never on contact caches left by earlier throws.
+    the pieces and never on contact caches left by earlier throws. (Keeping the static
+    tower and removing only the pieces is not enough: Bullet's broadphase keeps state that
+    changes the order of contacts, and the throws differ in the last bits.) Each piece
+    kind's collision shape is built once per throw and shared by its bodies.
     """
 
     def __init__(self, geometry: TowerGeometry, params: PhysicsParams, numerics: Numerics):
@@ -217,6 +256,7 @@ class World:
         self._visual = False
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._files: dict[Kind, list[str]] = {}
+        self._collision: dict[Kind, int] = {}
 
     def close(self) -> None:
         if self.client >= 0:
@@ -237,6 +277,7 @@ class World:
         out of the visual shapes, e.g. the front wall when rendering)."""
         c, n = self.client, self.numerics
         pb.resetSimulation(physicsClientId=c)
+        self._collision = {}
         pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
         engine: dict[str, Any] = {
             "fixedTimeStep": n.time_step,
@@ -256,7 +297,7 @@ class World:
                 pb.GEOM_MESH, vertices=part.vertices.tolist(), physicsClientId=c
             )
             vis = -1
-            if visual and part.name not in hidden:
+            if visual and part.name not in hidden and part.name != GROUND:
                 vis = pb.createVisualShape(
                     pb.GEOM_MESH,
                     vertices=part.vertices.tolist(),
@@ -292,15 +333,9 @@ class World:
         nothing until a moving body touches it."""
         c, n, p = self.client, self.numerics, self.params
         shape = self.geometry.shapes[kind]
-        if len(shape.hulls) == 1:
-            col = pb.createCollisionShape(
-                pb.GEOM_MESH, vertices=shape.hulls[0].tolist(), physicsClientId=c
-            )
-        else:  # a compound of convex hulls: pybullet takes these only as files
-            files = self._hull_files(kind)
-            col = pb.createCollisionShapeArray(
-                [pb.GEOM_MESH] * len(files), fileNames=files, physicsClientId=c
-            )
+        col = self._collision.get(kind)
+        if col is None:
+            col = self._collision[kind] = self._collision_shape(kind)
         vis = -1
         if self._visual:
             verts = np.concatenate(shape.hulls)
@@ -347,6 +382,27 @@ class World:
                 body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c
             )
         return body
+
+    def _collision_shape(self, kind: Kind) -> int:
+        """Build the collision shape of ``kind`` (one per world, shared by its bodies)."""
+        c, hulls = self.client, self.geometry.shapes[kind].hulls
+        if len(hulls) == 1:
+            return pb.createCollisionShape(
+                pb.GEOM_MESH, vertices=hulls[0].tolist(), physicsClientId=c
+            )
+        # a compound of convex hulls: pybullet takes these only as files
+        files = self._hull_files(kind)
+        return pb.createCollisionShapeArray(
+            [pb.GEOM_MESH] * len(files), fileNames=files, physicsClientId=c
+        )
+
+    def retire(self, body: int) -> None:
+        """Take a piece out of the simulation where it is: it stops, collides with nothing
+        and sleeps (so it costs nothing), but stays visible and keeps its position."""
+        c = self.client
+        pb.setCollisionFilterGroupMask(body, -1, 0, 0, physicsClientId=c)
+        pb.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=c)
+        pb.changeDynamics(body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c)
 
     def _hull_files(self, kind: Kind) -> list[str]:
         """OBJ files (one per convex part) of a multi-part piece, written once per world."""
