@@ -12,9 +12,16 @@ gravity is 981 units/s², a piece falling the full height of the tower reaches a
 
 Numerics (:class:`Numerics`)
 ----------------------------
-- Time step 1/240 s: at the fastest speeds a piece moves 1 unit (10 mm) per step, less than
-  its own size, so discrete collision detection does not miss a floor or a wall.
-  At 1/120 s pieces were seen to tunnel through the 2 mm courtyard floor.
+- Time step 1/180 s: at the fastest speeds a piece moves 1.4 units (14 mm) per step, about
+  its own size; CCD (below) catches what discrete detection would miss in thin boards. At
+  1/120 s keshis landing in the courtyard sank through the 2 mm board deep into the slab
+  under it (about 1 throw in 70), so 1/180 is the coarsest step used; 1/240 s (pybullet's
+  default, used until physics v2) costs a third more and keeps about 0.5-1 more keshi
+  inside at equilibrium, well inside what the calibrated parameters move.
+- A collision slab, 50 mm thick, under the tower's lowest point (the underside of the
+  courtyard board, :func:`_ground`): Bullet pushes a piece out of a solid the shortest way,
+  and a piece pressed more than halfway into the thin board was pushed out below it and
+  lost; against the slab the way out is always up.
 - CCD as a safety net: every piece gets a swept sphere of 40 % of its smallest
   half-size (pybullet sets the motion threshold to half of that), so any step that moves a
   piece farther than about 1 mm is checked by a sweep against the static tower.
@@ -22,8 +29,8 @@ Numerics (:class:`Numerics`)
   generic default of 0.04 units would round every piece by 0.4 mm, and changing the margin
   of a convex hull after creation (``changeDynamics(collisionMargin=...)``) was seen to
   leave keshis resting tilted on an edge.
-- 12 solver iterations (pybullet's default is 50): the contact problems are a handful of
-  pieces resting on a floor, which converge long before that.
+- 8 solver iterations (pybullet's default is 50; 12 until physics v2): the contact problems
+  are a handful of pieces resting on a floor, which converge long before that.
 - ``deterministicOverlappingPairs`` so the order of contact pairs, and hence the solver's
   order, does not depend on memory layout.
 - A throw ends when every piece still in the tower has been at rest (speed below
@@ -31,9 +38,13 @@ Numerics (:class:`Numerics`)
   checks, taken every ``check_every`` steps, or at ``time_cap``; pieces in the courtyard
   are done even while they roll. Bullet's sleeping is on, and pieces that rested at the
   end of the previous throw start the next one asleep, costing nothing until touched.
+- Pieces in the courtyard farther from the tube's exit face than two radii of the largest
+  piece are retired (:meth:`World.retire`): they keep their place but collide with nothing
+  and sleep, so the pieces that came out stop costing solver and contact work.
 
-:meth:`Numerics.pybullet_defaults` gives pybullet's default engine settings (50 solver
-iterations, default margins, no CCD, no sleeping, no early stop): the benchmark's baseline.
+:meth:`Numerics.pybullet_defaults` gives pybullet's default engine settings (time step
+1/240 s, 50 solver iterations, default margins, no CCD, no sleeping, no early stop, no
+retiring): the benchmark's baseline.
 """
 
 from __future__ import annotations
@@ -95,13 +106,13 @@ class Numerics:
         courtyard and clear of the tube's exit face by two radii of the largest piece.
     """
 
-    time_step: float = 1.0 / 240.0
-    solver_iterations: int = 12
+    time_step: float = 1.0 / 180.0
+    solver_iterations: int = 8
     margin: float | None = None  # mm; None keeps pybullet's default
     ccd: bool = True
     sleeping: bool = True
     early_stop: bool = True
-    check_every: int = 8
+    check_every: int = 6
     rest_speed: float = 15.0
     rest_spin: float = 1.0
     rest_checks: int = 3
@@ -110,9 +121,10 @@ class Numerics:
 
     @classmethod
     def pybullet_defaults(cls) -> Numerics:
-        """pybullet's default engine settings, no sleeping, no early stop, no retiring (the
-        baseline)."""
+        """pybullet's default engine settings (time step 1/240 s, 50 solver iterations,
+        default margins, no CCD), no sleeping, no early stop, no retiring (the baseline)."""
         return cls(
+            time_step=1.0 / 240.0,
             solver_iterations=50,
             margin=None,
             ccd=False,
