@@ -16,7 +16,7 @@ Numerics (:class:`Numerics`)
   its own size; CCD (below) catches what discrete detection would miss in thin boards. At
   1/120 s keshis landing in the courtyard sank through the 2 mm board deep into the slab
   under it (about 1 throw in 70), so 1/180 is the coarsest step used; 1/240 s (pybullet's
-  default, used until physics v2) takes a third more steps and keeps about one keshi more
+  default, used until physics v2) takes a third more steps and keeps one or two keshis more
   inside at equilibrium, less than a calibrated parameter moves it.
 - A collision slab, 50 mm thick, under the tower's lowest point (the underside of the
   courtyard board, :func:`_ground`): Bullet pushes a piece out of a solid the shortest way,
