@@ -1,5 +1,11 @@
 """Long physics checks (``pytest -m slow``): 10,000 throws lose nothing; the tower settles.
 
+Two runs of 100 towers x 100 throws: 12 keshis a throw, and mixed throws of keshis, expert
+keshis (Gems & Experts), watchmen and brigands (Walls & Guards). Every throw may be thrown
+again if the simulation loses a piece (as traces are made); each run must need no re-throw
+and lose nothing. Before physics v2 the keshi run lost one keshi (tower 50, throw 5): it
+crossed the courtyard in one hop, climbed the front wall and flew out over the side wall;
+pieces that are out and clear of the tube are now retired before they reach the walls.
 Run with ``.venv/bin/pytest -m slow tests/test_physics_slow.py -s`` to see the counts.
 """
 
@@ -12,31 +18,49 @@ import pytest
 
 from tower.geometry import load_preset
 from tower.physics import NonFiniteStateError, SimulationError, TowerSim
-from tower.physics.sequences import cached_geometry, sequence_seed
-from tower.pieces import mixed_keshis
+from tower.physics.sequences import PLAYER_COLOURS, cached_geometry, sequence_seed
+from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece, mixed_keshis
 from tower.runs import Task, run_tasks
 
 TOWERS, THROWS = 100, 100
+#: Re-throws allowed per throw, as for traces (:func:`tower.physics.sequences.sequence_tasks`).
+RETRIES = 3
+
+
+def mixed_throw(rng: np.random.Generator) -> list[Piece]:
+    """1-12 keshis, 0-5 expert keshis, 0-3 watchmen and 0-2 brigands, in random order."""
+    keshis, experts = int(rng.integers(1, 13)), int(rng.integers(0, 6))
+    watchmen, brigands = int(rng.integers(0, 4)), int(rng.integers(0, 3))
+    pieces = [Piece(Kind.KESHI, KESHI_COLOURS[c]) for c in rng.integers(12, size=keshis)]
+    pieces += [Piece(Kind.EXPERT, KESHI_COLOURS[c]) for c in rng.integers(12, size=experts)]
+    pieces += [Piece(Kind.WATCHMAN, PLAYER_COLOURS[c]) for c in rng.integers(4, size=watchmen)]
+    pieces += [Piece(Kind.BRIGAND, NEUTRAL)] * brigands
+    return [pieces[i] for i in rng.permutation(len(pieces))]
 
 
 def tower_record(args: dict) -> dict:
-    """Throw 12 keshis THROWS times; count escapes and NaNs instead of stopping at one
-    (a tower that loses a piece is replaced by a fresh one for the remaining throws)."""
+    """Throw THROWS times into one tower; count re-throws, escapes and NaNs instead of
+    stopping at one (a tower that loses a piece in every attempt is replaced by a fresh one
+    for the remaining throws)."""
     geometry = cached_geometry(args["spec_toml"])
     seed = args["seed"]
-    escapes = nans = done = 0
+    rng = np.random.Generator(np.random.PCG64([seed, 1]))
+    escapes = nans = rethrows = done = 0
     inside: list[int] = []
     restarts = 0
     sim = TowerSim(geometry.spec, seed=seed, geometry=geometry)
     while done < THROWS:
+        pieces = mixed_keshis(12) if args["mix"] == "keshis" else mixed_throw(rng)
         try:
-            inside.append(len(sim.throw(mixed_keshis(12)).inside))
+            result = sim.throw(pieces, retries=RETRIES)
         except NonFiniteStateError:
             nans += 1
         except SimulationError:
             escapes += 1
         else:
             done += 1
+            rethrows += result.rethrows
+            inside.append(len(result.inside))
             continue
         done += 1
         restarts += 1
@@ -44,14 +68,16 @@ def tower_record(args: dict) -> dict:
         sim = TowerSim(geometry.spec, seed=seed + restarts, geometry=geometry)
     sim.close()
     return {"key": args["key"], "throws": done, "escapes": escapes, "nans": nans,
-            "inside": inside}  # fmt: skip
+            "rethrows": rethrows, "inside": inside}  # fmt: skip
 
 
 @pytest.mark.slow
-def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path):
+@pytest.mark.parametrize("mix", ["keshis", "mixed"])
+def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path, mix):
     spec = load_preset("marrakesh")
+    base = 2026 if mix == "keshis" else 2027
     tasks = [
-        Task(k, {"key": k, "spec_toml": spec.to_toml(), "seed": sequence_seed(2026, k)})
+        Task(k, {"key": k, "spec_toml": spec.to_toml(), "seed": sequence_seed(base, k), "mix": mix})
         for k in range(TOWERS)
     ]
     out = tmp_path / "towers.jsonl"
@@ -60,14 +86,17 @@ def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path):
     throws = sum(r["throws"] for r in records)
     escapes = sum(r["escapes"] for r in records)
     nans = sum(r["nans"] for r in records)
+    rethrows = sum(r["rethrows"] for r in records)
     full = np.array([r["inside"] for r in records if len(r["inside"]) == THROWS], dtype=float)
     early, late = full[:, 20:60].mean(), full[:, 60:].mean()
     print(
-        f"\n{throws} throws of 12 keshis: {escapes} escapes, {nans} NaNs; "
+        f"\n{throws} throws ({mix}): {escapes} escapes, {nans} NaNs, {rethrows} re-throws; "
         f"mean inside throws 21-60: {early:.2f}, 61-100: {late:.2f}, max {full.max():.0f}"
     )
     assert throws == TOWERS * THROWS
-    assert escapes == 0 and nans == 0
-    # an equilibrium in the range players report, not a pile growing for ever
-    assert 3 <= late <= 15
-    assert late - early < 1.5
+    assert escapes == 0 and nans == 0 and rethrows == 0
+    if mix == "keshis":
+        # an equilibrium in the range players report, not a pile growing for ever (mixed
+        # throws of bigger pieces fill the tower more slowly: printed, not asserted)
+        assert 3 <= late <= 15
+        assert late - early < 1.5

@@ -14,7 +14,7 @@ import pytest
 import trimesh
 
 from tower.physics.params import PhysicsParams
-from tower.physics.world import LENGTH, Numerics, TowerGeometry, World
+from tower.physics.world import GROUND, LENGTH, Numerics, TowerGeometry, World
 from tower.pieces import Kind, Place
 
 HALF = 35.0  # inner half-width of the tube (mm)
@@ -45,6 +45,8 @@ class BoxSpec:
             Kind.WATCHMAN: BoxPieceSpec(Kind.WATCHMAN, 2.5, 22.0),
         }
     )
+
+    exit_face: float = HALF + 3.0
 
     def to_toml(self) -> str:
         return 'name = "box"\n'
@@ -169,3 +171,43 @@ def test_a_keshi_dropped_on_a_floor_comes_to_rest_on_it():
     world.close()
     assert pos[2] / LENGTH == pytest.approx(FLOOR1 + 5.5, abs=0.6)  # resting on its face
     assert np.linalg.norm(lin) < 0.5
+
+
+def test_a_piece_pushed_deep_into_the_thin_courtyard_board_comes_back_up():
+    """Bullet pushes a piece out of a solid the shortest way; deeper than half a thin board,
+    that is downwards, out of the tower. The slab under the tower turns it back up."""
+    geo = box_geometry()
+    ground = next(p for p in geo.static if p.name == GROUND)
+    lowest = min(p.vertices[:, 2].min() for p in geo.static if p.name != GROUND)
+    assert ground.vertices[:, 2].max() == pytest.approx(lowest)
+    world = World(geo, PhysicsParams(), Numerics())
+    world.reset()
+    # keshi half-height 5.5 mm, board 3 mm: the centre 2 mm below the board's top puts the
+    # keshi's top 3.5 mm above the board and its bottom 4.5 mm below the board's underside
+    start = np.array([0.0, -100.0, -2.0]) * LENGTH
+    body = world.add_piece(Kind.KESHI, start, np.array([0, 0, 0, 1.0]), np.zeros(3), np.zeros(3))
+    for _ in range(240):
+        world.step()
+    pos, _, _, _ = world.state(body)
+    world.close()
+    assert pos[2] / LENGTH == pytest.approx(5.5, abs=0.6)  # on the board, not under it
+
+
+def test_a_retired_piece_stays_where_it_was_and_collides_with_nothing():
+    geo = box_geometry()
+    world = World(geo, PhysicsParams(), Numerics())
+    world.reset()
+    up = np.array([0, 0, 0, 1.0])
+    above = np.array([20.0, -20.0, FLOOR1 + 30.0]) * LENGTH
+    retired = world.add_piece(Kind.KESHI, above, up, np.array([0.0, 0.0, -30.0]), np.zeros(3))
+    world.retire(retired)
+    higher = above + np.array([0, 0, 3.0])
+    falling = world.add_piece(Kind.KESHI, higher, up, np.zeros(3), np.zeros(3))
+    for _ in range(480):
+        world.step()
+    still, _, lin, _ = world.state(retired)
+    landed, _, _, _ = world.state(falling)
+    world.close()
+    assert still == pytest.approx(tuple(above)) and lin == (0.0, 0.0, 0.0)
+    # it fell through the retired keshi onto the floor (on top it would be 11 mm higher)
+    assert FLOOR1 < landed[2] / LENGTH < FLOOR1 + 9.0

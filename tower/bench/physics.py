@@ -5,10 +5,10 @@ the steady state), then timed throws. Rates are per second of this process's CPU
 (``time.process_time``), which is what one dedicated core would deliver and does not
 depend on how many other jobs share the machine; the wall-clock figures are reported
 beside them (``*_wall_*``). The baseline is the same tower and throws with
-pybullet's default engine settings (:meth:`tower.physics.Numerics.pybullet_defaults`: 50
-solver iterations, no CCD, no sleeping, every throw run to the time cap), measured in the
-same run. A throw that loses a piece (escape or NaN) is counted in ``escapes`` and the
-tower is started afresh.
+pybullet's default engine settings (:meth:`tower.physics.Numerics.pybullet_defaults`: time
+step 1/240 s, 50 solver iterations, no CCD, no sleeping, no retiring, every throw run to the
+time cap), measured in the same run. A throw that loses a piece (escape or NaN) is counted
+in ``escapes`` and the tower is started afresh.
 """
 
 from __future__ import annotations

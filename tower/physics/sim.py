@@ -208,18 +208,19 @@ class TowerSim:
         p, rng, shapes = self.params, self.rng, self.geometry.shapes
         centre = np.asarray(self.spec.release_centre, dtype=float) * LENGTH
         centre = centre + np.array([0.0, 0.0, p.release_height * LENGTH])
+        cx, cy, cz = (float(v) for v in centre)  # Python floats: the loop below is hot
         placed: list[tuple[tuple[float, float, float], float]] = []
         out = []
         for i, piece in enumerate(new):
             radius = shapes[piece.kind].radius
             widest = max(0.0, self.spec.release_radius - radius / LENGTH) * LENGTH
             disc = min(p.release_spread * LENGTH, widest)
-            z = float(centre[2])
+            z = cz
             while True:  # rejection sampling; after 30 failures a layer higher, or wider
                 for _ in range(30):
                     r = disc * math.sqrt(rng.random())
                     a = 2 * math.pi * rng.random()
-                    x, y = centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)
+                    x, y = cx + r * math.cos(a), cy + r * math.sin(a)
                     if all(
                         (x - qx) ** 2 + (y - qy) ** 2 + (z - qz) ** 2 > (1.05 * (radius + rq)) ** 2
                         for (qx, qy, qz), rq in placed
@@ -228,7 +229,7 @@ class TowerSim:
                 else:
                     # a hand holds a cluster at most MAX_CLUSTER tall: beyond that, big
                     # handfuls spread out towards the funnel's mouth instead
-                    if z + radius - centre[2] <= MAX_CLUSTER * LENGTH or disc >= widest:
+                    if z + radius - cz <= MAX_CLUSTER * LENGTH or disc >= widest:
                         z += radius
                     else:
                         disc = min(disc + radius, widest)
@@ -250,16 +251,15 @@ class TowerSim:
             out.append((t, state))
         return out
 
-    def _check(self, ids: Sequence[int], states: Sequence[BodyState]) -> np.ndarray:
-        """Raise on a NaN or a piece outside the bounds; return the positions (n, 3)."""
-        flat = np.array([[*st[0], *st[1], *st[2], *st[3]] for st in states], dtype=float)
-        flat = flat.reshape(-1, 13)
+    def _check(self, ids: Sequence[int], flat: np.ndarray) -> None:
+        """Raise on a NaN or a piece outside the bounds; ``flat`` (n, 13) holds the states
+        of the pieces ``ids`` (position, orientation, velocity, spin)."""
         bad = ~np.isfinite(flat).all(axis=1)
         if bad.any():
             k = int(np.argmax(bad))
             raise NonFiniteStateError(
                 f"throw {self.throws}: piece {ids[k]} ({self.pieces[ids[k]]}) has a non-finite "
-                f"state {states[k]} (seed {self.seed})"
+                f"state {tuple(flat[k].tolist())} (seed {self.seed})"
             )
         pos = flat[:, :3]
         lo, hi = self._throw_bounds
@@ -271,28 +271,26 @@ class TowerSim:
                 f"throw {self.throws}: piece {ids[k]} ({self.pieces[ids[k]]}) left the bounds "
                 f"at {where} mm (seed {self.seed})"
             )
-        return pos
 
-    def _settled(self, states: Sequence[BodyState], positions: np.ndarray) -> bool:
-        """True when every piece still inside the tower is at rest.
+    def _settled(self, flat: np.ndarray) -> bool:
+        """True when every piece of the states ``flat`` (n, 13) that is still inside the
+        tower is at rest.
 
         Pieces in the courtyard (``Place.OUT``) are done: they may roll on for a while, but
         cannot climb back up the ramp. They stay in the world (and are checked against the
-        bounds) until the throw ends.
+        bounds) until the throw ends, or until they are retired.
         """
         n = self.numerics
-        v2 = (n.rest_speed * LENGTH) ** 2
-        w2 = n.rest_spin**2
-        moving = [
-            k
-            for k, (_, _, lin, ang) in enumerate(states)
-            if lin[0] ** 2 + lin[1] ** 2 + lin[2] ** 2 > v2
-            or ang[0] ** 2 + ang[1] ** 2 + ang[2] ** 2 > w2
-        ]
-        if not moving:
-            return True
-        places = self.spec.place_of(positions[moving] / LENGTH)
-        return all(place is Place.OUT for place in places)
+        lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
+        ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
+        moving = flat[(lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2), :3]
+        # most checks find a piece still moving inside: look at the first one alone first
+        return bool(self._outside(moving[:1]).all() and self._outside(moving).all())
+
+    def _outside(self, positions: np.ndarray) -> np.ndarray:
+        """(n,) bool: which positions (n, 3) are in the courtyard (``Place.OUT``)."""
+        places = self.spec.place_of(positions / LENGTH) if len(positions) else []
+        return np.array([place is Place.OUT for place in places], dtype=bool)
 
     def throw(
         self,
@@ -369,8 +367,9 @@ class TowerSim:
         self._throw_bounds[1, 2] = max(self._bounds[1, 2], highest + HEADROOM * LENGTH)
 
         world.reset(visual=observe is not None, hidden=hidden)
-        ids: list[int] = []
+        ids: list[int] = []  # piece id of each body, in the order they were added
         bodies: list[int] = []
+        live: list[int] = []  # indices (into ids) of the pieces still simulated
 
         v2 = (n.rest_speed * LENGTH) ** 2
         w2 = n.rest_spin**2
@@ -383,14 +382,24 @@ class TowerSim:
             body = world.add_piece(
                 piece.kind, *(np.asarray(v) for v in st), colour=_colour(piece), asleep=asleep
             )
+            live.append(len(ids))
             ids.append(pid)
             bodies.append(body)
+
+        def observed() -> np.ndarray:
+            """(len(live), 13) float: the states of the pieces still simulated."""
+            flat = np.array([sum(world.state(bodies[k]), ()) for k in live], dtype=float)
+            return flat.reshape(-1, 13)
 
         for pid in sorted(self.inside):
             add(pid, self.inside[pid])
         dt = n.time_step
         pending = [(round(t / dt), pid, st) for pid, (t, st) in zip(new_ids, releases, strict=True)]
         max_steps = math.ceil(n.time_cap / dt)
+        # a piece in the courtyard this far beyond the tube's exit face touches nothing
+        # inside any more (two radii of the largest piece): it is retired there
+        largest = max(shape.radius for shape in self.geometry.shapes.values())
+        clear = self.spec.exit_face * LENGTH + 2 * largest
         step = 0
         calm = 0
         while step < max_steps:
@@ -401,15 +410,25 @@ class TowerSim:
             step += 1
             if observe is not None:
                 observe(step, world)
-            if step % n.check_every == 0:
-                states = [world.state(b) for b in bodies]
-                positions = self._check(ids, states)
-                if n.early_stop and not pending:
-                    calm = calm + 1 if self._settled(states, positions) else 0
-                    if calm >= n.rest_checks:
-                        break
+            if step % n.check_every:
+                continue
+            flat = observed()
+            self._check([ids[k] for k in live], flat)
+            if n.retire:
+                far = flat[:, 0] > clear
+                if far.any():
+                    far[far] = self._outside(flat[far, :3])
+                    for k in np.flatnonzero(far):
+                        world.retire(bodies[live[k]])
+                    live = [k for k, f in zip(live, far, strict=True) if not f]
+                    flat = flat[~far]
+            if n.early_stop and not pending:
+                calm = calm + 1 if self._settled(flat) else 0
+                if calm >= n.rest_checks:
+                    break
         states = [world.state(b) for b in bodies]
-        positions = self._check(ids, states)
+        self._check(ids, np.array([sum(st, ()) for st in states], dtype=float).reshape(-1, 13))
+        positions = np.array([st[0] for st in states], dtype=float).reshape(-1, 3)
         places = self.spec.place_of(positions / LENGTH) if ids else []
         out: list[int] = []
         inside: dict[int, BodyState] = {}

@@ -12,9 +12,16 @@ gravity is 981 units/s², a piece falling the full height of the tower reaches a
 
 Numerics (:class:`Numerics`)
 ----------------------------
-- Time step 1/240 s: at the fastest speeds a piece moves 1 unit (10 mm) per step, less than
-  its own size, so discrete collision detection does not miss a floor or a wall.
-  At 1/120 s pieces were seen to tunnel through the 2 mm courtyard floor.
+- Time step 1/180 s: at the fastest speeds a piece moves 1.4 units (14 mm) per step, about
+  its own size; CCD (below) catches what discrete detection would miss in thin boards. At
+  1/120 s keshis landing in the courtyard sank through the 2 mm board deep into the slab
+  under it (about 1 throw in 70), so 1/180 is the coarsest step used; 1/240 s (pybullet's
+  default, used until physics v2) takes a third more steps and keeps one or two keshis more
+  inside at equilibrium, less than a calibrated parameter moves it.
+- A collision slab, 50 mm thick, under the tower's lowest point (the underside of the
+  courtyard board, :func:`_ground`): Bullet pushes a piece out of a solid the shortest way,
+  and a piece pressed more than halfway into the thin board was pushed out below it and
+  lost; against the slab the way out is always up.
 - CCD as a safety net: every piece gets a swept sphere of 40 % of its smallest
   half-size (pybullet sets the motion threshold to half of that), so any step that moves a
   piece farther than about 1 mm is checked by a sweep against the static tower.
@@ -22,8 +29,8 @@ Numerics (:class:`Numerics`)
   generic default of 0.04 units would round every piece by 0.4 mm, and changing the margin
   of a convex hull after creation (``changeDynamics(collisionMargin=...)``) was seen to
   leave keshis resting tilted on an edge.
-- 12 solver iterations (pybullet's default is 50): the contact problems are a handful of
-  pieces resting on a floor, which converge long before that.
+- 8 solver iterations (pybullet's default is 50; 12 until physics v2): the contact problems
+  are a handful of pieces resting on a floor, which converge long before that.
 - ``deterministicOverlappingPairs`` so the order of contact pairs, and hence the solver's
   order, does not depend on memory layout.
 - A throw ends when every piece still in the tower has been at rest (speed below
@@ -31,9 +38,13 @@ Numerics (:class:`Numerics`)
   checks, taken every ``check_every`` steps, or at ``time_cap``; pieces in the courtyard
   are done even while they roll. Bullet's sleeping is on, and pieces that rested at the
   end of the previous throw start the next one asleep, costing nothing until touched.
+- Pieces in the courtyard farther from the tube's exit face than two radii of the largest
+  piece are retired (:meth:`World.retire`): they keep their place but collide with nothing
+  and sleep, so the pieces that came out stop costing solver and contact work.
 
-:meth:`Numerics.pybullet_defaults` gives pybullet's default engine settings (50 solver
-iterations, default margins, no CCD, no sleeping, no early stop): the benchmark's baseline.
+:meth:`Numerics.pybullet_defaults` gives pybullet's default engine settings (time step
+1/240 s, 50 solver iterations, default margins, no CCD, no sleeping, no early stop, no
+retiring): the benchmark's baseline.
 """
 
 from __future__ import annotations
@@ -54,6 +65,11 @@ from tower.pieces import Kind
 LENGTH = 0.1
 #: Gravity in world units per s².
 GRAVITY = 9810.0 * LENGTH
+
+#: Name of the collision-only slab under the tower (:func:`_ground`).
+GROUND = "ground"
+#: Thickness (mm) of that slab, and how far (mm) it reaches beyond the tower's footprint.
+GROUND_DEPTH, GROUND_PAD = 50.0, 10.0
 
 #: Kinds made of the keshi wood density; the others use the pawn density.
 KESHI_LIKE = frozenset({Kind.KESHI, Kind.EXPERT, Kind.CUBE})
@@ -85,24 +101,37 @@ class Numerics:
         Consecutive checks at rest that end a throw.
     time_cap : float
         Longest throw in simulated seconds.
+    retire : bool
+        Take pieces out of the simulation (:meth:`World.retire`) once they are in the
+        courtyard and clear of the tube's exit face by two radii of the largest piece.
     """
 
-    time_step: float = 1.0 / 240.0
-    solver_iterations: int = 12
+    time_step: float = 1.0 / 180.0
+    solver_iterations: int = 8
     margin: float | None = None  # mm; None keeps pybullet's default
     ccd: bool = True
     sleeping: bool = True
     early_stop: bool = True
-    check_every: int = 8
+    check_every: int = 6
     rest_speed: float = 15.0
     rest_spin: float = 1.0
     rest_checks: int = 3
     time_cap: float = 8.0
+    retire: bool = True
 
     @classmethod
     def pybullet_defaults(cls) -> Numerics:
-        """pybullet's default engine settings, no sleeping, no early stop (the baseline)."""
-        return cls(solver_iterations=50, margin=None, ccd=False, sleeping=False, early_stop=False)
+        """pybullet's default engine settings (time step 1/240 s, 50 solver iterations,
+        default margins, no CCD), no sleeping, no early stop, no retiring (the baseline)."""
+        return cls(
+            time_step=1.0 / 240.0,
+            solver_iterations=50,
+            margin=None,
+            ccd=False,
+            sleeping=False,
+            early_stop=False,
+            retire=False,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -173,10 +202,11 @@ class TowerGeometry:
     ) -> TowerGeometry:
         """Build from trimesh meshes in mm: static ``(name, mesh)`` parts and, per kind,
         ``(convex parts, visual mesh)`` in the piece's centre-of-mass frame."""
-        parts = tuple(
+        parts = [
             StaticPart(name, np.asarray(mesh.vertices, dtype=float) * LENGTH)
             for name, mesh in static
-        )
+        ]
+        parts.append(_ground(parts))
         shapes = {}
         for kind, (hulls, visual) in pieces.items():
             inertia = np.asarray(visual.moment_inertia, dtype=float)
@@ -191,7 +221,25 @@ class TowerGeometry:
                 half_size=float(extents.min()) / 2 * LENGTH,
                 radius=float(max(np.linalg.norm(v, axis=1).max() for v in verts)),
             )
-        return cls(spec, parts, shapes)
+        return cls(spec, tuple(parts), shapes)
+
+
+def _ground(parts: list[StaticPart]) -> StaticPart:
+    """A thick slab under the whole tower, its top at the tower's lowest point.
+
+    Nothing of the tower lies below its lowest point (the underside of the courtyard
+    board), so the slab touches nothing a piece can rest on; it only stops a piece that was
+    pushed into the thin board far enough for Bullet's penetration recovery to eject it
+    downwards. Against the slab, that recovery always points up.
+    """
+    points = np.concatenate([p.vertices for p in parts])
+    (x0, y0, z0), (x1, y1, _) = points.min(axis=0), points.max(axis=0)
+    pad = GROUND_PAD * LENGTH
+    z1 = z0 - GROUND_DEPTH * LENGTH
+    corners = [
+        (x, y, z) for x in (x0 - pad, x1 + pad) for y in (y0 - pad, y1 + pad) for z in (z1, z0)
+    ]
+    return StaticPart(GROUND, np.array(corners, dtype=float))
 
 
 def _combine(total: float, other: float) -> float:
@@ -205,7 +253,10 @@ class World:
 
     The world is rebuilt from scratch (:meth:`reset`) at the start of every throw, then
     pieces are added in a canonical order, so a throw depends only on the recorded state of
-    the pieces and never on contact caches left by earlier throws.
+    the pieces and never on contact caches left by earlier throws. (Keeping the static
+    tower and removing only the pieces is not enough: Bullet's broadphase keeps state that
+    changes the order of contacts, and the throws differ in the last bits.) Each piece
+    kind's collision shape is built once per throw and shared by its bodies.
     """
 
     def __init__(self, geometry: TowerGeometry, params: PhysicsParams, numerics: Numerics):
@@ -217,6 +268,7 @@ class World:
         self._visual = False
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._files: dict[Kind, list[str]] = {}
+        self._collision: dict[Kind, int] = {}
 
     def close(self) -> None:
         if self.client >= 0:
@@ -237,6 +289,7 @@ class World:
         out of the visual shapes, e.g. the front wall when rendering)."""
         c, n = self.client, self.numerics
         pb.resetSimulation(physicsClientId=c)
+        self._collision = {}
         pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
         engine: dict[str, Any] = {
             "fixedTimeStep": n.time_step,
@@ -256,7 +309,7 @@ class World:
                 pb.GEOM_MESH, vertices=part.vertices.tolist(), physicsClientId=c
             )
             vis = -1
-            if visual and part.name not in hidden:
+            if visual and part.name not in hidden and part.name != GROUND:
                 vis = pb.createVisualShape(
                     pb.GEOM_MESH,
                     vertices=part.vertices.tolist(),
@@ -292,15 +345,9 @@ class World:
         nothing until a moving body touches it."""
         c, n, p = self.client, self.numerics, self.params
         shape = self.geometry.shapes[kind]
-        if len(shape.hulls) == 1:
-            col = pb.createCollisionShape(
-                pb.GEOM_MESH, vertices=shape.hulls[0].tolist(), physicsClientId=c
-            )
-        else:  # a compound of convex hulls: pybullet takes these only as files
-            files = self._hull_files(kind)
-            col = pb.createCollisionShapeArray(
-                [pb.GEOM_MESH] * len(files), fileNames=files, physicsClientId=c
-            )
+        col = self._collision.get(kind)
+        if col is None:
+            col = self._collision[kind] = self._collision_shape(kind)
         vis = -1
         if self._visual:
             verts = np.concatenate(shape.hulls)
@@ -347,6 +394,27 @@ class World:
                 body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c
             )
         return body
+
+    def _collision_shape(self, kind: Kind) -> int:
+        """Build the collision shape of ``kind`` (one per world, shared by its bodies)."""
+        c, hulls = self.client, self.geometry.shapes[kind].hulls
+        if len(hulls) == 1:
+            return pb.createCollisionShape(
+                pb.GEOM_MESH, vertices=hulls[0].tolist(), physicsClientId=c
+            )
+        # a compound of convex hulls: pybullet takes these only as files
+        files = self._hull_files(kind)
+        return pb.createCollisionShapeArray(
+            [pb.GEOM_MESH] * len(files), fileNames=files, physicsClientId=c
+        )
+
+    def retire(self, body: int) -> None:
+        """Take a piece out of the simulation where it is: it stops, collides with nothing
+        and sleeps (so it costs nothing), but stays visible and keeps its position."""
+        c = self.client
+        pb.setCollisionFilterGroupMask(body, -1, 0, 0, physicsClientId=c)
+        pb.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], physicsClientId=c)
+        pb.changeDynamics(body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c)
 
     def _hull_files(self, kind: Kind) -> list[str]:
         """OBJ files (one per convex part) of a multi-part piece, written once per world."""
