@@ -33,9 +33,9 @@ def test_api_test_four_players():
 
 
 def test_api_test_two_players_all_modules():
-    from tower.marrakesh import MODULES
+    from tower.marrakesh.hooks import everything
 
-    api_test(MarrakeshEnv(players=2, modules=MODULES), num_cycles=40, verbose_progress=False)
+    api_test(MarrakeshEnv(players=2, modules=everything()), num_cycles=40, verbose_progress=False)
 
 
 def test_whole_game_rewards_and_seeding():

@@ -6,7 +6,8 @@ one) and by the final scoring (:mod:`tower.marrakesh.scoring`), so it sits below
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh.actions import VENDOR_SECTORS
 
@@ -69,4 +70,10 @@ def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
         return 7 if crossed >= 5 else 0
     if kind == "jetty":
         return 7 if pl.jetty >= 0 else 0
+    if kind in OASIS_KINDS:
+        return OASIS_KINDS[kind](state, p, o)
     raise AssertionError(f"unknown oasis kind {kind!r}")
+
+
+#: Oasis kinds that modules add: kind -> value(state, p, oasis entry).
+OASIS_KINDS: dict[str, Callable[[State, int, dict[str, Any]], int]] = {}

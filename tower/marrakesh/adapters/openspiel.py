@@ -75,7 +75,7 @@ import pyspiel
 from tower.marrakesh.actions import ACTIONS
 from tower.marrakesh.adapters.views import TensorLayout, flat_view, view_text
 from tower.marrakesh.game import ConfigError, Game, GameConfig
-from tower.marrakesh.hooks import REGISTRY
+from tower.marrakesh.hooks import everything
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, State
 
 SHORT_NAME = "python_marrakesh"
@@ -124,7 +124,7 @@ def _tower_model(name: str):
 
 def _modules(text: str) -> frozenset[str]:
     if text == "all":
-        return frozenset(name for name, m in REGISTRY.items() if m.playable)
+        return everything()  # every compatible module
     return frozenset(m.strip() for m in text.split(",") if m.strip())
 
 
