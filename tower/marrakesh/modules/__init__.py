@@ -9,6 +9,7 @@ module declares get their ids in that order, so add new modules at the end. The 
 from tower.marrakesh.hooks import REGISTRY
 from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     alms,
+    closed_madrasa,
     desert_towns,
     exchange_offices,
     imam_sultan,
