@@ -13,6 +13,7 @@ from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     desert_towns,
     exchange_offices,
     imam_sultan,
+    second_hand_shop,
     spectators,
     staircase_tiles,
     walls_guards,
