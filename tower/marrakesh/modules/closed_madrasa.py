@@ -554,6 +554,18 @@ class ClosedMadrasa(Module):
                 mine["uses"],
             ]
 
+    def describe_choices(self, state: State, top: Task) -> list[str]:
+        if top["k"] == "madrasa_tile":
+            n = "1 keshi" if top["pool"] == "single" else "2 keshis"
+            on = _ext(state)["tiles"][top["pool"]]["on"]
+            return [f"  keshi tile ({n}):"] + [f"    choice:{i} = {c}" for i, c in enumerate(on)]
+        if top["k"] == "madrasa_oasis":
+            claimed = state.players[top["p"]].claimed
+            return ["  oasis to score now:"] + [
+                f"    choice:{i} = oasis {oid}" for i, oid in enumerate(claimed) if i < 16
+            ]
+        return []
+
     def render_board(self, state: State) -> list[str]:
         ext = _ext(state)
         areas = []

@@ -364,6 +364,18 @@ class SecondHandShop(Module):
             for gap in _mine(state, p)["gaps"]:
                 views["shop.gaps"][p, min(gap, 7)] = 1
 
+    def describe_choices(self, state: State, top: Task) -> list[str]:
+        if top["k"] != "shop_price":
+            return []
+        kind = "oasis" if top["item"] >= OASIS else "scroll"
+        lines = ["  offer tile (price the buyer pays you):"]
+        for i, tile in enumerate(free_tiles(state, top["p"], kind)):
+            pr = _tiles(state)[tile]["price"]
+            lines.append(
+                f"    choice:{i} = tile {tile}: {pr['dinars']} dinars, {pr['points']} points"
+            )
+        return lines
+
     def render_board(self, state: State) -> list[str]:
         ext = _ext(state)
 
