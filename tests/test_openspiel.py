@@ -38,7 +38,7 @@ def test_random_sim_test_four_players_all_modules_with_serialization():
 def test_random_sim_test_with_every_compatible_module(modules):
     """Each largest allowed combination (one with the Closed Madrasa, one with the
     Second-Hand Shop, which exclude each other), serialization included."""
-    params = {"players": 2, "modules": ",".join(sorted(modules))}
+    params = {"players": 2, "modules": "+".join(sorted(modules))}
     game = pyspiel.load_game("python_marrakesh", params)
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
