@@ -1,8 +1,10 @@
-"""Checks shared by the tests of the Gems & Experts modules (not a test file itself).
+"""Checks shared by the tests of the engine and of the Gems & Experts modules (not a test
+file itself).
 
 - :func:`with_module` is the Hypothesis decorator of a test ``f(seed, players, modules,
   picks)``: the module with a random set of the others that the rules allow with it;
-- :func:`legal_sequence` plays the legal choices picked by the integers, trying an
+- :func:`legal_sequence` plays the legal choices picked by the integers (distinct ids
+  of the fixed action space), trying an
   illegal action before each one (refused, the state unchanged), checking the invariants
   after every action and the JSON round trip at the end;
 - :func:`round_trip` plays a random game and checks that the replay from the seed and the
@@ -54,6 +56,7 @@ def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
             state.sample_chance()
             continue
         legal = state.legal_action_ids()
+        assert legal and len(set(legal)) == len(legal) and all(0 <= i < n for i in legal)
         before = state.to_json()
         wrong = next(i % n for i in range(k, k + n + 1) if i % n not in legal)
         with pytest.raises(IllegalActionError):

@@ -8,6 +8,7 @@ import json
 import random
 
 import pytest
+from gems_experts_checks import legal_sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -215,33 +216,7 @@ def test_same_seed_same_game_and_different_seeds_differ():
 def test_hypothesis_action_sequences(seed, players, modules, picks):
     """Any sequence of legal choices keeps the invariants, survives JSON, and an action
     outside the legal set is refused without changing the state."""
-    game = Game(GameConfig(players=players, modules=frozenset(modules)))
-    state = game.new_initial_state(seed)
-    for k in picks:
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
-        legal = state.legal_action_ids()
-        assert legal and len(set(legal)) == len(legal)
-        assert all(0 <= i < NUM_ACTIONS for i in legal)
-        illegal = (
-            next(
-                i
-                for i in range(k % NUM_ACTIONS, k % NUM_ACTIONS + NUM_ACTIONS)
-                if i % NUM_ACTIONS not in legal
-            )
-            % NUM_ACTIONS
-        )
-        before = state.to_json()
-        with pytest.raises(IllegalActionError):
-            state.apply(illegal)
-        assert state.to_json() == before
-        state.apply(legal[k % len(legal)])
-        check(state)
-    again = State.from_json(game, json.loads(json.dumps(state.to_json())))
-    assert again.to_json() == state.to_json()
+    legal_sequence(Game(GameConfig(players=players, modules=frozenset(modules))), seed, picks)
 
 
 def test_illegal_actions_name_the_action_and_reason_and_change_nothing():
