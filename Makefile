@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,dist,games,notebooks]'
+	$(BIN)/python -m pip install -q -e '.[test,dist,games,notebooks,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -17,7 +17,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check tower tests
-	$(BIN)/python -m pytest -q
+	@command -v node >/dev/null || echo "NOTE: node not found: the JavaScript port's tests will be SKIPPED"
+	@test -x "$${TOWER_CHROMIUM:-/usr/bin/chromium}" || command -v chromium >/dev/null || \
+		echo "NOTE: no Chromium: the browser test will be SKIPPED (apt-get install chromium)"
+	$(BIN)/python -m pytest -q -rs
 
 slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow

@@ -223,7 +223,7 @@ print(f"red keshi: {beta[red]:.2f} ± {se[red]:.2f} points per keshi claimed, ra
 #   retention: random hands hold no red that often).
 # - **Score spread.** Changing only the tower's draws changes the whole game: with the
 #   same setup and agents, one player's score varies by 14.3 points (sd) across tower
-#   draws with random agents, nearly all of the 14.5 spread across all games, and the
+#   draws with random agents, nearly all of the 14.6 spread across all games, and the
 #   winner changes in every one of the 50 setups. With greedy agents (few games: 6
 #   setups, 3 tower draws each) it is 13.6 against 13.5 overall (the two estimates come
 #   from few games), and the winner changes in every setup. A tower that keeps nothing

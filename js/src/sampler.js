@@ -1,0 +1,291 @@
+// The reference sampler of a distilled tower, ported line by line from
+// tower/model/reference.py. Section numbers (§) refer to docs/model-format.md.
+
+/** Places inside the tower, top to bottom (§2). */
+export const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
+/** Destinations of a piece in a throw; index 0 is out (§2). */
+export const DESTINATIONS = Object.freeze(["out", ...PLACES]);
+/** Context fields in context-tuple order (§4). */
+export const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "o"]);
+
+const PLACE_INDEX = new Map(PLACES.map((p, i) => [p, i]));
+
+/**
+ * `table[v]`: the largest edge not above `v`, for `v` in `0..edges[edges.length - 1]` (§4).
+ * @param {number[]} edges
+ * @returns {number[]}
+ */
+export function bucketTable(edges) {
+  const table = [];
+  let e = 0;
+  for (let v = 0; v <= edges[edges.length - 1]; v++) {
+    if (e + 1 < edges.length && edges[e + 1] <= v) e += 1;
+    table.push(edges[e]);
+  }
+  return table;
+}
+
+/** Name of the group of thrown pieces of class `cls` (§3). */
+export function freshGroup(cls) {
+  return `fresh.${cls}`;
+}
+
+/** Name of the group of residents at `place` of class `cls` aged `age` throws (§3). */
+export function residentGroup(place, cls, age, ageCap) {
+  return `${place}.${cls}.${Math.min(age, ageCap)}`;
+}
+
+const keyOf = (group, values) => [group, ...values].join("|");
+
+/** Python's math.comb and float(math.factorial) as correctly rounded doubles. */
+const combCache = new Map();
+function comb(m, k) {
+  const id = m * 4096 + k;
+  let c = combCache.get(id);
+  if (c === undefined) {
+    let big = 1n;
+    for (let i = 0; i < k; i++) big = (big * BigInt(m - i)) / BigInt(i + 1);
+    c = Number(big);
+    combCache.set(id, c);
+  }
+  return c;
+}
+const factorials = [1n];
+function factorial(k) {
+  while (factorials.length <= k) factorials.push(factorials[factorials.length - 1] * BigInt(factorials.length));
+  return Number(factorials[k]);
+}
+
+/** Index of the first element of sorted `cum` greater than `u` (Python's bisect_right). */
+function bisectRight(cum, u) {
+  let lo = 0;
+  let hi = cum.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (u < cum[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * Draws throws from the `model` section of a model file, and gives their exact laws.
+ * The section must already be validated (see `loadModel`).
+ */
+export class Sampler {
+  /** @param {Record<string, any>} model */
+  constructor(model) {
+    this.levels = model.levels.map((f) => [...f]);
+    this.alpha = Number(model.alpha);
+    this.prior = Number(model.prior);
+    this.buckets = Object.fromEntries(Object.entries(model.buckets).map(([f, e]) => [f, [...e]]));
+    this.ageCap = model.age_cap;
+    this.classes = { ...model.classes };
+    this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
+    this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f]));
+    // §5: per level, the positions of its fields in a context, and its compiled entries
+    this.picks = this.levels.map((fields) => fields.map((f) => FIELDS.indexOf(f)));
+    this.tables = model.tables.map((table) => {
+      const compiled = new Map();
+      for (const [key, flat] of Object.entries(table)) {
+        const [group, ...values] = key.split("|");
+        const cum = [];
+        const outcomes = [];
+        let acc = 0;
+        for (let i = 0; i < flat.length; i += 6) {
+          acc += flat[i];
+          cum.push(acc);
+          outcomes.push(flat.slice(i + 1, i + 6));
+        }
+        const denominator = acc + this.alpha * outcomes.length;
+        compiled.set(keyOf(group, values.map(Number)), { total: acc, cum, outcomes, denominator });
+      }
+      return compiled;
+    });
+    // §6: per-piece destination counts by context, coarsest level first
+    this.piecePicks = model.piece_levels.map((fields) => fields.map((f) => FIELDS.indexOf(f))).reverse();
+    this.pieceTables = model.piece_tables
+      .map((table) => {
+        const compiled = new Map();
+        for (const [key, counts] of Object.entries(table)) {
+          const [group, ...values] = key.split("|");
+          compiled.set(keyOf(group, values.map(Number)), counts);
+        }
+        return compiled;
+      })
+      .reverse();
+  }
+
+  /** The context with every field but `m` bucketed (§4). @param {number[]} ctx */
+  bucketed(ctx) {
+    const capped = [ctx[0]];
+    for (let i = 1; i < FIELDS.length; i++) {
+      const lut = this.luts[i - 1];
+      const v = ctx[i];
+      capped.push(v < lut.length ? lut[v] : lut[lut.length - 1]);
+    }
+    return capped;
+  }
+
+  /** Per-piece destination probabilities of the fallback in a bucketed context (§6). */
+  pieceLaw(group, capped) {
+    let law = this.base.get(group);
+    for (let l = 0; l < this.pieceTables.length; l++) {
+      const counts = this.pieceTables[l].get(keyOf(group, this.piecePicks[l].map((i) => capped[i])));
+      if (counts !== undefined) {
+        const total = counts.reduce((a, c) => a + c, 0) + this.prior;
+        law = counts.map((c, d) => (c + this.prior * law[d]) / total);
+      }
+    }
+    return law;
+  }
+
+  /** The table entry of `group` at level `l` in a bucketed context, or undefined (§5). */
+  entry(l, group, capped) {
+    return this.tables[l].get(keyOf(group, this.picks[l].map((i) => capped[i])));
+  }
+
+  /** §7: the exact law as [weight, entry] per level hit, the base weight and the piece law. */
+  mixture(group, ctx) {
+    const capped = this.bucketed(ctx);
+    const parts = [];
+    let reach = 1.0; // probability that a draw gets down to this level
+    for (let l = 0; l < this.tables.length; l++) {
+      const entry = this.entry(l, group, capped);
+      if (entry !== undefined) {
+        parts.push([reach / entry.denominator, entry]);
+        reach *= (entry.denominator - entry.total) / entry.denominator;
+      }
+    }
+    return { parts, reach, piece: this.pieceLaw(group, capped) };
+  }
+
+  /**
+   * Destination counts [out, funnel, floor1, floor2, ramp] of one group (§5, §6).
+   * @param {string} group
+   * @param {number[]} ctx (m, n, I, P, J, o)
+   * @param {{random(): number}} rng
+   */
+  outcome(group, ctx, rng) {
+    const capped = this.bucketed(ctx);
+    for (let l = 0; l < this.tables.length; l++) {
+      const entry = this.entry(l, group, capped);
+      if (entry === undefined) continue;
+      const u = rng.random() * entry.denominator;
+      if (u < entry.total) return [...entry.outcomes[bisectRight(entry.cum, u)]];
+    }
+    const cum = [];
+    let acc = 0.0;
+    for (const q of this.pieceLaw(group, capped)) {
+      acc += q;
+      cum.push(acc);
+    }
+    const counts = [0, 0, 0, 0, 0];
+    for (let i = 0; i < ctx[0]; i++) counts[Math.min(bisectRight(cum, rng.random() * acc), 4)] += 1;
+    return counts;
+  }
+
+  /** Exact probability that k of the group's m pieces go out, k = 0..m (§7). */
+  outLaw(group, ctx) {
+    const m = ctx[0];
+    const law = new Array(m + 1).fill(0.0);
+    const { parts, reach, piece } = this.mixture(group, ctx);
+    for (const [weight, entry] of parts) {
+      let prev = 0;
+      entry.cum.forEach((c, i) => {
+        law[entry.outcomes[i][0]] += weight * (c - prev);
+        prev = c;
+      });
+    }
+    const p = piece[0] / piece.reduce((a, q) => a + q, 0);
+    for (let k = 0; k <= m; k++) law[k] += reach * comb(m, k) * p ** k * (1 - p) ** (m - k);
+    return law;
+  }
+
+  /** Exact probability of the destination counts `counts` of one group (§7). */
+  outcomeProbability(group, ctx, counts) {
+    const { parts, reach, piece } = this.mixture(group, ctx);
+    let prob = 0.0;
+    for (const [weight, entry] of parts) {
+      let prev = 0;
+      entry.cum.forEach((c, i) => {
+        if (entry.outcomes[i].every((x, d) => x === counts[d])) prob += weight * (c - prev);
+        prev = c;
+      });
+    }
+    let multinomial = factorial(ctx[0]);
+    const total = piece.reduce((a, q) => a + q, 0);
+    counts.forEach((k, d) => {
+      multinomial *= (piece[d] / total) ** k / factorial(k);
+    });
+    return prob + reach * multinomial;
+  }
+
+  /**
+   * One throw (§8). `residents` are [cls, place, since, payload], `fresh` [cls, payload];
+   * `throws` is this throw's index. Returns the payloads out and the residents after.
+   */
+  throw(residents, fresh, throws, rng) {
+    const n = fresh.length;
+    const inside = residents.length;
+    let gone = 0;
+    const out = [];
+    const after = [];
+    for (const { name, cls, placeCount, members } of groups(residents, fresh, throws, this.ageCap)) {
+      const m = members.length;
+      const counts = this.outcome(name, [m, n, inside, placeCount, inside, gone], rng);
+      // uniform assignment: shuffle just the members of all but the (first) largest share
+      const rest = counts.indexOf(Math.max(...counts));
+      const chosen = m - counts[rest];
+      for (let i = 0; i < chosen; i++) {
+        const j = i + Math.floor(rng.random() * (m - i));
+        [members[i], members[j]] = [members[j], members[i]];
+      }
+      let start = 0;
+      counts.forEach((k, dest) => {
+        if (k && dest !== rest) {
+          emit(dest, cls, members.slice(start, start + k), out, after);
+          start += k;
+        }
+      });
+      emit(rest, cls, members.slice(chosen), out, after);
+      gone += counts[0];
+    }
+    return { out, after };
+  }
+}
+
+/**
+ * The groups of a throw in visiting order (§3): fresh groups first, then places top to
+ * bottom, each by group name. `placeCount` is the occupancy of the group's place before
+ * the throw (for fresh pieces, the number inside); members are [since, payload].
+ */
+export function groups(residents, fresh, throws, ageCap) {
+  const found = new Map();
+  const occupancy = [0, 0, 0, 0];
+  const add = (index, name, cls, member) => {
+    const id = `${index}\u0000${name}`;
+    if (!found.has(id)) found.set(id, { index, name, cls, members: [] });
+    found.get(id).members.push(member);
+  };
+  for (const [cls, payload] of fresh) add(-1, freshGroup(cls), cls, [throws, payload]);
+  for (const [cls, place, since, payload] of residents) {
+    const index = PLACE_INDEX.get(place);
+    if (index === undefined) throw new RangeError(`unknown place ${JSON.stringify(place)}`);
+    occupancy[index] += 1;
+    add(index, residentGroup(place, cls, throws - since, ageCap), cls, [since, payload]);
+  }
+  return [...found.values()]
+    .sort((a, b) => a.index - b.index || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ index, name, cls, members }) => ({
+      name,
+      cls,
+      placeCount: index >= 0 ? occupancy[index] : residents.length,
+      members,
+    }));
+}
+
+function emit(dest, cls, members, out, after) {
+  if (dest === 0) for (const [, payload] of members) out.push(payload);
+  else for (const [since, payload] of members) after.push([cls, PLACES[dest - 1], since, payload]);
+}

@@ -1,0 +1,197 @@
+"""The JavaScript port (js/) against the Python reference: node's test runner on vectors.
+
+``tower model vectors`` writes the conformance vectors of the shipped model into a
+temporary folder, and ``node --test`` runs js/test/ on them: exact laws to 1e-12, whole
+games draw for draw, chi-square tests of the sampling. Skipped, saying so, without node
+(an error if ``TOWER_REQUIRE_NODE`` is set, as in CI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tower.cli import main
+from tower.model.distilled import shipped_path
+from tower.webbundle import bundle_text, model_script
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE = shutil.which("node")
+if NODE is None and os.environ.get("TOWER_REQUIRE_NODE"):
+    raise RuntimeError("TOWER_REQUIRE_NODE is set but node is not installed")
+needs_node = pytest.mark.skipif(
+    NODE is None, reason="node is not installed: the JavaScript port is not tested"
+)
+
+
+@pytest.fixture(scope="module")
+def vectors_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("vectors")
+    main(["model", "vectors", "--out", str(out), "--force"])
+    return out
+
+
+def run_node(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [NODE, *args], cwd=ROOT / "js", env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_vectors_hold_enough_cases(vectors_dir):
+    vec = json.loads((vectors_dir / "vectors.json").read_text())
+    assert len(vec["cases"]) >= 1000
+    assert len(vec["chi_square"]["cases"]) >= 20
+    assert {c["group"].split(".")[1] for c in vec["cases"]} == {"keshi", "pawn", "expert"}
+    # every back-off level and the per-piece fallback are exercised
+    hit = {lv for c in vec["cases"] for lv in c["levels_hit"]}
+    assert hit == set(range(5))
+    assert any(not c["levels_hit"] for c in vec["cases"])
+    for c in vec["cases"]:
+        assert sum(c["out_law"]) == pytest.approx(1.0, abs=1e-12)
+
+
+@needs_node
+def test_node_tests_pass_on_the_shipped_model(vectors_dir):
+    env = {
+        **os.environ,
+        "TOWER_MODEL": str(shipped_path("marrakesh")),
+        "TOWER_VECTORS": str(vectors_dir / "vectors.json"),
+        "TOWER_BUNDLE": str(ROOT / "web" / "tower-model.js"),
+    }
+    result = run_node("--test", "test/", env=env)
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report[-4000:]
+    assert re.search(r"# fail 0", report) and not re.search(r"# skipped [1-9]", report), report
+    print("\n".join(line for line in report.splitlines() if "# #" in line or "# \\#" in line))
+
+
+@needs_node
+def test_node_tests_catch_a_wrong_model(vectors_dir, tmp_path):
+    """The same node tests fail against vectors of another model (they can fail)."""
+    vec = json.loads((vectors_dir / "vectors.json").read_text())
+    for c in vec["cases"][:50]:
+        c["out_law"][0] += 1e-9
+    bad = tmp_path / "vectors.json"
+    bad.write_text(json.dumps(vec))
+    env = {**os.environ, "TOWER_MODEL": str(shipped_path("marrakesh")), "TOWER_VECTORS": str(bad)}
+    result = run_node("--test", "test/conformance.test.js", env=env)
+    assert result.returncode != 0
+    assert "differs by" in result.stdout + result.stderr
+
+
+def test_web_scripts_are_current():
+    """web/tower-model.js and web/models/marrakesh.js are what `tower model bundle` writes."""
+    assert (ROOT / "web" / "tower-model.js").read_text() == bundle_text()
+    text = shipped_path("marrakesh").read_text()
+    assert (ROOT / "web" / "models" / "marrakesh.js").read_text() == model_script("marrakesh", text)
+
+
+def test_bundle_never_overwrites_a_foreign_file(tmp_path, capsys):
+    (tmp_path / "tower-model.js").write_text("// my own script\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["model", "bundle", "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "not written by `tower model bundle`" in capsys.readouterr().err
+    assert (tmp_path / "tower-model.js").read_text() == "// my own script\n"
+    assert not (tmp_path / "models").exists()
+
+
+def test_vectors_refuse_a_non_empty_folder(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("keep me")
+    with pytest.raises(SystemExit) as exc:
+        main(["model", "vectors", "--out", str(tmp_path), "--games", "1"])
+    assert exc.value.code == 2
+    assert "not empty" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+CHECK_FILES = """
+import { readFileSync } from "node:fs";
+import { loadModel } from "./src/index.js";
+const result = {};
+for (const path of process.argv.slice(1)) {
+  try {
+    result[path] = "ok " + loadModel(readFileSync(path, "utf8"), "m.json").sha256;
+  } catch (exc) {
+    result[path] = exc.field ? `field ${exc.field}` : exc.reason.split(" (")[0];
+    if (path.endsWith("version_2.json")) result.version_2_message = exc.message;
+  }
+}
+console.log(JSON.stringify(result));
+"""
+
+
+def model_variants(text: str) -> dict[str, str]:
+    """Edited copies of a model file's text, some still valid (same canonical JSON)."""
+    from tower.model.fileformat import checksum, dumps
+
+    doc = json.loads(text)
+    renamed = {**doc, "name": 'marrakésh \u2603 \U0001f600 \x7f"\\'}
+    renamed_text = json.dumps(
+        {**renamed, "sha256": checksum(renamed)}, ensure_ascii=False, indent=1
+    )
+    body = text[: text.index('"sha256"')]
+    return {
+        "original": text,
+        "spaces": text.replace('{"model":{', '{ "model" :\n\t{ ', 1).replace("]}}", "] } }\r\n"),
+        "float_written_longer": text.replace('"alpha":1.0', '"alpha":1.000', 1),
+        "float_in_exponent": text.replace('"alpha":1.0', '"alpha":10e-1', 1),
+        "float_positional": text.replace("5.711e-06", "0.000005711", 1),
+        "float_as_int": text.replace('"alpha":1.0', '"alpha":1', 1),
+        "int_as_float": text.replace('"age_cap":7', '"age_cap":7.0', 1),
+        "duplicate_key_last_wins": text.replace('"age_cap":7', '"age_cap":6,"age_cap":7', 1),
+        "unicode_name_pretty_printed": renamed_text,
+        "count_changed": text.replace("[2,0,0,0,1,0,", "[3,0,0,0,1,0,", 1),
+        "version_2": dumps(doc).replace('"schema":"tower.model/1"', '"schema":"tower.model/2"'),
+        "foreign": '{"schema":"other/1"}',
+        "truncated": text[: len(text) // 2],
+        "no_checksum": body.rstrip(",") + "}",
+    }
+
+
+@needs_node
+def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
+    """Checksum and version checks agree with Python's loader on edited model files."""
+    from tower.errors import InputFileError
+    from tower.model.fileformat import loads
+
+    paths = {}
+    for name, text in model_variants(shipped_path("marrakesh").read_text()).items():
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(text, encoding="utf-8")
+    script = tmp_path / "check.mjs"
+    script.write_text(CHECK_FILES.replace("./src/", (ROOT / "js" / "src").as_uri() + "/"))
+    result = run_node(str(script), *map(str, paths.values()))
+    assert result.returncode == 0, result.stderr
+    js = json.loads(result.stdout)
+    verdicts = {}
+    for name, path in paths.items():
+        try:
+            py = "ok " + loads(path.read_text(encoding="utf-8"), "m.json")["sha256"]
+        except InputFileError as exc:
+            py = f"field {exc.field}" if exc.field else exc.reason.split(" (")[0]
+        verdicts[name] = (py, js[str(path)])
+    for name, (py, js_verdict) in verdicts.items():
+        assert py == js_verdict, f"{name}: Python {py!r}, JavaScript {js_verdict!r}"
+    ok = {name for name, (py, _) in verdicts.items() if py.startswith("ok")}
+    assert ok == {
+        "original",
+        "spaces",
+        "float_written_longer",
+        "float_in_exponent",
+        "float_positional",
+        "duplicate_key_last_wins",
+        "unicode_name_pretty_printed",
+    }
+    assert verdicts["version_2"][0] == "field schema"
+    assert js["version_2_message"] == (
+        "m.json: field schema: unsupported model file version 'tower.model/2'; "
+        "this port reads 'tower.model/1'"
+    )
+    assert verdicts["count_changed"][0] == verdicts["float_as_int"][0] == "field sha256"
