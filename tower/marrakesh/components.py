@@ -16,10 +16,11 @@ Examples
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tower.errors import InputFileError
 from tower.marrakesh.hooks import REGISTRY
@@ -27,6 +28,7 @@ from tower.pieces import KESHI_COLOURS
 
 DEFAULT_PATH = Path(__file__).parent / "data" / "components.toml"
 SCHEMA = 1
+T = TypeVar("T")
 
 #: The effect vocabulary (see the header of the data file).
 EFFECT_OPS = frozenset(
@@ -158,13 +160,19 @@ def load(path: str | None = None) -> Components:
 @cache
 def _load(path: str | None, modules: tuple[str, ...]) -> Components:
     p = Path(path) if path is not None else DEFAULT_PATH
+    return checked(p, parse)
+
+
+def checked(path: Path, build: Callable[[str, dict[str, Any]], T]) -> T:
+    """``build(path, data)`` of the TOML file ``path``; a file that cannot be read, is not
+    TOML or lacks an entry ``build`` looks up raises :class:`InputFileError`."""
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise InputFileError(str(p), f"cannot read: {exc}") from exc
+        raise InputFileError(str(path), f"cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise InputFileError(str(p), f"not valid TOML: {exc}") from exc
+        raise InputFileError(str(path), f"not valid TOML: {exc}") from exc
     try:
-        return parse(str(p), data)
+        return build(str(path), data)
     except (KeyError, TypeError) as exc:
-        raise InputFileError(str(p), f"missing or malformed entry: {exc}") from exc
+        raise InputFileError(str(path), f"missing or malformed entry: {exc}") from exc

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh.actions import GOODS, RESOURCES, SECTORS, STAIRS, Action, action_id
-from tower.marrakesh.rules import T, Task, ask, options, push, resolve, score, task
+from tower.marrakesh.rules import T, Task, add_wood, ask, options, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -34,8 +34,9 @@ def _fx(state: State, t: Task) -> None:
     op = e["op"]
     pl = state.players[p]
     if op == "gain":
-        for r in (*RESOURCES, "wood"):  # wood: Walls & Guards
+        for r in RESOURCES:
             setattr(pl, r, getattr(pl, r) + e.get(r, 0))
+        add_wood(state, p, e.get("wood", 0))  # Walls & Guards
     elif op == "points":
         score(state, p, e["n"], t.get("why", "bonus"))
     elif op == "keshi":

@@ -41,6 +41,10 @@ Class attributes (data):
 ``season_steps``
     Steps of the season scoring, each anchored after a core step or an earlier module
     step (:data:`SEASON_STEPS` are the core's: ``river``, ``provisions``, ``prepare``).
+``setup_last``
+    The module's ``setup_asks`` come after those of every module without it (in name
+    order among themselves): e.g. a keshi deployed at setup needs the other modules'
+    boards set up first.
 
 Methods (hooks), in the order a game meets them:
 
@@ -49,7 +53,7 @@ Methods (hooks), in the order a game meets them:
    ``components(comps) -> comps``: component data the module adds or replaces in a game.
 2. ``setup(state)``: setup steps, after the core's setup (random elements from
    ``state.rng``); ``setup_asks(state) -> [task]``: the players' setup decisions,
-   after the core's.
+   after the core's (``setup_last`` modules' after the others').
 3. Deploying a keshi: ``room(state, p, colour) -> int | None`` (how many more fit),
    ``deploy(state, task) -> bool`` (True: the module placed it), ``sahara(layout)``
    (which sahara spaces exist: a dict with ``start`` and ``towns``).
@@ -59,7 +63,7 @@ Methods (hooks), in the order a game meets them:
    player ``p``'s phase-3 turn (before their assistants) and at its end (before the
    turn's reveals). These are the places for extra decisions of a module (an ability
    used once per round or turn: push an ``ask``), and for per-round resets.
-   Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
+5. Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
    action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
    ``after_score(state, p, delta, reason)`` (after every logged score change, the
@@ -76,15 +80,24 @@ Methods (hooks), in the order a game meets them:
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
    falling out of the tower with :data:`tower.marrakesh.rules.PIECE_OUT`, and what a
    throw's pieces do with :data:`tower.marrakesh.rules.AFTER_THROW`.
-5. Season scoring: ``season_steps`` (see above).
-6. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
+   ``vendor_water(state, p)``: a water vendor just gave ``p`` water for an assistant in
+   its sector. Resources: ``extra_wood(state, p, received) -> int`` (wood
+   added when ``p`` receives ``received`` wood; the answers are summed),
+   ``pay_options(state, task) -> ids`` and ``pay_resolve(state, task, action) -> bool``
+   (other ways to pay a ``pay_resource`` decision, "1 resource of your choice"; resolve
+   returns True for its own actions). Luxury goods: ``luxury_affordable(state, p, lux) ->
+   bool`` (another way to pay for ``lux``), ``luxury_buy(state, p, shop) -> bool`` (the
+   purchase from ``shop`` is chosen; True: the module took over the payment, else the
+   printed price is paid), ``luxury_gained(state, p, lux)`` (``p`` gained ``lux``).
+6. Season scoring: ``season_steps`` (see above).
+7. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
    [town ids]`` (desert towns that score), ``remaining(state, p) -> int`` (extra
    remaining resources), ``final_scoring(state, p)`` (a player's module points, before
    the core's final steps: filled sectors, oases, desert towns, resources).
-7. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
+8. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
    Counter`` (keshis the module holds outside the core's places).
-8. What players see: ``view(state, viewer, v)`` (add the module's public part to the
-   view dict), ``tensor_pieces(game) -> {name: shape}`` and ``encode(state, viewer,
+9. What players see: ``view(state, viewer, v)`` (add the module's public part to the
+   view dict), ``tensor_pieces(comps) -> {name: shape}`` and ``encode(state, viewer,
    views)`` (the observation tensor), ``render_board(state) -> [lines]``,
    ``render_player(state, i, pv) -> [lines]`` and ``describe_choices(state, top) ->
    [lines]`` (the terminal board).
@@ -156,6 +169,7 @@ class Module:
     replaces: ClassVar[frozenset[str]] = frozenset()
     redirects: ClassVar[tuple[tuple[str, str], ...]] = ()
     season_steps: ClassVar[tuple[SeasonStep, ...]] = ()
+    setup_last: ClassVar[bool] = False
 
     # -- configuration and components ------------------------------------------------
     def check_config(self, players: int, modules: frozenset[str]) -> str | None:
@@ -218,6 +232,27 @@ class Module:
         return False
 
     def track_slot(self, state: State, p: int) -> int | None:
+        return None
+
+    def vendor_water(self, state: State, p: int) -> None:
+        return None
+
+    def extra_wood(self, state: State, p: int, received: int) -> int:
+        return 0
+
+    def pay_options(self, state: State, task: Task) -> list[int]:
+        return []
+
+    def pay_resolve(self, state: State, task: Task, action: Any) -> bool:
+        return False
+
+    def luxury_affordable(self, state: State, p: int, lux: int) -> bool:
+        return False
+
+    def luxury_buy(self, state: State, p: int, shop: int) -> bool:
+        return False
+
+    def luxury_gained(self, state: State, p: int, lux: int) -> None:
         return None
 
     # -- final scoring -----------------------------------------------------------------
@@ -382,6 +417,7 @@ class Hooks:
                 if kind in self.redirects:
                     raise RegistryError(f"{m.name}: decision {kind!r} is already redirected")
                 self.redirects[kind] = own
+        self.setup_asks = tuple(sorted(self.setup_asks, key=lambda fn: fn.__self__.setup_last))
         self.season = _season_steps(self.modules)
         layout = {"start": True, "towns": False}
         for m in self.modules:

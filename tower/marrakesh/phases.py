@@ -54,8 +54,8 @@ def setup(state: State, seed: int) -> None:
     pool = [o for o, e in comps.exchange_offices.items() if not e["expansion"]]
     rng.shuffle(pool)
     state.offices = pool[: cfg["exchange_offices_used"]]
-    # 5. luxury goods: 5 shops of equal stacks.
-    lux = list(comps.luxuries)
+    # 5. luxury goods: 5 shops of equal stacks (a module deals goods marked not dealt).
+    lux = [i for i, e in comps.luxuries.items() if e.get("dealt", True)]
     rng.shuffle(lux)
     k = len(lux) // cfg["luxury_shops"]
     state.shops = [lux[i * k : (i + 1) * k] for i in range(cfg["luxury_shops"])]

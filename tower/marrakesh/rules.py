@@ -108,6 +108,12 @@ def gain(pl: Player, **amounts: int) -> None:
         setattr(pl, name, getattr(pl, name) + n)
 
 
+def add_wood(state: State, p: int, n: int) -> None:
+    """Player ``p`` receives ``n`` wood (and what modules add to it)."""
+    if n > 0:
+        state.players[p].wood += n + sum(fn(state, p, n) for fn in state.game.hooks.extra_wood)
+
+
 def has_mod(state: State, p: int, name: str) -> bool:
     mods = state.game.modifiers
     return any(mods.get(s) == name for s in state.players[p].scrolls)
@@ -160,15 +166,19 @@ def pay_any(state: State, p: int, n: int, among: tuple[str, ...] = RESOURCES) ->
 @options("pay_resource")
 def _pay_resource_options(state: State, t: Task) -> list[int]:
     pl = state.players[t["p"]]
-    return [
+    out = [
         OFFSETS["resource"] + i
         for i, r in enumerate(RESOURCES)
         if r in t["among"] and getattr(pl, r) > 0
     ]
+    return out + [i for fn in state.game.hooks.pay_options for i in fn(state, t)]
 
 
 @resolve("pay_resource")
 def _pay_resource(state: State, t: Task, a: Action) -> None:
+    if a.kind != "resource":
+        next(fn for fn in state.game.hooks.pay_resolve if fn(state, t, a))
+        return
     pl = state.players[t["p"]]
     setattr(pl, RESOURCES[a.arg], getattr(pl, RESOURCES[a.arg]) - 1)
 

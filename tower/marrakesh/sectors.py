@@ -236,6 +236,8 @@ def _vendor_water(state: State, t: Task) -> None:
     pl.water += 2 if has_mod(state, p, "vendor_double_water") else 1
     if t["action"] and has_mod(state, p, "vendor_points"):
         score(state, p, 2, "scroll 50: water vendor")
+    for vendor_water in state.game.hooks.vendor_water:
+        vendor_water(state, p)
 
 
 @task("action")
@@ -456,10 +458,29 @@ def discount(state: State, p: int, what: str) -> int:
 
 
 def can_buy_luxury(state: State, p: int, lux: int) -> bool:
+    """Whether player ``p`` can buy ``lux``: at its printed price, or in a way a module
+    offers (hook ``luxury_affordable``)."""
+    if not points_affordable(state, p, lux):
+        return False
+    return printed_affordable(state, p, lux) or any(
+        fn(state, p, lux) for fn in state.game.hooks.luxury_affordable
+    )
+
+
+def printed_affordable(state: State, p: int, lux: int) -> bool:
+    """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount)."""
     pl = state.players[p]
-    cost = luxury_cost(state, p, lux)
-    short = sum(max(0, n - pl.keshis[c]) for c, n in cost.items())
+    short = sum(max(0, n - pl.keshis[c]) for c, n in luxury_cost(state, p, lux).items())
     return short == 0 or short <= discount(state, p, "luxury_keshis")
+
+
+def points_affordable(state: State, p: int, lux: int) -> bool:
+    """Whether player ``p`` can pay the points a luxury good costs (Chess: 4 points).
+
+    Ruling: a score is never paid below 0, so a price in points needs that many points
+    (a good without one is bought whatever the score, negative included)."""
+    price = state.game.components.luxuries[lux].get("points_cost", 0)
+    return price == 0 or state.players[p].score >= price
 
 
 @options("souk")
@@ -494,13 +515,19 @@ def _souk(state: State, t: Task, a: Action) -> None:
         run_effects(state, p, office[c], "souk: exchange office")
         return
     push(state, ask("souk", p, ex=0, lux=t["lux"] + 1))
-    lux = state.shops[a.arg][-1]
-    cost = luxury_cost(state, p, lux)
+    if not any(fn(state, p, a.arg) for fn in state.game.hooks.luxury_buy):
+        pay_luxury(state, p, a.arg)
+
+
+def pay_luxury(state: State, p: int, shop: int) -> None:
+    """Buy the top good of ``shop`` at its printed cost (less a ``luxury_keshis``
+    discount: the imam waives 1 goods keshi)."""
+    cost = luxury_cost(state, p, state.shops[shop][-1])
     waivable = [c for c, n in cost.items() if n > 0]
     if discount(state, p, "luxury_keshis") and waivable:
-        push(state, ask("imam_waive", p, shop=a.arg))
+        push(state, ask("imam_waive", p, shop=shop))
     else:
-        buy_luxury(state, p, a.arg, cost)
+        buy_luxury(state, p, shop, cost)
 
 
 @options("imam_waive")
@@ -532,7 +559,11 @@ def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
     lux = state.shops[shop].pop()
     state.shop_open[shop] = False  # the next good is revealed at the end of the turn
     pl.luxuries.append(lux)
-    run_effects(state, p, state.game.components.luxuries[lux]["reward"], f"souk: luxury good {lux}")
+    entry = state.game.components.luxuries[lux]
+    score(state, p, -entry.get("points_cost", 0), f"souk: luxury good {lux} costs points")
+    for luxury_gained in state.game.hooks.luxury_gained:
+        luxury_gained(state, p, lux)
+    run_effects(state, p, entry["reward"], f"souk: luxury good {lux}")
 
 
 # -- main square ------------------------------------------------------------------------
@@ -1030,7 +1061,12 @@ def _free_luxury(state: State, p: int, e: Effect) -> None:
 
 @options("free_luxury")
 def _free_luxury_options(state: State, t: Task) -> list[int]:
-    return [action_id("shop", i) for i, s in enumerate(state.shops) if state.shop_open[i] and s]
+    # Ruling: a free luxury good waives the goods keshis, not a price in points (Chess).
+    return [
+        action_id("shop", i)
+        for i, s in enumerate(state.shops)
+        if state.shop_open[i] and s and points_affordable(state, t["p"], s[-1])
+    ]
 
 
 @resolve("free_luxury")

@@ -55,7 +55,9 @@ CATALOGUE: tuple[Entry, ...] = (
         "special_buildings",
         "New Special Buildings",
         WALLS_GUARDS,
-        "not mixable with older special buildings: the toolkit has none",
+        "not mixable with older special buildings: the toolkit has none; Jeweler, Nomad "
+        "Tent, Betting Booth, University need modules it lacks: 2 buildings in play, 4 "
+        "with Walls & Guards",
     ),
     Entry("closed_madrasa", "The Closed Madrasa", GEMS_EXPERTS, "not with the Second-Hand Shop"),
     Entry("gems", "Gems", GEMS_EXPERTS),

@@ -169,9 +169,28 @@ def use(state: State, p: int, area: int, slot: int, dates: int) -> None:
 
 
 # -- setup ------------------------------------------------------------------------------
+def kept_scrolls(state: State) -> set[int]:
+    """The scroll tiles still in the game: none, but with New Special Buildings the
+    yellow scrolls with a permanent effect, from which each player keeps 1 at setup.
+
+    Ruling: "set aside all those that do not have a Permanent Effect" keeps the yellow
+    scrolls of timing ``permanent``; those not chosen lie unused in the stacks (there is no
+    scroll to buy in the Closed Madrasa).
+    """
+    if "special_buildings" not in state.game.config.modules:
+        return set()
+    scrolls = state.game.components.scrolls
+    return {
+        sid
+        for sid, sc in scrolls.items()
+        if sc["colour"] == "yellow" and sc["timing"] == "permanent"
+    }
+
+
 def setup(state: State) -> None:
-    state.stacks = [[] for _ in state.stacks]  # no scroll tiles
-    state.stack_open = [False] * len(state.stacks)
+    keep = kept_scrolls(state)  # no scroll tiles from the base game
+    state.stacks = [[sid for sid in st if sid in keep] for st in state.stacks]
+    state.stack_open = [bool(st) for st in state.stacks]
     layout = state.game.components["madrasa_layout"]
     state.ext[NAME] = {
         "markers": list(layout["marker_start"]),
@@ -465,14 +484,15 @@ def check(state: State) -> None:
         pool = ext["tiles"][name]
         assert sorted(pool["on"] + pool["aside"]) == sorted(layout[name]), f"tiles {name}"
         assert len(pool["on"]) >= 2, f"madrasa: {pool['on']} left on the {name} scroll"
-    assert not any(state.stacks), "the Closed Madrasa has no scroll tiles"
+    keep = kept_scrolls(state)
+    assert all(sid in keep for st in state.stacks for sid in st), "scroll tiles in the stacks"
     most = _cfg(state)["provision_uses_per_season"]
     for i, pl in enumerate(state.players):
         mine = pl.ext[NAME]
         assert min(mine["reserved"].values()) >= 0 and 0 <= mine["uses"] <= most, (
             f"player {i}: scroll 14 {mine}"
         )
-        assert not pl.scrolls, f"player {i} holds scroll tiles {pl.scrolls}"
+        assert set(pl.scrolls) <= keep, f"player {i} holds scroll tiles {pl.scrolls}"
 
 
 def _components(comps: Components) -> Components:

@@ -252,7 +252,7 @@ def return_orchard_keshi(state: State, p: int, c: str) -> None:
 # -- the date orchard -------------------------------------------------------------------
 def orchard_wood(state: State, p: int) -> None:
     """The extended date-orchard action's second half: 1 wood per caravan keshi there."""
-    state.players[p].wood += state.players[p].orchard_brown
+    rules.add_wood(state, p, state.players[p].orchard_brown)
 
 
 def _orchard_harvest(state: State, p: int, e: Effect) -> None:
@@ -340,8 +340,17 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
     printed cost less the resources the player waives (scroll 82, provision tile: "1 fewer
     resource of their choice per watchman"), each a payable cost."""
     space = bt.WATCHMAN_SPACES[post].position
-    units = sorted(_RES[r] for r, n in bt.hiring_cost([space]).items() for _ in range(n))
+    units = sorted(
+        _RES.get(r, r)
+        for r, n in bt.hiring_cost([space], watchtower=_watchtower(state, p)).items()
+        for _ in range(n)
+    )
     keep = max(0, len(units) - _hire_discount(state, p))
+    if units == ["any"]:
+        # Ruling (Watchtower): "exactly 1 resource of their choice", less scroll 82's and
+        # the provision tile's 1 fewer resource.
+        ways = [{r: 1} for r in ("water", "dates", "dinars")] if keep else [{}]
+        return [w for w in ways if can_pay(state, p, w)]
     ways = sorted({tuple(c) for c in combinations(units, keep)})
     return [dict(Counter(w)) for w in ways if can_pay(state, p, dict(Counter(w)))]
 
@@ -433,7 +442,15 @@ def battle_wall(state: State, p: int) -> tuple[bt.Wall, range]:
         return bt.Wall(repaired=bt.SECTIONS), range(0)
     tiles = 2 if has_mod(state, p, "watchman_tiles") else 0
     protected = min(bt.SECTIONS, built + tiles)
-    return bt.Wall(repaired=protected), range(built, protected)
+    # Ruling (New Special Buildings' Watchtower): its tile goes on the first section left
+    # open by the bricks and scroll 83's tiles; a brigand repelled there earns 2 points.
+    return bt.Wall(repaired=protected, watchtower=_watchtower(state, p)), range(built, protected)
+
+
+def _watchtower(state: State, p: int) -> bool:
+    """Whether player ``p`` owns a Watchtower (New Special Buildings answers the hook
+    ``count(state, p, "watchtower")``)."""
+    return bool(state.game.hooks.first("count", state, p, "watchtower"))
 
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:

@@ -1,0 +1,126 @@
+"""Checks shared by the tests of the Marrakesh modules (not a test file itself).
+
+- :func:`after_setup` starts a game and takes the first option of every setup decision;
+  :func:`run` replaces a state's pending work by some tasks and runs them; :func:`act`
+  applies an action by its text and checks the invariants;
+- :func:`sequences_with` is the Hypothesis decorator of such a test: a seed, 2-4 players,
+  the module with a random set of the others, and the picks;
+- :func:`legal_sequence` plays a sequence of legal choices picked by integers (as drawn by
+  Hypothesis), trying an illegal action before each one: it must be refused and change
+  nothing; the invariants hold after every action; the state survives JSON.
+- :func:`round_trip` plays a random game, keeps the state's JSON at the first node where a
+  predicate holds, and checks that both the replay from the seed and the restored JSON
+  played on reproduce the final state exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
+from tower.marrakesh.hooks import refusal
+from tower.marrakesh.invariants import check
+from tower.marrakesh.rules import Task, advance, push
+
+
+def after_setup(players: int, modules: frozenset[str], seed: int = 0) -> State:
+    """A game after its setup decisions (the first option of each)."""
+    state = Game(GameConfig(players=players, modules=modules)).new_initial_state(seed)
+    while state.stack[-1]["t"] == "ask":
+        state.apply(state.legal_action_ids()[0])
+    return state
+
+
+def run(state: State, *tasks: Task) -> None:
+    """Replace the game's pending work by ``tasks`` and run them to the first decision."""
+    state.stack = []
+    push(state, *tasks)
+    advance(state)
+
+
+def act(state: State, text: str) -> None:
+    state.apply(Action.parse(text))
+    check(state)
+
+
+def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Callable]:
+    """Run the decorated test ``f(seed, players, modules, picks)`` on Hypothesis examples
+    whose ``modules`` hold ``module`` and any of the others."""
+    others = st.sets(st.sampled_from([m for m in MODULES if m != module])).filter(
+        lambda s: refusal(4, s | {module}) is None  # only combinations the rules allow
+    )
+
+    def deco(f: Callable) -> Callable:
+        return settings(
+            max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+        )(
+            given(
+                seed=st.integers(0, 10_000),
+                players=st.integers(2, 4),
+                modules=others.map(lambda s: frozenset(s | {module})),
+                picks=st.lists(st.integers(0, 10_000), min_size=50, max_size=600),
+            )(f)
+        )
+
+    return deco
+
+
+def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
+    state = game.new_initial_state(seed)
+    n = game.num_distinct_actions
+    for k in picks:
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.sample_chance()
+            continue
+        legal = state.legal_action_ids()
+        before = state.to_json()
+        wrong = next(i for i in range(k % n, k % n + n + 1) if i % n not in legal) % n
+        with pytest.raises(IllegalActionError):
+            state.apply(wrong)
+        assert state.to_json() == before
+        state.apply(legal[k % len(legal)])
+        check(state)
+    again = State.from_json(game, json.loads(json.dumps(state.to_json())))
+    assert again.to_json() == state.to_json()
+    return state
+
+
+def _settle(state: State) -> None:
+    while state.is_chance_node():
+        state.sample_chance()
+
+
+def round_trip(game: Game, seed: int, agent_seed: int, when: Callable[[State], bool]) -> State:
+    """The final state of a random game; asserts that ``when`` held at some node and that
+    replay and JSON restore reproduce the game from there."""
+    rng = random.Random(agent_seed)
+    state = game.new_initial_state(seed)
+    actions, snap = [], None
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.sample_chance()
+            continue
+        if snap is None and when(state):
+            snap = (len(actions), json.loads(json.dumps(state.to_json())))
+        a = rng.choice(state.legal_actions())
+        actions.append(a)
+        state.apply(a)
+    assert snap is not None, "the game never reached the node to snapshot"
+    assert game.replay(seed, actions).to_json() == state.to_json()
+    at, data = snap
+    restored = State.from_json(game, data)
+    assert restored.to_json() == data
+    for a in actions[at:]:
+        _settle(restored)
+        restored.apply(a)
+    _settle(restored)
+    assert restored.to_json() == state.to_json()
+    return state
