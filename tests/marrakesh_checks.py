@@ -81,6 +81,7 @@ def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
             state.sample_chance()
             continue
         legal = state.legal_action_ids()
+        assert legal and len(set(legal)) == len(legal) and all(0 <= i < n for i in legal)
         before = state.to_json()
         wrong = next(i for i in range(k % n, k % n + n + 1) if i % n not in legal) % n
         with pytest.raises(IllegalActionError):

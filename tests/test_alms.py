@@ -10,7 +10,7 @@ Guards tiles joining the piles.
 from __future__ import annotations
 
 import pytest
-from gems_experts_checks import legal_sequence, round_trip, with_module
+from marrakesh_checks import legal_sequence, round_trip, sequences_with
 from test_marrakesh_rules import blank, give, legal, run
 
 from tower.marrakesh import Game, GameConfig, RandomAgent, play
@@ -162,7 +162,7 @@ def test_listing_order_of_modules_does_not_matter():
     assert ga.to_json() == gb.to_json()
 
 
-@with_module("alms")
+@sequences_with("alms", examples=15)
 def test_hypothesis_action_sequences_with_alms(seed, players, modules, picks):
     legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
 
@@ -170,4 +170,4 @@ def test_hypothesis_action_sequences_with_alms(seed, players, modules, picks):
 @pytest.mark.parametrize("players", [2, 4])
 def test_json_and_replay_exact_with_alms(players):
     game = Game(GameConfig(players=players, modules=frozenset(ALMS)))
-    round_trip(game, 5, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "alms_souk")
+    round_trip(game, 5, 5, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "alms_souk")

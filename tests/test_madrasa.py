@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from gems_experts_checks import legal_sequence, round_trip, with_module
+from marrakesh_checks import legal_sequence, round_trip, sequences_with
 from test_marrakesh_rules import give, legal, run
 
 from tower.marrakesh import Game, GameConfig
@@ -264,11 +264,13 @@ def test_scrolls_19_23_and_24():
     check(state)
 
 
-@with_module("closed_madrasa")
+@sequences_with("closed_madrasa", examples=15)
 def test_hypothesis_action_sequences_with_the_madrasa(seed, players, modules, picks):
     legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
 
 
 def test_json_and_replay_exact_with_the_madrasa():
     game = Game(GameConfig(players=3, modules=MADRASA | {"alms", "imam_sultan"}))
-    round_trip(game, 2, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "madrasa_use")
+    round_trip(
+        game, 2, 2, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "madrasa_use"
+    )

@@ -8,9 +8,9 @@ import json
 import random
 
 import pytest
-from gems_experts_checks import legal_sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import legal_sequence
 
 from tower.errors import TowerError
 from tower.marrakesh import (

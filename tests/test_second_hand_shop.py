@@ -18,7 +18,7 @@ souk condition, oases 39 and 40, and the rulings.
 from __future__ import annotations
 
 import pytest
-from gems_experts_checks import legal_sequence, round_trip, with_module
+from marrakesh_checks import legal_sequence, round_trip, sequences_with
 from test_marrakesh_rules import blank, give, legal, run
 
 from tower.marrakesh import Game, GameConfig
@@ -251,7 +251,7 @@ def test_oases_39_and_40_count_used_tiles():
     assert oasis_value(state, 0, 40) == 0
 
 
-@with_module("second_hand_shop")
+@sequences_with("second_hand_shop", examples=15)
 def test_hypothesis_action_sequences_with_the_shop(seed, players, modules, picks):
     legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
 
@@ -259,4 +259,4 @@ def test_hypothesis_action_sequences_with_the_shop(seed, players, modules, picks
 @pytest.mark.parametrize("players", [2, 4])
 def test_json_and_replay_exact_with_the_shop(players):
     game = Game(GameConfig(players=players, modules=frozenset(SHOP)))
-    round_trip(game, 6, lambda s: bool(s.ext["second_hand_shop"]["offers"]))
+    round_trip(game, 6, 6, lambda s: bool(s.ext["second_hand_shop"]["offers"]))
