@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
 IMG = HERE.parent / "docs" / "img"
-NOTEBOOKS = ("retention", "calibration", "tower_luck", "battle", "digital_play")
+NOTEBOOKS = ("retention", "calibration", "tower_luck", "battle", "digital_play", "experts")
 PARAMETER = "MODEL_FILE = None"
 
 

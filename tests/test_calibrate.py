@@ -146,7 +146,7 @@ def test_resume_uses_the_cache_and_is_deterministic(
     (again / "cache" / "replays.jsonl").write_text("".join(lines[:30]) + lines[30][:40])
     before = CALLS["n"]
     calibrate(rec, again, settings=SMALL, simulator=ToyTower())
-    assert CALLS["n"] - before == n_cached - 30  # only the missing replays ran
+    assert CALLS["n"] - before == n_cached - 29  # only the missing ones ran (line 1: header)
     assert len(read_cache(again / "cache" / "replays.jsonl")) == n_cached
     first = (done.out_dir / "posterior.csv").read_bytes()
     assert (again / "posterior.csv").read_bytes() == first  # bit for bit

@@ -45,7 +45,7 @@ def write_doc(tmp_path, doc, *, fix_checksum=True):
 def test_truncated_file(model, tmp_path):
     path = tmp_path / "t.json"
     path.write_text(model.dumps()[: len(model.dumps()) // 2])
-    with pytest.raises(InputFileError, match=r"t\.json: not valid JSON, .*truncated"):
+    with pytest.raises(InputFileError, match=r"t\.json.*: not valid JSON, .*truncated"):
         load_model(path)
 
 
@@ -83,9 +83,9 @@ def test_foreign_files(tmp_path, doc):
 def test_binary_and_missing_files(tmp_path):
     path = tmp_path / "b.json"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(InputFileError, match=r"b\.json: not a text file"):
+    with pytest.raises(InputFileError, match=r"b\.json:1: field <encoding>: not UTF-8 text"):
         load_model(path)
-    with pytest.raises(InputFileError, match="no such model file"):
+    with pytest.raises(InputFileError, match="no such file"):
         load_model(tmp_path / "nothing.json")
 
 

@@ -17,7 +17,7 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NAMES = ("retention", "calibration", "tower_luck", "battle", "digital_play")
+NAMES = ("retention", "calibration", "tower_luck", "battle", "digital_play", "experts")
 
 
 def _text(cell: nbformat.NotebookNode) -> str:

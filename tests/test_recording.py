@@ -111,7 +111,7 @@ def test_hand_written_csv(tmp_path: Path) -> None:
         ("too_many_out.csv", 5, "out", "more pieces out than can exist"),
         ("too_many_out.jsonl", 4, "out", "more pieces out than can exist"),
         ("truncated_line.csv", 5, "out", "truncated"),
-        ("truncated_line.jsonl", 4, "<record>", "truncated"),
+        ("truncated_line.jsonl", 4, "<json>", "truncated"),
         ("wrong_schema.csv", 2, "text", "wrong schema version 'tower.recording/0'"),
         ("wrong_schema.jsonl", 1, "schema", "wrong schema version 'tower.recording/2'"),
     ],

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tower.errors import InputFileError
-from tower.runs import Task, TaskFailedError, read_done, run_tasks
+from tower.files.outputs import OutputError, run_header
+from tower.runs import Task, TaskFailedError, encode, read_done, run_tasks
 from tower.runs.batch import square_record
 from tower.traces import read_traces
 
@@ -31,7 +32,8 @@ def test_results_are_written_in_task_order_and_resumed_without_duplicates(tmp_pa
     assert first["done"] == 3
     again = run_tasks(tasks, square_record, out, workers=2, progress=False)
     assert again == {"done": 3, "skipped": 3, "path": str(out)}
-    lines = out.read_text().splitlines()
+    header, *lines = out.read_text().splitlines()
+    assert json.loads(header)["header"]["command"] == "tasks"
     assert [json.loads(x)["key"] for x in lines] == list(range(6))
     assert json.loads(lines[4]) == {"key": 4, "square": 16}
 
@@ -41,8 +43,8 @@ def test_a_torn_last_line_is_dropped_and_redone(tmp_path):
     tasks = [Task(k, k) for k in range(4)]
     run_tasks(tasks, square_record, tmp_path / "clean.jsonl", workers=1, progress=False)
     clean = (tmp_path / "clean.jsonl").read_bytes()
-    second = clean.index(b"\n", clean.index(b"\n") + 1)
-    out.write_bytes(clean[: second + 8])  # two lines and a torn third
+    second = clean.index(b"\n", clean.index(b"\n", clean.index(b"\n") + 1) + 1)
+    out.write_bytes(clean[: second + 8])  # header, two lines and a torn third
     assert read_done(out) == [0, 1]
     summary = run_tasks(tasks, square_record, out, workers=1, progress=False)
     assert summary["skipped"] == 2 and out.read_bytes() == clean
@@ -53,9 +55,22 @@ def test_a_corrupt_middle_line_or_duplicate_key_is_an_error(tmp_path):
     out.write_text('{"key": 0}\nnot json\n{"key": 2}\n')
     with pytest.raises(InputFileError, match=":2"):
         read_done(out)
-    out.write_text('{"key": 0}\n{"key": 0}\n')
+    out.write_text(encode(run_header("tasks", {})) + '{"key": 0}\n{"key": 0}\n')
     with pytest.raises(InputFileError, match="duplicate"):
         run_tasks([Task(0, 0)], square_record, out, workers=1, progress=False)
+
+
+def test_a_file_without_our_header_is_refused_and_left_alone(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"key": 0, "square": 0}')  # e.g. a json.dump output: no final newline
+    with pytest.raises(OutputError, match=r"no run header.*--force"):
+        run_tasks([Task(0, 0)], square_record, out, workers=1, progress=False)
+    assert out.read_text() == '{"key": 0, "square": 0}'
+    run_tasks([Task(0, 0)], square_record, out, workers=1, progress=False, force=True)
+    assert read_done(out) == [0]
+    other = run_header("tasks", {"seed": 1})
+    with pytest.raises(OutputError, match="other settings \\(seed: None in the file, 1 now"):
+        run_tasks([Task(0, 0)], square_record, out, header=other, workers=1, progress=False)
 
 
 def test_a_failing_task_keeps_earlier_results(tmp_path):

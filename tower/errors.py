@@ -45,3 +45,7 @@ class InputFileError(TowerError, ValueError):
         if field is not None:
             where += f": field {field}"
         super().__init__(f"{where}: {message}")
+
+
+class ImplausibleValueWarning(UserWarning):
+    """A value is valid but outside its plausible range; the CLI prints one line for it."""

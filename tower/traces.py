@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
+from tower.files.inputs import LIMITS, check_count, json_lines
+from tower.files.outputs import is_header
 from tower.pieces import INSIDE, Piece, Place
 
 SCHEMA = "tower.trace/1"
@@ -99,34 +101,64 @@ class TraceSequence:
             raise bad("<root>", "expected a JSON object")
         if data.get("schema") != SCHEMA:
             raise bad("schema", f"expected {SCHEMA!r}, got {data.get('schema')!r}")
+        raw_pieces = data.get("pieces")
+        if not isinstance(raw_pieces, list):
+            raise bad("pieces", f"expected a list of pieces, got {raw_pieces!r:.60}")
+        check_count(len(raw_pieces), path, "pieces", "pieces_per_sequence", line=line)
         try:
-            pieces = tuple(Piece.parse(p) for p in data["pieces"])
-        except (KeyError, TypeError, ValueError) as exc:
+            pieces = tuple(Piece.parse(p) for p in raw_pieces)
+        except (TypeError, ValueError, AttributeError) as exc:
             raise bad("pieces", str(exc)) from None
-        throws = []
-        for i, t in enumerate(data.get("throws", [])):
-            try:
-                throws.append(
-                    TraceThrow(
-                        tuple(int(x) for x in t["in"]),
-                        tuple(int(x) for x in t["out"]),
-                        {int(k): Place(v) for k, v in t["inside"].items()},
-                        t.get("sim_time"),
-                        int(t.get("rethrows", 0)),
-                    )
-                )
-            except (KeyError, TypeError, ValueError) as exc:
-                raise bad(f"throws[{i}]", f"malformed throw: {exc}") from None
-        try:
-            seq = cls(
-                int(data["seq"]), int(data["seed"]), str(data["source"]), pieces, tuple(throws)
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise bad("seq/seed/source", str(exc)) from None
+        raw_throws = data.get("throws", [])
+        if not isinstance(raw_throws, list):
+            raise bad("throws", f"expected a list of throws, got {raw_throws!r:.60}")
+        check_count(len(raw_throws), path, "throws", "throws_per_sequence", line=line)
+        throws = [_throw(t, bad, f"throws[{i}]") for i, t in enumerate(raw_throws)]
+        for name in ("seq", "seed"):
+            if not _is_int(data.get(name)):
+                raise bad(name, f"expected a whole number, got {data.get(name)!r:.60}")
+        if not isinstance(data.get("source"), str):
+            raise bad("source", f"expected a string, got {data.get('source')!r:.60}")
+        seq = cls(data["seq"], data["seed"], data["source"], pieces, tuple(throws))
         problem = validate_sequence(seq)
         if problem:
             raise bad("throws", problem)
         return seq
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _throw(t: Any, bad: Any, fld: str) -> TraceThrow:
+    """One throw object of a trace line, every field's type checked."""
+    if not isinstance(t, dict):
+        raise bad(fld, f"expected a throw object, got {t!r:.60}")
+    for name in ("in", "out"):
+        ids = t.get(name)
+        if not isinstance(ids, list) or not all(_is_int(x) for x in ids):
+            raise bad(f"{fld}.{name}", f"expected a list of piece ids, got {ids!r:.60}")
+    if len(t["in"]) > LIMITS["pieces_per_throw"]:
+        raise bad(f"{fld}.in", f"{len(t['in'])} pieces is over the limit pieces_per_throw = "
+                  f"{LIMITS['pieces_per_throw']}")  # fmt: skip
+    inside = t.get("inside")
+    if not isinstance(inside, dict):
+        raise bad(f"{fld}.inside", f"expected an object id -> place, got {inside!r:.60}")
+    places = {}
+    for k, v in inside.items():
+        try:
+            places[int(k)] = Place(v)
+        except (TypeError, ValueError):
+            raise bad(f"{fld}.inside.{k}", f"not a piece id and place: {k!r}: {v!r:.40}") from None
+    sim_time = t.get("sim_time")
+    if sim_time is not None and (
+        not isinstance(sim_time, int | float) or isinstance(sim_time, bool) or sim_time < 0
+    ):
+        raise bad(f"{fld}.sim_time", f"expected seconds >= 0, got {sim_time!r:.60}")
+    rethrows = t.get("rethrows", 0)
+    if not _is_int(rethrows) or rethrows < 0:
+        raise bad(f"{fld}.rethrows", f"expected a count >= 0, got {rethrows!r:.60}")
+    return TraceThrow(tuple(t["in"]), tuple(t["out"]), places, sim_time, rethrows)
 
 
 def validate_sequence(seq: TraceSequence) -> str | None:
@@ -155,16 +187,17 @@ def validate_sequence(seq: TraceSequence) -> str | None:
 
 
 def read_traces(path: str | Path) -> Iterator[TraceSequence]:
-    """Yield every sequence of a JSONL trace file, validated."""
+    """Yield every sequence of a JSONL trace file, validated.
+
+    The run header that ``tower simulate`` writes first is skipped; a file with no
+    sequence at all is an error (an empty trace file is never what was meant).
+    """
     path = Path(path)
-    with path.open(encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputFileError(
-                    str(path), f"not valid JSON ({exc.msg})", line=lineno
-                ) from None
-            yield TraceSequence.from_json(data, path=str(path), line=lineno)
+    found = False
+    for lineno, data in json_lines(path):
+        if lineno == 1 and is_header(data):
+            continue
+        found = True
+        yield TraceSequence.from_json(data, path=str(path), line=lineno)
+    if not found:
+        raise InputFileError(str(path), "no sequences: the trace file is empty", field="<file>")

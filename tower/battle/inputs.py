@@ -10,8 +10,8 @@ of the next colour in rulebook order (keshi colours play no part in a battle).
 
 from __future__ import annotations
 
-import json
 import random
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,16 @@ from tower.battle.checker import (
     warm_tower,
 )
 from tower.errors import InputFileError, TowerError
+from tower.files.inputs import LIMITS, check_count, load_json, load_json_object
 from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall
 from tower.model.baseline import BaselineModel
 from tower.model.interface import TowerModel, TowerState
-from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
+from tower.pieces import INSIDE, KESHI_COLOURS, NEUTRAL, Kind, Piece
 
 OBSERVATION_FORMAT = "tower.battle-observation/1"
+
+#: ASCII digits only: ``str.isdigit`` also accepts superscripts, which ``int`` refuses.
+_DIGITS = re.compile(r"[0-9]{1,9}")
 
 
 class BadNotation(TowerError, ValueError):
@@ -77,8 +81,13 @@ def warmup_rounds(spec: str) -> int | None:
     kind, sep, rounds = spec.partition(":")
     if kind != "warm" or not sep:
         return None
-    if not rounds.isdigit():
+    if not _DIGITS.fullmatch(rounds):
         raise BadNotation(f"--tower warm:R needs a number of rounds, got {spec!r}")
+    if int(rounds) > LIMITS["warmup_rounds"]:
+        raise BadNotation(
+            f"--tower {spec}: {rounds} rounds is over the limit warmup_rounds = "
+            f"{LIMITS['warmup_rounds']}"
+        )
     return int(rounds)
 
 
@@ -92,23 +101,70 @@ def choose_tower(spec: str, model: TowerModel, players: int, seed: int = 0) -> T
     rounds = warmup_rounds(spec)
     if rounds is not None:
         return warm_tower(model, players, rounds, seed=seed)
-    path = Path(spec)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputFileError(spec, "no such file (expected steady, empty or a JSON file)") from None
-    except json.JSONDecodeError as exc:
-        raise InputFileError(spec, f"not JSON: {exc.msg}", line=exc.lineno) from None
+    if not Path(spec).exists():
+        raise InputFileError(spec, "no such file (expected steady, empty, warm:R or a JSON file)")
+    data = load_json(spec)
     return given_tower(_tower_state(data, spec, "tower"), f"tower state from {spec}")
 
 
 def _tower_state(data: Any, path: str, fld: str) -> TowerState:
+    """A tower state object, every resident checked: a battle piece, a place inside, and
+    entered at a throw no later than the state's ``throws``."""
     if not isinstance(data, dict):
         raise InputFileError(path, "expected a tower state object", field=fld)
+    throws = data.get("throws")
+    if isinstance(throws, bool) or not isinstance(throws, int) or throws < 0:
+        raise InputFileError(
+            path, f"expected a throw count >= 0, got {throws!r:.40}", field=f"{fld}.throws"
+        )
+    residents = data.get("residents")
+    if not isinstance(residents, list):
+        raise InputFileError(
+            path, f"expected a list, got {residents!r:.40}", field=f"{fld}.residents"
+        )
+    check_count(len(residents), path, f"{fld}.residents", "state_residents")
+    for i, entry in enumerate(residents):
+        where = f"{fld}.residents[{i}]"
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+            raise InputFileError(
+                path, f"expected [piece, place, since], got {entry!r:.60}", field=where
+            )
+        try:
+            battle_piece(entry[0])
+        except BadNotation as exc:
+            raise InputFileError(path, str(exc), field=where) from None
+        if not isinstance(entry[1], str) or entry[1] not in {p.value for p in INSIDE}:
+            raise InputFileError(
+                path, f"place {entry[1]!r:.30} is not inside the tower", field=f"{where}[1]"
+            )
+        since = entry[2]
+        if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since <= throws:
+            raise InputFileError(
+                path, f"entered at throw {since!r:.30}, expected 0 to throws = {throws}",
+                field=f"{where}[2]",
+            )  # fmt: skip
     try:
         return TowerState.from_json(data)
     except ValueError as exc:
         raise InputFileError(path, str(exc), field=fld) from None
+
+
+def battle_piece(item: str) -> Piece:
+    """A ``kind:colour`` piece of the battle: a keshi colour, a player's watchman, or the
+    neutral brigand; else :class:`BadNotation`."""
+    try:
+        piece = Piece.parse(item)
+    except ValueError as exc:
+        raise BadNotation(str(exc)) from None
+    if piece.kind is Kind.KESHI and piece.colour not in KESHI_COLOURS:
+        raise BadNotation(f"unknown keshi colour in {item!r}")
+    if piece.kind is Kind.WATCHMAN and piece.colour not in PLAYER_COLOURS:
+        raise BadNotation(f"watchmen come in {', '.join(PLAYER_COLOURS)}; got {item!r}")
+    if piece.kind is Kind.BRIGAND and piece.colour != NEUTRAL:
+        raise BadNotation(f"brigands are {NEUTRAL}; got {item!r}")
+    if piece.kind not in (Kind.KESHI, Kind.WATCHMAN, Kind.BRIGAND):
+        raise BadNotation(f"no {piece.kind.value} takes part in a battle; got {item!r}")
+    return piece
 
 
 def parse_pieces(text: str) -> list[Piece]:
@@ -121,7 +177,7 @@ def parse_pieces(text: str) -> list[Piece]:
             continue
         count, star, rest = item.partition("*")
         if star:
-            if not count.strip().isdigit():
+            if not _DIGITS.fullmatch(count.strip()):
                 raise BadNotation(f"bad count in {item!r}; write N*kind:colour")
             n, item = int(count), rest.strip()
         else:
@@ -133,27 +189,23 @@ def parse_pieces(text: str) -> list[Piece]:
                 pieces.append(Piece.keshi(KESHI_COLOURS[keshi_i % len(KESHI_COLOURS)]))
                 keshi_i += 1
             else:
-                try:
-                    piece = Piece.parse(item)
-                except ValueError as exc:
-                    raise BadNotation(str(exc)) from None
-                if piece.kind is Kind.KESHI and piece.colour not in KESHI_COLOURS:
-                    raise BadNotation(f"unknown keshi colour in {item!r}")
-                if piece.kind is Kind.WATCHMAN and piece.colour not in PLAYER_COLOURS:
-                    raise BadNotation(f"watchmen come in {', '.join(PLAYER_COLOURS)}; got {item!r}")
-                pieces.append(piece)
+                pieces.append(battle_piece(item))
+            if len(pieces) > LIMITS["pieces_per_throw"]:
+                raise BadNotation(
+                    f"{text[:40]!r}: over the limit pieces_per_throw = {LIMITS['pieces_per_throw']}"
+                )
     return sorted(pieces)
 
 
 def per_player(text: str, players: tuple[str, ...], what: str) -> dict[str, int]:
     """``"2"`` (everyone) or ``"red=2,blue=1"`` (others 0) -> colour -> int."""
     text = text.strip()
-    if text.isdigit():
+    if _DIGITS.fullmatch(text):
         return dict.fromkeys(players, int(text))
     out = dict.fromkeys(players, 0)
     for item in text.split(","):
         colour, eq, value = item.strip().partition("=")
-        if not eq or colour not in players or not value.strip().isdigit():
+        if not eq or colour not in players or not _DIGITS.fullmatch(value.strip()):
             raise BadNotation(
                 f"{what}: expected N or colour=N,... with colours {', '.join(players)}; "
                 f"got {item.strip()!r}"
@@ -172,14 +224,7 @@ def read_observation(
     (``"empty"``, ``"steady"`` or a tower state object; default ``"steady"``).
     """
     p = str(path)
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InputFileError(p, "no such file") from None
-    except json.JSONDecodeError as exc:
-        raise InputFileError(p, f"not JSON: {exc.msg}", line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise InputFileError(p, "expected a JSON object")
+    data = load_json_object(path)
     if data.get("format") != OBSERVATION_FORMAT:
         raise InputFileError(
             p, f"expected {OBSERVATION_FORMAT!r}, got {data.get('format')!r}", field="format"
@@ -213,8 +258,10 @@ def _wall(data: Any, path: str) -> Wall | None:
     if not isinstance(data, Mapping):
         raise InputFileError(path, "expected {'repaired': n, 'watchtower': bool}", field="wall")
     repaired = data.get("repaired", 0)
-    if not isinstance(repaired, int) or not 0 <= repaired <= SECTIONS:
-        raise InputFileError(path, f"expected 0 to {SECTIONS}", field="wall.repaired")
+    if isinstance(repaired, bool) or not isinstance(repaired, int) or not 0 <= repaired <= SECTIONS:
+        raise InputFileError(
+            path, f"expected 0 to {SECTIONS}, got {repaired!r:.30}", field="wall.repaired"
+        )
     watchtower = data.get("watchtower", False)
     if not isinstance(watchtower, bool):
         raise InputFileError(path, "expected true or false", field="wall.watchtower")

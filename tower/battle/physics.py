@@ -186,6 +186,7 @@ def physics_seasons(
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool = True,
+    force: bool = False,
 ) -> PhysicsRun:
     """Run (or resume from ``log``) ``replicates`` simulated seasons of ``situation``.
 
@@ -196,7 +197,8 @@ def physics_seasons(
     """
     import tempfile
 
-    from tower.runs import Task, run_tasks
+    from tower.files.outputs import run_header
+    from tower.runs import Task, read_records, run_tasks
 
     rid = run_id(situation, seed, warmup, _physics_id(preset, params_file))
     base = {
@@ -219,11 +221,10 @@ def physics_seasons(
             scheduler=scheduler,
             progress=progress,
             desc="physics seasons",
+            header=run_header("battle --physics-log", {"schema": "keyed by situation"}),
+            force=force,
         )
-        found = {}
-        for line in path.read_text().splitlines():
-            rec = json.loads(line)
-            found[rec["key"]] = rec
+        found = {rec["key"]: rec for rec in read_records(path)}
     done = [found[t.key] for t in tasks]
     return PhysicsRun(
         [[tuple(Piece.parse(p) for p in out) for out in rec["outs"]] for rec in done],

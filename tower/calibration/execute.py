@@ -22,7 +22,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -30,8 +29,9 @@ from typing import Any
 
 from tower.calibration.fit import simulate_task
 from tower.calibration.simulators import Simulator
-from tower.errors import InputFileError, TowerError
-from tower.runs import Task, run_tasks
+from tower.errors import TowerError
+from tower.files.outputs import run_header
+from tower.runs import Task, read_records, run_tasks
 
 
 def _replay(simulator: Simulator, task: dict[str, Any]) -> dict[str, Any]:
@@ -43,20 +43,10 @@ def _replay(simulator: Simulator, task: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_cache(path: Path) -> dict[str, dict[str, Any]]:
-    """Finished results by key. A torn last line (killed mid-write) is ignored."""
-    done: dict[str, dict[str, Any]] = {}
+    """Finished results by key (the run header and a torn last line are skipped)."""
     if not path.exists():
-        return done
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    for lineno, line in enumerate(lines, start=1):
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            if lineno == len(lines) and not line.endswith("\n"):
-                break
-            raise InputFileError(str(path), "corrupt cache line", line=lineno) from None
-        done[item["key"]] = item
-    return done
+        return {}
+    return {item["key"]: item for item in read_records(path)}
 
 
 @dataclass
@@ -92,6 +82,7 @@ class ReplayRunner:
             workers=self.workers,
             progress=self.progress,
             desc=label,
+            header=run_header("calibrate", {"cache": "replays keyed by simulator and theta"}),
         )
         done = read_cache(self.cache)
         return [None if "error" in done[t["key"]] else done[t["key"]] for t in tasks]

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tower.calibration.recording import atomic_write_text
-from tower.errors import InputFileError
+from tower.errors import ImplausibleValueWarning, InputFileError
+from tower.files.inputs import load_json_object
 from tower.physics.params import SCHEMA as PHYSICS_SCHEMA
 from tower.physics.params import PhysicsParams
 
@@ -73,14 +75,7 @@ def save_params(
 def read_params_json(path: str | Path) -> dict[str, Any]:
     """The validated JSON object of a params file (either schema)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise InputFileError(str(path), f"not valid JSON ({exc.msg})", line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise InputFileError(str(path), "expected a JSON object", field="<root>")
+    data = load_json_object(path)
     schema = data.get("schema")
     if schema == PHYSICS_SCHEMA:
         return {"schema": SCHEMA, "geometry": {}, "physics": data}
@@ -104,6 +99,21 @@ def read_params_json(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def warn_implausible(path: str | Path, physics: PhysicsParams) -> None:
+    """Warn (:class:`~tower.errors.ImplausibleValueWarning`) for each physics value outside
+    its plausible range (:meth:`PhysicsParams.ranges`); such a value is legal, but
+    usually a typo or a unit mistake."""
+    for name, (lo, hi) in PhysicsParams.ranges().items():
+        value = getattr(physics, name)
+        if not lo <= value <= hi:
+            warnings.warn(
+                f"{path}: field physics.{name} = {value:g} is outside its plausible range "
+                f"[{lo:g}, {hi:g}]",
+                ImplausibleValueWarning,
+                stacklevel=2,
+            )
+
+
 def load_params(path: str | Path) -> tuple[dict[str, float], PhysicsParams]:
     """``(spec_overrides, PhysicsParams)`` of a params file.
 
@@ -117,6 +127,7 @@ def load_params(path: str | Path) -> tuple[dict[str, float], PhysicsParams]:
     """
     data = read_params_json(path)
     physics = PhysicsParams.from_json(data.get("physics", {}), path=str(path))
+    warn_implausible(path, physics)
     return {k: float(v) for k, v in data.get("geometry", {}).items()}, physics
 
 

@@ -38,6 +38,7 @@ from tower.calibration.recording import (
     header_lines,
     parse_counts,
     read_recording,
+    read_recording_text,
     record_line,
     recording_format,
     session_line,
@@ -45,6 +46,8 @@ from tower.calibration.recording import (
     total,
 )
 from tower.calibration.summaries import session_series
+from tower.files.inputs import LIMITS, decode, read_bytes
+from tower.files.outputs import check_output
 
 HELP = """commands: undo | note TEXT | stats | new | help | quit
 counts:   r2 g1 k3  or  red=2,green=1  (codes: g green, a gray, w white, k black, p pink,
@@ -116,6 +119,16 @@ class Recorder:
         atomic_write_text(self.path, "".join(lines))
         self._reload()
         self.say(f"removed: {removed.strip()}")
+
+    def _repair_torn_line(self) -> None:
+        """Drop a last line cut short by a kill, but only in a file that is a recording."""
+        data = read_bytes(self.path)
+        if not data or data.endswith(b"\n"):
+            return
+        good = data[: data.rfind(b"\n") + 1]
+        read_recording_text(decode(good, self.path), self.path)  # ours? else it raises
+        atomic_write_text(self.path, good.decode("utf-8"))
+        self.say(f"dropped a torn last line: {data[len(good) :][:60]!r}")
 
     # -- dialogue -------------------------------------------------------------------------
 
@@ -192,6 +205,12 @@ class Recorder:
             except CountsError as exc:
                 self.say(f"  {exc}")
                 continue
+            if total(pieces_in) > LIMITS["pieces_per_throw"]:
+                self.say(
+                    f"  {total(pieces_in)} pieces is over the limit pieces_per_throw = "
+                    f"{LIMITS['pieces_per_throw']}"
+                )
+                continue
             if total(pieces_in):
                 break
             self.say("  a throw puts at least one piece in")
@@ -214,7 +233,8 @@ class Recorder:
 
     def run(self) -> int:
         """Record until the user quits or input ends; return the number of throws saved."""
-        if self.path.exists():
+        if self.path.exists() or self.path.is_symlink():
+            self._repair_torn_line()
             self._reload()
             self.say(
                 f"resuming {self.path}: {len(self.recording.sessions)} session(s), "
@@ -223,7 +243,7 @@ class Recorder:
             if self.recording.sessions:
                 self.say(self._stats())
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            check_output(self.path)
             atomic_write_text(self.path, header_lines(self.fmt))
             self.say(f"new recording {self.path} ('help' lists the commands)")
         before = self.recording.n_throws

@@ -70,6 +70,8 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
+from tower.files.inputs import check_count, csv_rows, json_lines, parse_json, read_text
+from tower.files.outputs import write_text
 from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
 
 SCHEMA = "tower.recording/1"
@@ -181,6 +183,8 @@ def parse_counts(text: str) -> Counts:
         m = _TOKEN.match(token)
         if m is None:
             raise CountsError(token, f"cannot read {token!r}; write e.g. r2, red=2 or brigand=1")
+        if m["count"] is not None and len(m["count"].lstrip("+-")) > 6:
+            raise CountsError(token, f"count in {token!r} is implausibly large")
         count = int(m["count"]) if m["count"] is not None else 1
         if count < 0:
             raise CountsError(token, f"negative count in {token!r}")
@@ -292,41 +296,32 @@ def _format_of(path: Path) -> str:
     return suffix[1:]
 
 
-def _rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, record) pairs of a CSV or JSONL file; CSV cells are strings."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputFileError(str(path), "not UTF-8 text") from None
-    if _format_of(path) == "jsonl":
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputFileError(
-                    str(path),
-                    f"truncated or invalid JSON ({exc.msg})",
-                    line=lineno,
-                    field="<record>",
-                ) from None
+def _rows(
+    path: Path, columns: tuple[str, ...], text: str | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, record) pairs of a CSV or JSONL file (or of its ``text``); CSV cells are
+    strings."""
+    fmt = _format_of(path)
+    if text is None:
+        text = read_text(path)  # checks path, size and encoding; a spreadsheet's BOM is fine
+    if fmt == "jsonl":
+        for lineno, data in json_lines(path, text):
             if not isinstance(data, dict):
-                raise InputFileError(str(path), "expected a JSON object", line=lineno)
+                raise InputFileError(
+                    str(path), f"expected a JSON object, got {data!r:.40}", line=lineno,
+                    field="<record>",
+                )  # fmt: skip
             yield lineno, data
         return
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
+    rows = csv_rows(text, path)
+    header = next(rows, (1, None))[1]
     if header is None:
         raise InputFileError(str(path), "empty file", line=1, field="header")
     if tuple(h.strip() for h in header) != columns:
         raise InputFileError(
             str(path), f"wrong header {header}; expected {list(columns)}", line=1, field="header"
         )
-    for row in reader:
-        lineno = reader.line_num
+    for lineno, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(columns):
@@ -408,6 +403,8 @@ class _Fields:
                     raise CountsError(key, f"count of {key!r} must be a whole number, got {n!r}")
                 if n < 0:
                     raise CountsError(key, f"negative count {n} of {key!r}")
+                if n > 999_999:
+                    raise CountsError(key, f"count {n} of {key!r} is implausibly large")
                 resolved = _resolve(str(key).lower())
                 out[resolved] = out.get(resolved, 0) + n
             return canonical(out)
@@ -418,13 +415,22 @@ class _Fields:
         """The meta record's JSON object (a JSON text cell in CSV, the line itself in JSONL)."""
         if self.path.lower().endswith(".csv"):
             try:
-                data = json.loads(self.text("text") or "{}")
-            except json.JSONDecodeError as exc:
-                raise self.error("text", f"meta must be a JSON object ({exc.msg})") from None
+                data = parse_json(self.text("text") or "{}", self.path, line=self.line)
+            except InputFileError as exc:
+                raise self.error("text", f"meta must be a JSON object ({exc.reason})") from None
         else:
             data = {k: v for k, v in self.data.items() if k != "record"}
         if not isinstance(data, dict):
             raise self.error("text", "meta must be a JSON object")
+        truth = data.get("truth", {})
+        if not isinstance(truth, dict):
+            raise self.error("meta.truth", f"expected an object, got {truth!r:.40}")
+        theta = truth.get("theta", {})
+        if not isinstance(theta, dict):
+            raise self.error("meta.truth.theta", f"expected an object, got {theta!r:.40}")
+        for key, value in theta.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise self.error(f"meta.truth.theta.{key}", f"expected a number, got {value!r:.40}")
         return data
 
 
@@ -445,12 +451,17 @@ def read_recording(path: str | Path) -> Recording:
     InputFileError
         On the first problem, naming the file, the line and the field.
     """
+    return read_recording_text(None, path)
+
+
+def read_recording_text(text: str | None, path: str | Path) -> Recording:
+    """As :func:`read_recording`, from ``text`` if given (``path`` names it)."""
     path = Path(path)
     meta: dict[str, Any] | None = None
     sessions: dict[str, Session] = {}
     lines: dict[str, list[int]] = {}
     first = True
-    for lineno, data in _rows(path, CSV_COLUMNS):
+    for lineno, data in _rows(path, CSV_COLUMNS, text):
         f = _Fields(path, lineno, data)
         if first:
             _check_schema(f, SCHEMA, "text")
@@ -490,6 +501,7 @@ def read_recording(path: str | Path) -> Recording:
             pieces_in = f.counts("in", required=True) or {}
             if not pieces_in:
                 raise f.error("in", "a throw must put at least one piece in")
+            check_count(total(pieces_in), path, "in", "pieces_per_throw", line=lineno)
             throw = Throw(number, pieces_in, f.counts("out") or {}, f.text("text"))
             sessions[name] = s = s.with_throws((*s.throws, throw))
             lines[name].append(lineno)
@@ -574,13 +586,7 @@ def _csv_line(cells: Iterable[str]) -> str:
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write a whole file atomically: a temporary sibling, fsync, then rename."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    write_text(path, text, checked=True)
 
 
 def write_recording(rec: Recording, path: str | Path) -> None:

@@ -2,17 +2,20 @@
 
 Subcommands live one module per topic in this package and are imported lazily, so
 ``tower --help`` stays fast and a command's heavy dependencies load only when it runs.
-Every :class:`tower.errors.TowerError` becomes a one-line message and exit status 2.
+Every :class:`tower.errors.TowerError` becomes a one-line message and exit status 2, and
+every :class:`tower.errors.ImplausibleValueWarning` a one-line ``warning:``. The policies for
+input and output files live in :mod:`tower.files`.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import click
 
-from tower.errors import TowerError
+from tower.errors import ImplausibleValueWarning, TowerError
 
 #: command name -> "module:attribute" of its click command or group.
 COMMANDS: dict[str, str] = {
@@ -56,16 +59,37 @@ def cli() -> None:
     """Cube-tower simulator, calibration toolkit, tower models and Marrakesh engine."""
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, ImplausibleValueWarning):
+        click.echo(f"warning: {message}", err=True)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
+_default_showwarning = warnings.showwarning
+
+
+def _one_line(text: str) -> str:
+    """A message as one line: a user error is reported on exactly one line."""
+    return " / ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, mapping user errors to exit status 2."""
+    warnings.showwarning = _show_warning
     try:
         cli.main(args=argv, standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see {exc.ctx.command_path} --help)"
+        click.echo(f"error: {_one_line(exc.format_message())}{hint}", err=True)
         sys.exit(exc.exit_code)
     except TowerError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {_one_line(str(exc))}", err=True)
         sys.exit(2)
+    finally:
+        warnings.showwarning = _default_showwarning

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import cluster_options, load_physics, params_option, preset_option
-
-
-def _write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
+from tower.cli.options import (
+    cluster_options,
+    force_option,
+    load_physics,
+    params_option,
+    preset_option,
+)
 
 
 @click.group(invoke_without_command=True)
@@ -106,6 +105,7 @@ def _write_json(path: Path, data: dict) -> None:
     type=click.Path(path_type=Path),
     help="Physical parameter file for --physics (default: the preset's defaults).",
 )
+@force_option
 @click.pass_context
 def battle(
     ctx: click.Context,
@@ -127,6 +127,7 @@ def battle(
     workers: int | None,
     scheduler: str | None,
     physics_params: Path | None,
+    force: bool,
 ) -> None:
     """Analyse a season's Battles at the Wall under the tower model (default action)."""
     if ctx.invoked_subcommand is not None:
@@ -140,7 +141,12 @@ def battle(
         warmup_rounds,
     )
     from tower.battle.report import plot, table
+    from tower.files.outputs import check_output, write_text
     from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall, battle_order
+
+    for out in (plot_path or None, json_path):
+        if out is not None:
+            check_output(out, force=force)
 
     start = time.perf_counter()
     seating = PLAYER_COLOURS[:players]
@@ -185,6 +191,7 @@ def battle(
             log=physics_log,
             workers=workers,
             scheduler=scheduler,
+            force=force,
         )
         rows = compare(result, physics_stats(situation, run.seasons))
         click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
@@ -195,7 +202,8 @@ def battle(
             "comparisons": [r.to_json() for r in rows],
         }
     if json_path is not None:
-        _write_json(json_path, {**result.to_json(), **extra})
+        doc = {**result.to_json(), **extra}
+        write_text(json_path, json.dumps(doc, indent=2, sort_keys=True) + "\n", checked=True)
         click.echo(f"json: {json_path}")
     click.echo(f"({time.perf_counter() - start:.1f} s)")
 
@@ -220,6 +228,7 @@ def battle(
 )
 @cluster_options("seasons")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@force_option
 def traces_cmd(
     seasons: int,
     seed: int,
@@ -230,6 +239,7 @@ def traces_cmd(
     workers: int | None,
     scheduler: str | None,
     quiet: bool,
+    force: bool,
 ) -> None:
     """Simulate SEASONS random battle seasons in physics towers as traces for `tower distill`.
 
@@ -250,8 +260,16 @@ def traces_cmd(
         if not drawn or min(drawn) < 0:
             raise BadNotation(f"--warmups needs rounds >= 0, got {warmups!r}")
         mix = SeasonMix(warmups=drawn)
-    load_physics(preset, None, params_file)  # a bad preset or params file fails here, once
+    from tower.files.outputs import run_header
+
+    # a bad preset or params file fails here, once
+    spec, params = load_physics(preset, None, params_file)
     tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file, mix=mix)
+    header = run_header(
+        "battle traces",
+        {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
+         "warmups": list(mix.warmups)},
+    )  # fmt: skip
     summary = run_tasks(
         tasks,
         trace_task,
@@ -261,6 +279,8 @@ def traces_cmd(
         progress=not quiet,
         key_field="seq",
         desc="battle seasons",
+        header=header,
+        force=force,
     )
     click.echo(
         f"{out_file}: {summary['done']} seasons simulated, {summary['skipped']} already there"

@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
-from tower.cli.options import cluster_options
+from tower.cli.options import cluster_options, force_option, preset_option
+
+#: What ``calibrate`` writes into --out (checked against the output policy before the fit).
+OUTPUTS = (
+    "params.json", "posterior.csv", "fit.json", "report.md", "out_by_n.png",
+    "inside_over_time.png", "fresh_old.png", "colour_mixing.png", "posterior.png",
+    "cache/replays.jsonl",
+)  # fmt: skip
 
 
 @click.command()
@@ -19,7 +26,7 @@ from tower.cli.options import cluster_options
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory for params.json, posterior.csv, fit.json, report.md and PNGs.",
 )
-@click.option("--preset", default="marrakesh", show_default=True, help="Tower preset to fit.")
+@preset_option
 @click.option(
     "--simulator",
     "simulator_name",
@@ -65,10 +72,11 @@ from tower.cli.options import cluster_options
     help="Params file giving the values of the parameters not fitted.",
 )
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@force_option
 def calibrate(
     recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int,
     checks: int, scheduler: str | None, workers: int | None, holdout: float, seed: int,
-    fit_names: str | None, params_path: Path | None, quiet: bool,
+    fit_names: str | None, params_path: Path | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Calibrate the simulator against RECORDING (.csv or .jsonl) and report the fit.
 
@@ -82,9 +90,21 @@ def calibrate(
         budget=budget, holdout=holdout, seed=seed, checks=checks, scheduler=scheduler,
         workers=workers, progress=not quiet,
     )  # fmt: skip
+    from tower.calibration.recording import read_recording
+    from tower.files.outputs import OutputFolder
+
+    folder = OutputFolder(out_dir, "calibrate", force=force)
+    folder.check(OUTPUTS)
+    read_recording(recording)  # a bad recording or params file fails before any write
+    if params_path is not None:
+        from tower.calibration.params_file import load_params
+
+        load_params(params_path)
+
     names = [n.strip() for n in fit_names.split(",") if n.strip()] if fit_names else None
-    done = run(recording, out_dir, simulator_name, settings, preset=preset, fit_names=names,
-               params_path=params_path)  # fmt: skip
+    with folder.claiming(OUTPUTS):
+        done = run(recording, out_dir, simulator_name, settings, preset=preset,
+                   fit_names=names, params_path=params_path)  # fmt: skip
     width = max(len(f.parameter.name) for f in done.result.fits)
     for f in done.result.fits:
         flag = "" if f.identifiable else "  (not identifiable)"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import force_option
+
 #: (title, argv builder) pairs run in order; ``out`` is the demo's output directory.
 STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
     ("Build the tower meshes", lambda out: ["meshes", "build", "--out", str(out / "meshes")]),
@@ -54,6 +56,13 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
 ]
 
 
+#: Files (and folders) the steps write directly into ``--out``.
+FILES = (
+    "meshes/", "geometry.png", "battle.png", "battle.json", "recording.csv", "calibration/",
+    "physics_traces.jsonl", "physics_inside.png", "throw.gif", "model_stats/",
+)  # fmt: skip
+
+
 @click.command()
 @click.option(
     "--out",
@@ -63,13 +72,23 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
     type=click.Path(path_type=Path),
     help="Directory for pictures, GIFs and reports.",
 )
-def demo(out_dir: Path) -> None:
-    """Run every capability of the toolkit once on the reference tower."""
-    from tower.cli import cli
+@force_option
+def demo(out_dir: Path, force: bool) -> None:
+    """Run every capability of the toolkit once on the reference tower.
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    A rerun into the same --out replaces the demo's own files (listed in the folder's
+    manifest, see tower.files.outputs.OutputFolder); a file there that the demo did not
+    write is refused unless --force.
+    """
+    from tower.cli import cli
+    from tower.files.outputs import OutputFolder
+
+    folder = OutputFolder(out_dir, "demo", force=force)
+    folder.claim(FILES)  # a demo killed half-way reruns over its own files
     for title, build in STEPS:
         argv = build(out_dir)
+        if argv[0] != "selfplay":
+            argv.append("--force")  # the demo's own files (checked above), or the user's say
         click.secho(f"\n== {title}: tower {' '.join(argv)}", bold=True)
         start = time.perf_counter()
         cli.main(args=argv, standalone_mode=False)

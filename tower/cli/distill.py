@@ -16,8 +16,9 @@ from typing import Any
 
 import click
 
-from tower.cli.options import cluster_options
+from tower.cli.options import cluster_options, force_option
 from tower.errors import TowerError
+from tower.geometry.spec import PRESETS
 
 
 def piece_classes(spec: Any) -> dict[str, str]:
@@ -77,6 +78,8 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     from tower.cli.validate_model import parse_range
 
     path, _, rng = text.partition("@")
+    if Path(path).is_dir():
+        raise TowerError(f"{path}: is a directory, expected a trace file")
     if not Path(path).is_file():
         raise TowerError(f"{path}: no such trace file")
     return Path(path), parse_range(rng, f"--traces {text}"), rng or ":"
@@ -103,7 +106,12 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     help="Also this many walls-guards sequences (1..20 keshis, watchmen, brigands).",
 )
 @cluster_options("simulations")
-@click.option("--preset", default=None, help="Tower preset of the traces (e.g. marrakesh).")
+@click.option(
+    "--preset",
+    type=click.Choice(PRESETS),
+    default=None,
+    help="Tower preset of the traces (e.g. marrakesh).",
+)
 @click.option(
     "--params",
     "params_file",
@@ -139,6 +147,7 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     show_default=True,
     help="Context fields of each back-off level, finest first.",
 )
+@force_option
 def distill(
     trace_args: tuple[str, ...],
     sims: int,
@@ -154,37 +163,46 @@ def distill(
     min_count: int,
     piece_depth: int,
     levels: str,
+    force: bool,
 ) -> None:
     """Fit a distilled tower model from simulator traces and write it to --out."""
     from tqdm import tqdm
 
+    from tower.files.outputs import check_output
     from tower.model import DistilledModel
     from tower.model.fit import DEFAULT_CLASSES, FitSettings, Observations
     from tower.traces import read_traces
 
-    if sims or mixed_sims:
-        if not preset:
-            raise TowerError("--sims and --mixed-sims need --preset")
-        stem = out_path.with_suffix("")
-        cluster = {"scheduler": scheduler, "workers": workers}
-        if sims:
-            path = simulate_traces(
-                sims, preset, params_file, Path(f"{stem}.traces.jsonl"), cluster=cluster
-            )
-            trace_args = (*trace_args, f"{path}@0:{sims}")
-        if mixed_sims:
-            path = simulate_traces(
-                mixed_sims,
-                preset,
-                params_file,
-                Path(f"{stem}.mixed-traces.jsonl"),
-                pieces=20,
-                mix="walls-guards",
-                cluster=cluster,
-            )
-            trace_args = (*trace_args, f"{path}@0:{mixed_sims}")
+    if (sims or mixed_sims) and not preset:
+        raise TowerError("--sims and --mixed-sims need --preset")
+    stem = out_path.with_suffix("")
+    planned = [  # (trace file, sequences, pieces per throw, mix)
+        (Path(f"{stem}.traces.jsonl"), sims, 12, "keshis"),
+        (Path(f"{stem}.mixed-traces.jsonl"), mixed_sims, 20, "walls-guards"),
+    ]
+    planned = [p for p in planned if p[1]]
+    trace_args = (*trace_args, *(f"{path}@0:{n}" for path, n, _, _ in planned))
     if not trace_args:
         raise TowerError("give --traces FILE or --sims N --preset P")
+    command = ["tower", "distill", *(f"--traces {shlex.quote(a)}" for a in trace_args)]
+    if preset:
+        command.append(f"--preset {preset}")
+    if params_file:
+        command.append(f"--params {shlex.quote(str(params_file))}")
+    command += [
+        f"--alpha {alpha:g}",
+        f"--age-cap {age_cap}",
+        f"--min-count {min_count}",
+        f"--piece-depth {piece_depth}",
+        f"--levels '{levels}'",
+        f"--out {shlex.quote(str(out_path))}",
+    ]
+    if not _written_by(out_path, " ".join(command)):  # a rerun may replace its own model
+        check_output(out_path, force=force)
+    cluster = {"scheduler": scheduler, "workers": workers}
+    for path, n, pieces, mix in planned:
+        simulate_traces(n, preset, params_file, path, pieces=pieces, mix=mix, cluster=cluster,
+                        force=force)  # fmt: skip
     tower, classes = _tower_fields(preset)
     try:
         settings = FitSettings(
@@ -225,19 +243,6 @@ def distill(
     if obs.throws == 0:
         raise TowerError("no throws to fit: the selected traces are empty")
     params, params_from = _params_field(params_file)
-    command = ["tower", "distill", *(f"--traces {shlex.quote(a)}" for a in trace_args)]
-    if preset:
-        command.append(f"--preset {preset}")
-    if params_file:
-        command.append(f"--params {shlex.quote(str(params_file))}")
-    command += [
-        f"--alpha {alpha:g}",
-        f"--age-cap {age_cap}",
-        f"--min-count {min_count}",
-        f"--piece-depth {piece_depth}",
-        f"--levels '{levels}'",
-        f"--out {shlex.quote(str(out_path))}",
-    ]
     model = DistilledModel.from_tables(
         obs.tables(),
         name=name or preset or "distilled",
@@ -251,12 +256,25 @@ def distill(
             "command": " ".join(command),
         },
     )
-    model.save(out_path)
+    model.save(out_path)  # atomic (tower.model.fileformat.write_text_atomic)
     size = out_path.stat().st_size
     click.echo(
         f"wrote {out_path} ({size / 1e6:.2f} MB): {obs.sequences} sequences, {obs.throws} "
         f"throws, sizes {obs.summary()['throw_sizes']}"
     )
+
+
+def _written_by(path: Path, command: str) -> bool:
+    """Whether ``path`` is a model file that this very command wrote (its provenance)."""
+    from tower.model.fileformat import read_model_file
+
+    if not path.is_file():
+        return False
+    try:
+        provenance = read_model_file(path).get("provenance")
+    except TowerError:
+        return False
+    return isinstance(provenance, dict) and provenance.get("command") == command
 
 
 def simulate_traces(
@@ -268,6 +286,7 @@ def simulate_traces(
     pieces: int = 12,
     mix: str = "keshis",
     cluster: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> Path:
     """Run, or resume, ``tower simulate`` into ``traces`` (physics' resumable runner);
     ``cluster`` may name a Dask ``scheduler`` or a number of local ``workers``."""
@@ -291,6 +310,8 @@ def simulate_traces(
     for option, value in (cluster or {}).items():
         if value:
             argv += [f"--{option}", str(value)]
+    if force:
+        argv.append("--force")
     click.echo(f"simulating: tower {' '.join(argv)}")
     cli.main(args=argv, standalone_mode=False)
     return traces

@@ -1,19 +1,21 @@
 """``tower meshes build|show``: write the tower and piece meshes, render the tower picture.
 
-Every spec is validated before anything is written; files are written into a temporary
-folder next to the target and moved into place only after the whole preset succeeded, so
-a bad spec leaves no files behind and an interrupted build leaves the old meshes intact.
+Every spec is validated before anything is written; the meshes are built in a temporary
+folder first, so a bad spec leaves no files behind. They are then moved into
+OUT/<spec name>/ file by file (each atomically) under the output policy of
+:class:`tower.files.outputs.OutputFolder`: a file there that an earlier build did not write
+is never replaced (unless ``--force``) nor deleted.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
 from pathlib import Path
 
 import click
 
+from tower.cli.options import force_option
+from tower.files.outputs import OutputFolder, check_output, write_bytes
 from tower.geometry.spec import PRESETS, TowerSpec, load_preset, load_spec
 
 
@@ -38,23 +40,20 @@ def _spec_options(f):
     )(f)
 
 
-def _replace_dir(target: Path, fill) -> None:
-    """Fill a fresh temporary folder with ``fill(path)``, then swap it in for ``target``."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    tmp.chmod(0o755)  # mkdtemp makes it private; the result is an ordinary folder
-    try:
-        fill(tmp)
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
-            os.replace(target, old / target.name)
-        os.replace(tmp, target)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+def _build_all(specs: list[TowerSpec], out_dir: Path, force: bool) -> dict[str, int]:
+    """Build every spec in a temporary folder, check every file against the output policy,
+    then copy them into ``out_dir/<name>/``; return the number of files per spec."""
+    from tower.geometry.meshes import write_meshes
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plans = []
+        for spec in specs:
+            src = Path(tmp) / spec.name
+            write_meshes(spec, src)
+            folder = OutputFolder(out_dir / spec.name, "meshes build", force=force)
+            folder.check([p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
+            plans.append((spec.name, folder, src))  # every refusal before the first write
+        return {name: len(folder.copy_in(src)) for name, folder, src in plans}
 
 
 @click.group()
@@ -72,16 +71,11 @@ def meshes() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Output folder; each spec goes into OUT/<spec name>/.",
 )
-def build(preset: str | None, spec_file: Path | None, out_dir: Path) -> None:
+@force_option
+def build(preset: str | None, spec_file: Path | None, out_dir: Path, force: bool) -> None:
     """Write OUT/<name>/spec.toml, tower/*.obj and pieces/*.obj (byte-identical every run)."""
-    from tower.geometry.meshes import write_meshes
-
-    specs = _specs(preset, spec_file)
-    for spec in specs:
-        target = out_dir / spec.name
-        _replace_dir(target, lambda tmp, spec=spec: write_meshes(spec, tmp))
-        n = sum(1 for p in target.rglob("*") if p.is_file())
-        click.echo(f"{spec.name}: {n} files in {target}")
+    for name, n in _build_all(_specs(preset, spec_file), out_dir, force).items():
+        click.echo(f"{name}: {n} files in {out_dir / name}")
 
 
 @meshes.command()
@@ -94,19 +88,14 @@ def build(preset: str | None, spec_file: Path | None, out_dir: Path) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The PNG to write.",
 )
-def show(preset: str | None, spec_file: Path | None, out_png: Path) -> None:
+@force_option
+def show(preset: str | None, spec_file: Path | None, out_png: Path, force: bool) -> None:
     """Render the tower(s) cut away, beside the pieces at scale, into a PNG."""
     from tower.geometry.render import render_png
 
     specs = _specs(preset, spec_file)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".png", prefix=f".{out_png.stem}-", dir=out_png.parent)
-    os.close(fd)
-    Path(tmp).chmod(0o644)  # mkstemp makes it private; the result is an ordinary file
-    try:
-        render_png(specs, tmp)
-        os.replace(tmp, out_png)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    check_output(out_png, force=force)
+    with tempfile.TemporaryDirectory() as tmp:
+        render_png(specs, Path(tmp) / "geometry.png")
+        write_bytes(out_png, (Path(tmp) / "geometry.png").read_bytes(), checked=True)
     click.echo(f"{', '.join(s.name for s in specs)}: picture in {out_png}")

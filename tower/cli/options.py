@@ -72,6 +72,16 @@ def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def force_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--force``: replace outputs this command did not write (see :mod:`tower.files`)."""
+    return click.option(
+        "--force",
+        is_flag=True,
+        help="Replace existing output files (by default a command refuses to overwrite a "
+        "file it did not write, and resumes only its own run with the same settings).",
+    )(f)
+
+
 def preset_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--preset``: one of the shipped tower presets (default ``marrakesh``)."""
     return click.option(
@@ -113,3 +123,15 @@ def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) 
 
     spec = load_spec(spec_file) if spec_file else load_preset(preset)
     return apply_params(spec, params_file)
+
+
+def check_pieces(pieces: int, option: str = "--pieces") -> int:
+    """Refuse a throw larger than the named limit ``pieces_per_throw`` (see tower.files)."""
+    from tower.files.inputs import LIMITS
+
+    if pieces > LIMITS["pieces_per_throw"]:
+        raise click.BadParameter(
+            f"{pieces} is over the limit pieces_per_throw = {LIMITS['pieces_per_throw']}",
+            param_hint=option,
+        )
+    return pieces

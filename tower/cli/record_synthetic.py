@@ -6,13 +6,15 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import check_pieces, force_option, preset_option
+
 #: Draws from the prior tried by --from-prior before giving up (a draw is rejected when its
 #: simulation fails: pieces escape, or the tower clogs).
 ATTEMPTS = 40
 
 
 @click.command("record-synthetic")
-@click.option("--preset", default="marrakesh", show_default=True, help="Tower preset.")
+@preset_option
 @click.option(
     "--params",
     "params_path",
@@ -48,9 +50,10 @@ ATTEMPTS = 40
     type=click.Path(dir_okay=False, path_type=Path),
     help="Recording to write (.csv or .jsonl).",
 )
+@force_option
 def record_synthetic(
     preset: str, params_path: Path | None, from_prior: bool, simulator_name: str, throws: int,
-    pieces: int, seed: int, out_path: Path,
+    pieces: int, seed: int, out_path: Path, force: bool = False,
 ) -> None:  # fmt: skip
     """Write a synthetic recording (same format as `tower record`) with its true parameters."""
     from tower.calibration.calibrate import make_simulator
@@ -59,9 +62,12 @@ def record_synthetic(
     from tower.calibration.simulators import ReplayAborted
     from tower.calibration.synthetic import draw_from_prior, synthetic_plan, synthetic_recording
     from tower.errors import TowerError
+    from tower.files.outputs import check_output
     from tower.physics.sim import SimulationError
 
     recording_format(out_path)  # reject a bad extension before simulating
+    check_output(out_path, force=force)  # and an existing file
+    check_pieces(pieces)
     base_geometry: dict[str, float] = {}
     base_physics: dict = {}
     if params_path is not None:

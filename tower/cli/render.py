@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import load_physics, physics_options
+from tower.cli.options import check_pieces, force_option, load_physics, physics_options
 
 
 @click.command()
@@ -25,14 +25,14 @@ from tower.cli.options import load_physics, physics_options
 )
 @click.option(
     "--warmup",
-    type=click.IntRange(0),
+    type=click.IntRange(0, 100),
     default=3,
     show_default=True,
     help="Throws before the filmed one (so earlier pieces sit inside).",
 )
 @click.option(
     "--size",
-    type=(int, int),
+    type=(click.IntRange(16, 4096), click.IntRange(16, 4096)),
     default=(360, 400),
     show_default=True,
     help="Width and height in pixels.",
@@ -45,6 +45,7 @@ from tower.cli.options import load_physics, physics_options
     show_default=True,
     help="How many times slower than real time the GIF plays.",
 )
+@force_option
 def render(
     preset: str,
     spec_file: Path | None,
@@ -56,22 +57,27 @@ def render(
     size: tuple[int, int],
     fps: int,
     slow_motion: float,
+    force: bool,
 ) -> None:
     """Film one throw through the tower into an animated GIF."""
+    from tower.files.outputs import atomic_path, check_output
     from tower.physics.render import render_throw
     from tower.pieces import mixed_keshis
 
+    check_pieces(pieces)
+    check_output(out_file, force=force)
     spec, params = load_physics(preset, spec_file, params_file)
-    result = render_throw(
-        spec,
-        params,
-        out=out_file,
-        seed=seed,
-        pieces=mixed_keshis(pieces),
-        warmup=warmup,
-        size=size,
-        fps=fps,
-        slow_motion=slow_motion,
-    )
+    with atomic_path(out_file) as tmp:
+        result = render_throw(
+            spec,
+            params,
+            out=tmp,
+            seed=seed,
+            pieces=mixed_keshis(pieces),
+            warmup=warmup,
+            size=size,
+            fps=fps,
+            slow_motion=slow_motion,
+        )
     click.echo(result.summary())
     click.echo(f"wrote {out_file}")

@@ -1,10 +1,51 @@
-"""``tower selfplay N``: random or greedy agents play N Marrakesh games; score statistics."""
+"""``tower selfplay N``: random or greedy agents play N Marrakesh games; score statistics.
+
+With ``--out FILE`` every finished game is appended to FILE (JSONL, one line per game
+keyed by its seed, after a run header) through :func:`tower.runs.run_tasks`, so an
+interrupted run resumes where it stopped and the file ends byte-identical to an
+uninterrupted one.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import statistics
+from pathlib import Path
+from typing import Any
 
 import click
+
+from tower.cli.options import force_option
+
+
+def game_record(args: dict[str, Any]) -> dict[str, Any]:
+    """Play the game of seed ``args["key"]`` (a :func:`tower.runs.run_tasks` task)."""
+    from tower.marrakesh.selfplay import play_seeds
+
+    [(scores, winners)] = play_seeds(
+        args["players"], args["modules"], args["model"], [args["key"]], args["agents"]
+    )
+    return {"key": args["key"], "scores": list(scores), "winners": list(winners)}
+
+
+def _run_to_file(
+    out: Path, n: int, seed: int, base: dict[str, Any], workers: int, scheduler: str | None,
+    force: bool, quiet: bool,
+) -> list[dict[str, Any]]:  # fmt: skip
+    from tower.files.inputs import read_bytes
+    from tower.files.outputs import run_header
+    from tower.runs import Task, read_records, run_tasks
+
+    model = base["model"]
+    settings = {**base, "model": hashlib.sha256(read_bytes(model)).hexdigest() if model else ""}
+    tasks = [Task(s, {**base, "key": s}) for s in range(seed, seed + n)]
+    run_tasks(
+        tasks, game_record, out, header=run_header("selfplay", settings), workers=workers,
+        scheduler=scheduler, progress=not quiet, desc="games", force=force,
+    )  # fmt: skip
+    wanted = {t.key for t in tasks}
+    return [r for r in read_records(out) if r["key"] in wanted]
 
 
 @click.command()
@@ -38,6 +79,14 @@ import click
     help="Agent in every seat: random legal moves, or the greedy one-step lookahead.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append each game's scores to this JSONL file; a rerun resumes it.",
+)
+@force_option
 def selfplay(
     n: int,
     players: int,
@@ -48,6 +97,8 @@ def selfplay(
     scheduler: str | None,
     agents: str,
     as_json: bool,
+    out_file: Path | None,
+    force: bool,
 ) -> None:
     """Play N games between random (or greedy) agents and print score statistics."""
     from tqdm import tqdm
@@ -62,6 +113,19 @@ def selfplay(
     unknown = sorted(set(chosen) - set(MODULES))
     if unknown:
         raise ConfigError(f"unknown modules {unknown}; known: {list(MODULES)}")
+    if out_file is not None:
+        base = {"players": players, "modules": chosen, "model": model_path, "agents": agents}
+        games = _run_to_file(out_file, n, seed, base, workers, scheduler, force, as_json)
+        flat = [s for g in games for s in g["scores"]]
+        summary = {
+            "games": len(games), "file": str(out_file), "mean_score": statistics.fmean(flat),
+            "mean_winning_score": statistics.fmean(max(g["scores"]) for g in games),
+        }  # fmt: skip
+        click.echo(json.dumps(summary, indent=2) if as_json else (
+            f"{out_file}: {len(games)} games; score mean {summary['mean_score']:.1f}, "
+            f"winning score mean {summary['mean_winning_score']:.1f}"
+        ))  # fmt: skip
+        return
     with tqdm(total=n, disable=n < 20 or as_json, desc="games") as bar:
         stats = run(
             n, players, seed, chosen, model_path, workers, scheduler, bar.update, agents=agents

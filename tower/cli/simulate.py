@@ -11,7 +11,14 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import cluster_options, load_physics, physics_options, throw_shape_options
+from tower.cli.options import (
+    check_pieces,
+    cluster_options,
+    force_option,
+    load_physics,
+    physics_options,
+    throw_shape_options,
+)
 
 
 @click.command()
@@ -54,6 +61,7 @@ from tower.cli.options import cluster_options, load_physics, physics_options, th
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also plot the pieces inside over the throws of every sequence (PNG).",
 )
+@force_option
 def simulate(
     preset: str,
     spec_file: Path | None,
@@ -70,6 +78,7 @@ def simulate(
     quiet: bool,
     as_recording: bool,
     plot_file: Path | None,
+    force: bool,
 ) -> None:
     """Simulate SEQUENCES towers of THROWS throws each into a trace file.
 
@@ -83,17 +92,23 @@ def simulate(
             raise click.UsageError("--as-recording takes --preset and keshis only")
         click.get_current_context().invoke(
             record_synthetic, preset=preset, params_path=params_file, throws=throws,
-            pieces=pieces, seed=seed, out_path=out_file,
+            pieces=pieces, seed=seed, out_path=out_file, force=force,
         )  # fmt: skip
         return
+    from tower.files.outputs import check_output, run_header
     from tower.physics.sequences import sequence_tasks, simulate_sequence
     from tower.runs import run_tasks
 
     spec, params = load_physics(preset, spec_file, params_file)
+    check_pieces(pieces)
+    if plot_file is not None:
+        check_output(plot_file, force=force)
     tasks = sequence_tasks(
         spec, params, sequences=sequences, throws=throws, pieces=pieces, seed=seed, mix=mix,
         retries=retries,
     )  # fmt: skip
+    settings = {key: tasks[0].args[key] for key in ("throws", "pieces", "mix", "retries")}
+    settings |= {"spec_toml": spec.to_toml(), "params": params.to_json(), "seed": seed}
     summary = run_tasks(
         tasks,
         simulate_sequence,
@@ -103,6 +118,8 @@ def simulate(
         progress=not quiet,
         key_field="seq",
         desc="sequences",
+        header=run_header("simulate", settings),
+        force=force,
     )
     click.echo(
         f"{out_file}: {summary['done']} sequences simulated, {summary['skipped']} already there"

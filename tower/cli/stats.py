@@ -7,7 +7,11 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import force_option
 from tower.errors import TowerError
+from tower.files.inputs import LIMITS
+from tower.files.outputs import OutputFolder
+from tower.geometry.spec import PRESETS
 
 
 def _sizes(text: str) -> list[int]:
@@ -15,8 +19,11 @@ def _sizes(text: str) -> list[int]:
         sizes = sorted({int(x) for x in text.split(",") if x.strip()})
     except ValueError:
         raise TowerError(f"--sizes: expected comma-separated integers, got {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise TowerError(f"--sizes: expected positive throw sizes, got {text!r}")
+    if not sizes or min(sizes) < 1 or max(sizes) > LIMITS["pieces_per_throw"]:
+        raise TowerError(
+            f"--sizes: expected throw sizes 1 to pieces_per_throw = "
+            f"{LIMITS['pieces_per_throw']}, got {text!r}"
+        )
     return sizes
 
 
@@ -39,10 +46,14 @@ def _sizes(text: str) -> list[int]:
 @click.option(
     "--sims",
     default=200,
+    type=click.IntRange(1),
     show_default=True,
     help="With --physics and no --traces: sequences simulated (or resumed) per throw size.",
 )
-@click.option("--preset", default="marrakesh", show_default=True, help="With --physics.")
+@click.option(
+    "--preset", type=click.Choice(PRESETS), default="marrakesh", show_default=True,
+    help="With --physics.",
+)  # fmt: skip
 @click.option(
     "--params",
     "params_file",
@@ -51,9 +62,32 @@ def _sizes(text: str) -> list[int]:
     help="With --physics: physics parameters (default: the built-in defaults).",
 )
 @click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
-@click.option("--sequences", default=2000, show_default=True, help="Model sequences per size.")
-@click.option("--throws", default=12, show_default=True, help="Throws per sequence.")
+@click.option(
+    "--sequences", default=2000, type=click.IntRange(1), show_default=True,
+    help="Model sequences per size.",
+)
+@click.option(
+    "--throws", default=12, type=click.IntRange(1, 1000), show_default=True,
+    help="Throws per sequence.",
+)  # fmt: skip
 @click.option("--seed", default=0, show_default=True)
+@click.option(
+    "--experts",
+    "experts",
+    type=click.IntRange(1, 5),
+    default=None,
+    metavar="K",
+    help="The Experts: with K face-up expert tiles, the law of expert keshis out per "
+    "round and how many rounds a stuck expert stays (--sequences sequences of --throws "
+    "rounds, --keshis keshis a round).",
+)
+@click.option(
+    "--keshis",
+    default=12,
+    show_default=True,
+    type=click.IntRange(0, 40),
+    help="With --experts: players' keshis thrown each round.",
+)
 @click.option(
     "--out",
     "out_dir",
@@ -61,6 +95,7 @@ def _sizes(text: str) -> list[int]:
     default=None,
     help="Write stats.json and retention.png here.",
 )
+@force_option
 def stats(
     model_spec: str | None,
     physics: bool,
@@ -72,7 +107,10 @@ def stats(
     sequences: int,
     throws: int,
     seed: int,
+    experts: int | None,
+    keshis: int,
     out_dir: Path | None,
+    force: bool,
 ) -> None:
     """Print (and plot) retention statistics for throws of 6, 9 and 12 keshis.
 
@@ -90,8 +128,17 @@ def stats(
     )
 
     wanted = _sizes(sizes)
+    folder = None
+    if out_dir is not None:
+        folder = OutputFolder(out_dir, "stats", force=force)
+        folder.check(["experts.json"] if experts else ["stats.json", "retention.png"])
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
+    if experts is not None:
+        if physics:
+            raise TowerError("--experts runs a model; physics traces with experts: not yet")
+        _expert_stats(model_spec, experts, keshis, sequences, throws, seed, folder)
+        return
     per_size = {}
     if physics:
         from tower.traces import read_traces
@@ -132,16 +179,42 @@ def stats(
     click.echo(f"retention statistics of {label}")
     for n, s in per_size.items():
         click.echo(format_summary(n, s))
-    if out_dir is not None and per_size:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "stats.json").write_text(
-            json.dumps(
-                {"source": label, "sizes": {str(n): s for n, s in per_size.items()}},
-                indent=2,
-                sort_keys=True,
-            )
-            + "\n",
-            encoding="utf-8",
-        )
-        png = plot_retention({label: per_size}, out_dir / "retention.png", title=label)
-        click.echo(f"wrote {out_dir / 'stats.json'} and {png}")
+    if folder is not None and per_size:
+        doc = {"source": label, "sizes": {str(n): s for n, s in per_size.items()}}
+        folder.write_text("stats.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        with folder.path_for("retention.png") as tmp:
+            plot_retention({label: per_size}, tmp, title=label)
+        click.echo(f"wrote {folder.path / 'stats.json'} and {folder.path / 'retention.png'}")
+
+
+def _expert_stats(
+    model_spec: str | None,
+    k: int,
+    keshis: int,
+    sequences: int,
+    rounds: int,
+    seed: int,
+    folder: OutputFolder | None,
+) -> None:
+    """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``)."""
+    from tower.analysis.experts import expert_rounds, format_experts, summarize_experts
+    from tower.cli.validate_model import open_model
+
+    model_spec = model_spec or "shipped:marrakesh"
+    model = open_model(model_spec)
+    summary = summarize_experts(
+        expert_rounds(model, k, keshis=keshis, rounds=rounds, sequences=sequences, seed=seed)
+    )
+    click.echo(f"expert keshi statistics of model {model_spec}, {keshis} keshis a round")
+    click.echo(format_experts(k, summary))
+    if folder is not None:
+        doc = {
+            "schema": "tower.stats.experts/1",
+            "source": f"model {model_spec}",
+            "experts": k,
+            "keshis": keshis,
+            "seed": seed,
+            "summary": summary,
+        }
+        folder.write_text("experts.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        click.echo(f"wrote {folder.path / 'experts.json'}")

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import load_physics, physics_options, throw_shape_options
+from tower.cli.options import (
+    check_pieces,
+    force_option,
+    load_physics,
+    physics_options,
+    throw_shape_options,
+)
 
 
 @click.command()
@@ -25,6 +31,7 @@ from tower.cli.options import load_physics, physics_options, throw_shape_options
     type=click.Path(dir_okay=False, path_type=Path),
     help="Save the tower here after the last throw.",
 )
+@force_option
 def throw(
     preset: str,
     spec_file: Path | None,
@@ -35,11 +42,23 @@ def throw(
     mix: str,
     restore_file: Path | None,
     snapshot_file: Path | None,
+    force: bool,
 ) -> None:
     """Throw pieces into one tower THROWS times and print what comes out."""
+    import json
+
+    from tower.files.outputs import check_output, write_text
     from tower.physics import TowerSim
     from tower.physics.sequences import throw_pieces
 
+    check_pieces(pieces)
+    if restore_file is not None and params_file is not None:
+        raise click.UsageError(
+            "--restore continues the snapshot's own parameters; drop --params (or start a "
+            "new tower without --restore)"
+        )
+    if snapshot_file is not None:
+        check_output(snapshot_file, force=force)
     spec, params = load_physics(preset, spec_file, params_file)
     if restore_file is not None:
         sim = TowerSim.restore(restore_file, spec)
@@ -52,7 +71,7 @@ def throw(
         for place, inside in result.inside_pieces().items():
             if inside:
                 click.echo(f"  {place.value + ':':<7} " + ", ".join(map(str, inside)))
-    if snapshot_file is not None:
-        sim.snapshot(snapshot_file)
+    if snapshot_file is not None:  # as sim.snapshot, under the output policy
+        write_text(snapshot_file, json.dumps(sim.state_json(), indent=1) + "\n", force=force)
         click.echo(f"snapshot written to {snapshot_file}")
     sim.close()

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import click
 
+from tower.cli.options import force_option
 from tower.errors import TowerError
+from tower.files.outputs import OutputFolder
+
+#: The files ``validate-model`` writes into ``--out``.
+REPORT_FILES = ("report.md", "validation.json", "statistics.png", "retention.png")
 
 
 def open_model(spec: str):
@@ -61,13 +67,18 @@ def parse_range(text: str | None, what: str) -> slice:
     help="Directory for report.md, validation.json and the PNGs.",
 )
 @click.option("--seed", default=0, show_default=True, help="Seed of the model draws.")
-@click.option("--level", default=0.01, show_default=True, help="Rejection level per test.")
+@click.option(
+    "--level", default=0.01, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    show_default=True, help="Rejection level per test.",
+)  # fmt: skip
 @click.option(
     "--replicates",
     default=4,
+    type=click.IntRange(1, 1000),
     show_default=True,
     help="Model sequences per held-out sequence (for the per-statistic tests).",
 )
+@force_option
 def validate_model(
     model: str,
     traces_path: Path,
@@ -76,6 +87,7 @@ def validate_model(
     seed: int,
     level: float,
     replicates: int,
+    force: bool,
 ) -> None:
     """Compare MODEL (a model file or shipped:NAME) with held-out simulator sequences.
 
@@ -88,9 +100,13 @@ def validate_model(
     from tower.model import BaselineModel
     from tower.traces import read_traces
 
+    folder = OutputFolder(out_dir, "validate-model", force=force)
+    folder.check(REPORT_FILES)
     tested = open_model(model)
     rows = parse_range(seq_range, "--sequences")
-    held = list(tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False))[
+    reading = tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False,
+                   disable=None)  # fmt: skip
+    held = list(reading)[
         rows
     ]
     if not held:
@@ -105,7 +121,10 @@ def validate_model(
         "seed": seed,
         "model sequences per held-out sequence": replicates,
     }
-    report = write_report(verdicts, samples, out_dir, header=header, level=level)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_report(verdicts, samples, tmp, header=header, level=level)
+        folder.copy_in(Path(tmp))
+    report = out_dir / "report.md"
     for v in verdicts:
         rejected = [t.name for t in v.tests if t.rejected]
         click.echo(

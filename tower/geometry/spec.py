@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -45,6 +44,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from tower.errors import InputFileError
 from tower.geometry.errors import (
     ExitUnreachableError,
     HoleError,
@@ -977,19 +977,28 @@ def load_spec(path: str | Path) -> TowerSpec:
         The narrow subclass of the first rule that fails; the message names the file,
         the field and the value.
     """
-    path = Path(path)
+    from tower.files.inputs import load_toml
+
     src = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecFormatError(src, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise SpecFormatError(src, f"not UTF-8 text: {exc}") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecFormatError(src, f"not valid TOML: {exc}") from None
+        raw = load_toml(path)
+    except InputFileError as exc:
+        raise SpecFormatError(src, exc.reason, line=exc.line, field=exc.field) from None
+    _check_hole_sizes(raw, src)
     return _validated(parse_raw(raw, src))
+
+
+def _check_hole_sizes(raw: dict[str, Any], src: str) -> None:
+    """Refuse a hole with more vertices than ``LIMITS["hole_vertices"]`` before any
+    geometry runs on it (the convex decomposition grows fast with the vertex count)."""
+    from tower.files.inputs import check_count
+
+    floors = raw.get("floors")
+    for i, floor in enumerate(floors if isinstance(floors, list) else []):
+        holes = floor.get("holes") if isinstance(floor, dict) else None
+        for j, hole in enumerate(holes if isinstance(holes, list) else []):
+            if isinstance(hole, list):
+                check_count(len(hole), src, f"floors.{i}.holes.{j}", "hole_vertices")
 
 
 #: Names of the shipped presets.

@@ -63,6 +63,11 @@ Methods (hooks), in the order a game meets them:
    player ``p``'s phase-3 turn (before their assistants) and at its end (before the
    turn's reveals). These are the places for extra decisions of a module (an ability
    used once per round or turn: push an ``ask``), and for per-round resets.
+   Claiming (phase 2): ``claim_options(state, p) -> [action ids]`` (what a module offers
+   in place of keshis of one colour; a player with such an option does not forfeit the
+   phase) and ``claim(state, p, action) -> bool`` (True: the module resolved it). A
+   module adds pieces to a round's throw by listing them (``str(piece)``) under
+   ``"extra"`` in the pending ``throw`` task (:func:`tower.marrakesh.rules.thrown`).
 5. Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
    action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
    count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
@@ -208,6 +213,12 @@ class Module:
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         return []
+
+    def claim_options(self, state: State, p: int) -> list[int]:
+        return []
+
+    def claim(self, state: State, p: int, action: Any) -> bool:
+        return False
 
     # -- actions -----------------------------------------------------------------------
     def sector_action(self, state: State, p: int, sector: str) -> bool:

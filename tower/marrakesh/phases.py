@@ -256,7 +256,7 @@ def _claim_turn(state: State, t: Task) -> None:
         pl = state.players[p]
         if pl.forfeit:
             continue
-        if not claimable(state, p):
+        if not claimable(state, p) and not module_claims(state, p):
             # A player whose only claimable colours are full sectors forfeits the phase.
             pl.forfeit = True
             continue
@@ -266,15 +266,27 @@ def _claim_turn(state: State, t: Task) -> None:
     # tower base") and can be claimed in a later round.
 
 
-@options("claim")
+def module_claims(state: State, p: int) -> list[int]:
+    """What the modules offer player ``p`` in place of keshis (``claim_options`` hook)."""
+    return [i for hook in state.game.hooks.claim_options for i in hook(state, p)]
+
+
 @options("claim_second")
-def _claim_options(state: State, t: Task) -> list[int]:
+def _claim_second_options(state: State, t: Task) -> list[int]:
     return [action_id("colour", COLOUR_INDEX[c]) for c in claimable(state, t["p"])]
+
+
+@options("claim")
+def _claim_options(state: State, t: Task) -> list[int]:
+    return _claim_second_options(state, t) + module_claims(state, t["p"])
 
 
 @resolve("claim")
 def _claim(state: State, t: Task, a: Action) -> None:
     p = t["p"]
+    for hook in state.game.hooks.claim:
+        if hook(state, p, a):
+            return
     colour = KESHI_COLOURS[a.arg]
     if has_mod(state, p, "claim_two_any"):
         # Scroll 61: two keshis of any colours, one at a time.

@@ -320,11 +320,13 @@ PIECE_OUT: dict[Kind, Callable[[State, Piece], None]] = {}
 
 def thrown(state: State, top: Task) -> list[Piece]:
     """The pieces a throw task puts into the tower: those it names (a battle throw), else
-    the keshis of every player's hand with the keshis carried over from the last battle."""
+    the keshis of every player's hand with the keshis carried over from the last battle
+    and the pieces modules added under ``"extra"`` (e.g. expert keshis)."""
     if "pieces" in top:
         return [Piece.parse(s) for s in top["pieces"]]
     hands = [c for pl in state.players for c in pl.hand]
-    return [Piece.keshi(c) for c in hands + state.carry]
+    extra = [Piece.parse(s) for s in top.get("extra", ())]
+    return [Piece.keshi(c) for c in hands + state.carry] + extra
 
 
 def _round_throw_done(state: State, top: Task, out: list[Piece]) -> None:

@@ -178,7 +178,7 @@ def parse_choice(text: str, legal: Sequence[Action]) -> Action | str | None:
     t = text.strip()
     if t.lower() in ("q", "quit", "exit"):
         return QUIT
-    if t.isdigit():
+    if t.isascii() and t.isdigit():  # "²".isdigit() is True, but int("²") fails
         i = int(t)
         return legal[i - 1] if 1 <= i <= len(legal) else None
     if t.startswith("select:"):

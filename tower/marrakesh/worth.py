@@ -25,6 +25,10 @@ def filled(state: State, p: int, sector: str) -> bool:
     return pl.keshis[sector] >= 8 and sector in pl.vendors
 
 
+#: Oasis kinds added by modules: kind -> value(state, player, oasis entry).
+OASIS_KINDS: dict[str, Callable[[State, int, dict[str, Any]], int]] = {}
+
+
 def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
     """Points oasis ``oid`` is worth to player ``p`` now. With ``consume`` the resources
     an oasis 19-21 asks for are returned to the supply.
@@ -35,6 +39,8 @@ def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
     o = state.game.components.oases[oid]
     pl = state.players[p]
     kind = o["kind"]
+    if kind in OASIS_KINDS:
+        return OASIS_KINDS[kind](state, p, o)
     if kind == "gates":
         return o["points"] * sum(g in o["colours"] for g in pl.gates if g is not None)
     if kind == "keshis":
@@ -70,10 +76,4 @@ def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
         return 7 if crossed >= 5 else 0
     if kind == "jetty":
         return 7 if pl.jetty >= 0 else 0
-    if kind in OASIS_KINDS:
-        return OASIS_KINDS[kind](state, p, o)
     raise AssertionError(f"unknown oasis kind {kind!r}")
-
-
-#: Oasis kinds that modules add: kind -> value(state, p, oasis entry).
-OASIS_KINDS: dict[str, Callable[[State, int, dict[str, Any]], int]] = {}

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
+from tower.files.inputs import parse_json, read_text
 from tower.model.fit import buckets_problem
 from tower.model.reference import DESTINATIONS, FIELDS, PLACES
 
@@ -78,10 +79,7 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
     def bad(fld: str | None, msg: str) -> InputFileError:
         return InputFileError(path, msg, field=fld)
 
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise bad(None, f"not valid JSON, the file is truncated or corrupt ({exc})") from None
+    doc = parse_json(text, path)  # depth, finite numbers; errors name line and field
     if not isinstance(doc, dict) or "schema" not in doc:
         raise bad("schema", "not a tower model file (no 'schema' field)")
     schema = doc["schema"]
@@ -233,11 +231,4 @@ def _number(x: Any) -> bool:
 
 def read_model_file(path: str | Path) -> dict[str, Any]:
     """Read and validate the model file at ``path``."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputFileError(str(path), "no such model file") from None
-    except UnicodeDecodeError:
-        raise InputFileError(str(path), "not a text file, the file is corrupt") from None
-    return loads(text, str(path))
+    return loads(read_text(path), str(path))

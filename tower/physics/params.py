@@ -185,14 +185,6 @@ class PhysicsParams:
     @classmethod
     def load(cls, path: str | Path) -> PhysicsParams:
         """Read a parameter file written by :meth:`dump` (or by hand)."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputFileError(str(path), f"cannot read: {exc.strerror}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputFileError(
-                str(path), f"not valid JSON ({exc.msg})", line=exc.lineno
-            ) from None
-        return cls.from_json(data, path=str(path))
+        from tower.files.inputs import load_json
+
+        return cls.from_json(load_json(path), path=str(path))

@@ -492,15 +492,19 @@ class TowerSim:
             The tower; read from the snapshot's embedded TOML if omitted. It must resolve
             to the same TOML as the snapshot's.
         """
+        from tower.files.inputs import load_json
+        from tower.physics.snapshot_checks import check_snapshot
+
         path = str(path)
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise SnapshotError(path, f"cannot read: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise SnapshotError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
-        if not isinstance(data, dict) or data.get("schema") != SNAPSHOT_SCHEMA:
-            raise SnapshotError(path, f"expected schema {SNAPSHOT_SCHEMA!r}", field="schema")
+            data = load_json(path)
+            if not isinstance(data, dict) or data.get("schema") != SNAPSHOT_SCHEMA:
+                raise SnapshotError(path, f"expected schema {SNAPSHOT_SCHEMA!r}", field="schema")
+            check_snapshot(data, path)
+        except InputFileError as exc:
+            if isinstance(exc, SnapshotError):
+                raise
+            raise SnapshotError(path, exc.reason, line=exc.line, field=exc.field) from None
         spec = spec if spec is not None else (geometry.spec if geometry else None)
         if spec is None:
             spec = _spec_from_toml(data.get("spec_toml"), path)

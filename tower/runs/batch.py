@@ -3,9 +3,12 @@
 :func:`run_tasks` runs ``fn(task.args)`` for every :class:`Task` and appends each result, a
 JSON object carrying the task's key in ``key_field``, as one line of a JSONL file. Lines are
 written in task order (results that finish early wait in memory for their predecessors),
-flushed and fsynced one by one. On a restart, keys already in the file are skipped, and a
-last line cut short by a kill is detected and removed; an interrupted run completed by a
-second run therefore yields the same file, byte for byte, as one uninterrupted run.
+flushed and fsynced one by one. The file starts with a run header (the command and the
+settings that determine every record, :func:`tower.files.outputs.run_header`): a restart
+resumes only a file with the same header (else :class:`~tower.files.outputs.OutputError`,
+unless ``force``), skips the keys already in it, and removes a last line cut short by a
+kill; an interrupted run completed by a second run therefore yields the same file, byte
+for byte, as one uninterrupted run.
 
 Work runs in this process (``workers=1``), on a local
 :class:`concurrent.futures.ProcessPoolExecutor` (default), or on a Dask cluster when
@@ -18,9 +21,10 @@ Examples
 >>> import tempfile, pathlib
 >>> out = pathlib.Path(tempfile.mkdtemp()) / "squares.jsonl"
 >>> tasks = [Task(k, k) for k in range(4)]
->>> run_tasks(tasks, square_record, out, workers=1, progress=False)
+>>> head = run_header("squares", {})
+>>> run_tasks(tasks, square_record, out, header=head, workers=1, progress=False)
 {'done': 4, 'skipped': 0, 'path': ...}
->>> run_tasks(tasks, square_record, out, workers=1, progress=False)["skipped"]
+>>> run_tasks(tasks, square_record, out, header=head, workers=1, progress=False)["skipped"]
 4
 """
 
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError, TowerError
+from tower.files.outputs import claim_resumable, is_header, run_header, write_text
 
 #: A task key: a JSON scalar, unique within a batch.
 Key = str | int
@@ -68,11 +73,12 @@ def encode(record: dict[str, Any]) -> str:
 
 
 def read_done(path: str | Path, key_field: str = "key", *, repair: bool = False) -> list[Key]:
-    """Keys of the complete records in a result file, in file order.
+    """Keys of the complete records in a result file, in file order (header skipped).
 
     A last line without its newline, or that is not valid JSON, is what a kill mid-write
-    leaves; with ``repair=True`` the file is truncated to its last complete line, otherwise
-    that line is ignored. Any other bad line raises :class:`InputFileError`.
+    leaves; with ``repair=True`` (only for a file whose header :func:`run_tasks` has
+    claimed) the file is truncated to its last complete line, otherwise that line is
+    ignored. Any other bad line raises :class:`InputFileError`.
     """
     path = Path(path)
     if not path.exists():
@@ -89,9 +95,17 @@ def read_done(path: str | Path, key_field: str = "key", *, repair: bool = False)
             record = json.loads(raw)
         except ValueError:
             raise InputFileError(str(path), "not a JSON line", line=lineno) from None
+        if lineno == 1 and is_header(record):
+            good_end += len(raw) + 1
+            continue
         if not isinstance(record, dict) or key_field not in record:
             raise InputFileError(str(path), "record has no key", line=lineno, field=key_field)
         key = record[key_field]
+        if isinstance(key, bool) or not isinstance(key, str | int):
+            raise InputFileError(
+                str(path), f"key must be a string or integer, got {key!r:.40}", line=lineno,
+                field=key_field,
+            )  # fmt: skip
         if key in seen:
             raise InputFileError(str(path), f"duplicate key {key!r}", line=lineno, field=key_field)
         seen.add(key)
@@ -103,6 +117,21 @@ def read_done(path: str | Path, key_field: str = "key", *, repair: bool = False)
             fh.flush()
             os.fsync(fh.fileno())
     return keys
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """The complete records of a result file, in file order, header and torn line skipped."""
+    from tower.files.inputs import read_bytes
+
+    records = []
+    for lineno, raw in enumerate(read_bytes(path).split(b"\n")[:-1], start=1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            raise InputFileError(str(path), "not a JSON line", line=lineno) from None
+        if not (lineno == 1 and is_header(record)):
+            records.append(record)
+    return records
 
 
 def _serial(fn: Callable[[Any], dict], todo: Sequence[Task]) -> Iterator[tuple[int, Any]]:
@@ -134,9 +163,7 @@ def _dask(scheduler: Any, fn: Callable, todo: Sequence[Task]) -> Iterator[tuple[
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
-        futures = {
-            client.submit(fn, task.args, pure=False): i for i, task in enumerate(todo)
-        }
+        futures = {client.submit(fn, task.args, pure=False): i for i, task in enumerate(todo)}
         for fut in as_completed(list(futures)):
             i = futures[fut]
             if fut.status == "error":
@@ -160,6 +187,8 @@ def run_tasks(
     progress: bool = True,
     key_field: str = "key",
     desc: str = "tasks",
+    header: dict[str, Any] | None = None,
+    force: bool = False,
 ) -> dict[str, Any]:
     """Run every task not yet in ``out_path`` and append its result there, in task order.
 
@@ -179,6 +208,11 @@ def run_tasks(
         Show a tqdm progress bar.
     key_field : str
         Name of the field holding the key in each record.
+    header : dict, optional
+        The run header (:func:`tower.files.outputs.run_header`) the file starts with;
+        default: one naming only ``desc``.
+    force : bool
+        Replace an existing file that is not this run's (another header or none).
 
     Returns
     -------
@@ -195,8 +229,12 @@ def run_tasks(
         dup = sorted({k for k in keys if keys.count(k) > 1}, key=str)
         raise ValueError(f"task keys must be unique; repeated: {dup[:5]}")
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    done = set(read_done(out_path, key_field, repair=True))
+    header = header if header is not None else run_header(desc, {})
+    if claim_resumable(out_path, header, force=force):
+        done = set(read_done(out_path, key_field, repair=True))
+    else:
+        write_text(out_path, encode(header), checked=True)
+        done = set()
     todo = [t for t in tasks if t.key not in done]
     skipped = len(tasks) - len(todo)
     if not todo:

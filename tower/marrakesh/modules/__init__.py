@@ -14,6 +14,7 @@ from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     desert_towns,
     edicts,
     exchange_offices,
+    experts,
     imam_sultan,
     personal_tasks,
     second_hand_shop,

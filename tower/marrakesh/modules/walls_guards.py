@@ -778,7 +778,8 @@ def _encode(state: State, viewer: int, d: dict[str, Any]) -> None:
     """Everything of Walls & Guards is public: boards, wall, watchmen, the tower's base."""
     d["wg.brigands"][0] = state.brigands
     for c in state.carry:
-        d["wg.carry"][KESHI_COLOURS.index(c)] += 1
+        if c in KESHI_COLOURS:  # other pieces carried (expert keshis) are their module's
+            d["wg.carry"][KESHI_COLOURS.index(c)] += 1
     k = len(KESHI_COLOURS)
     for x in state.battle_base:  # keshis by colour, then watchmen by colour, then brigands
         piece = Piece.parse(x)
