@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
+from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
 from tower.marrakesh.rules import Task, advance, push
 
@@ -51,7 +52,9 @@ def act(state: State, text: str) -> None:
 def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Callable]:
     """Run the decorated test ``f(seed, players, modules, picks)`` on Hypothesis examples
     whose ``modules`` hold ``module`` and any of the others."""
-    others = st.sets(st.sampled_from([m for m in MODULES if m != module]))
+    others = st.sets(st.sampled_from([m for m in MODULES if m != module])).filter(
+        lambda s: refusal(4, s | {module}) is None  # only combinations the rules allow
+    )
 
     def deco(f: Callable) -> Callable:
         return settings(
@@ -78,6 +81,7 @@ def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
             state.sample_chance()
             continue
         legal = state.legal_action_ids()
+        assert legal and len(set(legal)) == len(legal) and all(0 <= i < n for i in legal)
         before = state.to_json()
         wrong = next(i for i in range(k % n, k % n + n + 1) if i % n not in legal) % n
         with pytest.raises(IllegalActionError):

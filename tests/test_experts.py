@@ -33,6 +33,7 @@ from tower.marrakesh import MODULES, Game, GameConfig
 from tower.marrakesh.actions import action_id
 from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.components import load
+from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import experts as ex
 from tower.marrakesh.rules import IllegalActionError, T, advance, push, thrown
@@ -474,7 +475,9 @@ NUM = Game(GameConfig(modules=EXPERTS)).num_distinct_actions
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from(sorted(set(MODULES) - EXPERTS))),
+    others=st.sets(st.sampled_from(sorted(set(MODULES) - EXPERTS))).filter(
+        lambda s: refusal(4, s | EXPERTS) is None  # only combinations the rules allow
+    ),
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
 def test_hypothesis_action_sequences_with_experts(seed, players, others, picks):

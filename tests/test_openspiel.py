@@ -10,6 +10,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import tower.marrakesh.adapters.openspiel  # noqa: E402 (registers the game)
 from tower.marrakesh.adapters.openspiel import PASS  # noqa: E402
+from tower.marrakesh.hooks import maximal_sets  # noqa: E402
 
 
 def _to_selection(state, rng):
@@ -31,6 +32,15 @@ def test_random_sim_test_two_players():
 def test_random_sim_test_four_players_all_modules_with_serialization():
     game = pyspiel.load_game("python_marrakesh", {"players": 4, "modules": "all"})
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("modules", maximal_sets(2), ids=lambda m: "+".join(sorted(m))[:40])
+def test_random_sim_test_with_every_compatible_module(modules):
+    """Each largest allowed combination (one with the Closed Madrasa, one with the
+    Second-Hand Shop, which exclude each other), serialization included."""
+    params = {"players": 2, "modules": "+".join(sorted(modules))}
+    game = pyspiel.load_game("python_marrakesh", params)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def test_chance_nodes_are_explicit_equiprobable_lists():

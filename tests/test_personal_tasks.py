@@ -19,9 +19,10 @@ import pytest
 from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import MODULES, ConfigError, Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import ConfigError, Game, GameConfig, IllegalActionError, State, play
 from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.agents import RandomAgent
+from tower.marrakesh.hooks import maximal_sets
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import personal_tasks as pt
 from tower.marrakesh.rules import T
@@ -61,7 +62,7 @@ def test_reward_tables():
     assert [pt.points_for(list(range(n)))[1] for n in range(7)] == [0, 1, 3, 7, 7, 7, 7]
 
 
-@pytest.mark.parametrize("modules", [PT, PT | {"walls_guards"}, frozenset(MODULES)])
+@pytest.mark.parametrize("modules", [PT, PT | {"walls_guards"}, *maximal_sets()])
 def test_cards_that_cannot_be_fulfilled_are_replaced(modules):
     cards = pt.load()["cards"]
     for seed in range(30):

@@ -11,6 +11,7 @@ from pettingzoo.test import api_test
 
 from tower.marrakesh import IllegalActionError
 from tower.marrakesh.adapters.pettingzoo import MarrakeshEnv
+from tower.marrakesh.hooks import maximal_sets
 
 
 def _play(env: MarrakeshEnv, seed: int) -> list[int]:
@@ -32,10 +33,10 @@ def test_api_test_four_players():
     api_test(env, num_cycles=200, verbose_progress=False)
 
 
-def test_api_test_two_players_all_modules():
-    from tower.marrakesh import MODULES
-
-    api_test(MarrakeshEnv(players=2, modules=MODULES), num_cycles=40, verbose_progress=False)
+@pytest.mark.parametrize("modules", maximal_sets(2), ids=lambda m: "+".join(sorted(m))[:40])
+def test_api_test_two_players_all_modules(modules):
+    """Every compatible module: each largest allowed combination."""
+    api_test(MarrakeshEnv(players=2, modules=modules), num_cycles=40, verbose_progress=False)
 
 
 def test_whole_game_rewards_and_seeding():

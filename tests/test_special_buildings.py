@@ -33,6 +33,7 @@ from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
 
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
+from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import special_buildings as sb
 from tower.marrakesh.rules import T, advance, pay_any
@@ -421,7 +422,9 @@ def test_watchtower_tile_repels_a_brigand_for_two_extra_points():
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])),
+    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])).filter(
+        lambda s: refusal(4, s | {SB}) is None
+    ),
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
 def test_hypothesis_action_sequences_with_special_buildings(seed, players, others, picks):
@@ -435,7 +438,9 @@ def test_hypothesis_action_sequences_with_special_buildings(seed, players, other
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])),
+    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])).filter(
+        lambda s: refusal(4, s | {SB}) is None
+    ),
     agent=st.integers(0, 10_000),
 )
 def test_whole_games_with_special_buildings(seed, players, others, agent):

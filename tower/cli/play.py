@@ -22,7 +22,10 @@ import click
 @click.option(
     "--modules",
     default="",
-    help="Comma-separated expansion modules, or 'all' (default: base game only).",
+    help=(
+        "Comma-separated expansion modules, or 'all' (every compatible module; "
+        "default: base game only)."
+    ),
 )
 def play(players: int, seed: int, seat: int, agent_kind: str, modules: str) -> None:
     """Play Marrakesh in the terminal against agents.
@@ -31,13 +34,16 @@ def play(players: int, seed: int, seat: int, agent_kind: str, modules: str) -> N
     actions numbered: type a number or the action's text (e.g. colour:red); q quits.
     The tower is the baseline model; the game is reproducible from --seed and your moves.
     """
-    from tower.marrakesh import MODULES, Game, GameConfig, RandomAgent
+    from tower.marrakesh import Game, GameConfig, RandomAgent
     from tower.marrakesh.greedy import GreedyAgent
+    from tower.marrakesh.hooks import everything
     from tower.marrakesh.ui import play_terminal
 
     if not 0 <= seat < players:
         raise click.BadParameter(f"must be between 0 and {players - 1}", param_hint="--seat")
-    chosen = frozenset(MODULES) if modules == "all" else frozenset(filter(None, modules.split(",")))
+    chosen = (
+        everything(players) if modules == "all" else frozenset(filter(None, modules.split(",")))
+    )
     game = Game(GameConfig(players=players, modules=chosen))
     make = GreedyAgent if agent_kind == "greedy" else RandomAgent
     agents = [None if k == seat else make(1000 * seed + k) for k in range(players)]

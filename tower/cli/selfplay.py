@@ -62,7 +62,10 @@ def _run_to_file(
 @click.option(
     "--modules",
     default="",
-    help="Comma-separated expansion modules, or 'all' (default: base game only).",
+    help=(
+        "Comma-separated expansion modules, or 'all' (every compatible module; "
+        "default: base game only)."
+    ),
 )
 @click.option(
     "--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Local processes."
@@ -102,9 +105,11 @@ def selfplay(
 
     from tower.marrakesh import MODULES
     from tower.marrakesh.game import ConfigError
+    from tower.marrakesh.hooks import everything
     from tower.marrakesh.selfplay import selfplay as run
 
-    chosen = sorted(MODULES) if modules == "all" else sorted(filter(None, modules.split(",")))
+    named = filter(None, modules.split(","))
+    chosen = sorted(everything(players)) if modules == "all" else sorted(named)
     unknown = sorted(set(chosen) - set(MODULES))
     if unknown:
         raise ConfigError(f"unknown modules {unknown}; known: {list(MODULES)}")

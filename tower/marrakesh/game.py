@@ -13,7 +13,7 @@ from tower.errors import TowerError
 from tower.marrakesh import actions
 from tower.marrakesh.actions import ACTIONS, Action
 from tower.marrakesh.components import Components, load
-from tower.marrakesh.hooks import REGISTRY, Hooks, check_names
+from tower.marrakesh.hooks import Hooks, refusal
 from tower.model.baseline import BaselineModel
 from tower.model.interface import TowerModel
 
@@ -35,22 +35,9 @@ class GameConfig:
         if not isinstance(self.players, int) or not 2 <= self.players <= 4:
             raise ConfigError(f"Marrakesh is played by 2 to 4 players, not {self.players!r}")
         object.__setattr__(self, "modules", frozenset(self.modules))
-        unknown = check_names(self.modules)
-        if unknown:
-            raise ConfigError(f"unknown modules {unknown}; known: {list(REGISTRY)}")
-        for name in sorted(self.modules):
-            mod = REGISTRY[name]
-            if not mod.playable:
-                raise ConfigError(f"module {name!r} ({mod.title}) is not playable yet")
-            missing = sorted(mod.requires - self.modules)
-            if missing:
-                raise ConfigError(f"module {name!r} needs the modules {missing}")
-            clash = sorted(mod.excludes & self.modules)
-            if clash:
-                raise ConfigError(f"module {name!r} cannot be combined with {clash}")
-            reason = mod.check_config(self.players, self.modules)
-            if reason:
-                raise ConfigError(f"module {name!r}: {reason}")
+        reason = refusal(self.players, self.modules)
+        if reason:
+            raise ConfigError(reason)
 
 
 #: (id of the base components, modules) -> (base components, assembled components).

@@ -33,6 +33,11 @@ Class attributes (data):
     ``modules/__init__.py`` to keep the ids of older kinds stable.
 ``replaces``
     Core features the module replaces (names in :data:`FEATURES`): the core skips them.
+``redirects``
+    Core decisions the module answers in its own way, ``((core kind, module kind), ...)``: a
+    pending decision of the core kind is answered by the module's options and resolution
+    (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the souk). Two enabled
+    modules may not redirect the same kind.
 ``season_steps``
     Steps of the season scoring, each anchored after a core step or an earlier module
     step (:data:`SEASON_STEPS` are the core's: ``river``, ``provisions``, ``prepare``).
@@ -71,7 +76,10 @@ Methods (hooks), in the order a game meets them:
    may push tasks, which run next),
    ``discount(state, p, what) -> int`` (``"scroll_dates"``, ``"luxury_keshis"``),
    ``returnable(state, p, colours) -> colours`` and ``return_keshi(state, p, colour) ->
-   bool`` (the oasis track's exchange icon). Extra decisions are registered with
+   bool`` (the oasis track's exchange icon), ``track_slot(state, p) -> int | None``
+   (the oasis-track space the activated oasis just added to ``claimed`` takes: a module
+   that frees spaces, e.g. the Second-Hand Shop, fills its gaps first; it records the
+   placement; ``None``: the next space on the right). Extra decisions are registered with
    :func:`tower.marrakesh.rules.task`, :func:`~tower.marrakesh.rules.options` and
    :func:`~tower.marrakesh.rules.resolve`; effects of new components with
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
@@ -164,6 +172,7 @@ class Module:
     excludes: ClassVar[frozenset[str]] = frozenset()
     action_kinds: ClassVar[tuple[tuple[str, int], ...]] = ()
     replaces: ClassVar[frozenset[str]] = frozenset()
+    redirects: ClassVar[tuple[tuple[str, str], ...]] = ()
     season_steps: ClassVar[tuple[SeasonStep, ...]] = ()
     setup_last: ClassVar[bool] = False
 
@@ -232,6 +241,9 @@ class Module:
 
     def return_keshi(self, state: State, p: int, colour: str) -> bool:
         return False
+
+    def track_slot(self, state: State, p: int) -> int | None:
+        return None
 
     def vendor_water(self, state: State, p: int) -> None:
         return None
@@ -339,6 +351,60 @@ def check_names(names: Iterable[str]) -> list[str]:
     return sorted(set(names) - set(REGISTRY))
 
 
+def refusal(players: int, names: Iterable[str]) -> str | None:
+    """Why a game of ``players`` with the modules ``names`` is not allowed (unknown,
+    unplayable, a required module missing, two modules that exclude each other, a module's
+    :meth:`Module.check_config`), or ``None``."""
+    modules = frozenset(names)
+    unknown = check_names(modules)
+    if unknown:
+        return f"unknown modules {unknown}; known: {list(REGISTRY)}"
+    for name in sorted(modules):
+        mod = REGISTRY[name]
+        if not mod.playable:
+            return f"module {name!r} ({mod.title}) is not playable yet"
+        missing = sorted(mod.requires - modules)
+        if missing:
+            return f"module {name!r} needs the modules {missing}"
+        clash = sorted(
+            (mod.excludes & modules) | {o for o in modules if name in REGISTRY[o].excludes}
+        )
+        if clash:
+            return f"module {name!r} ({mod.title}) cannot be combined with {clash}"
+        reason = mod.check_config(players, modules)
+        if reason:
+            return f"module {name!r}: {reason}"
+    return None
+
+
+def maximal_sets(players: int = 4) -> list[frozenset[str]]:
+    """The largest combinations of playable modules the rules allow: each module is added
+    in registration order (and, for the second set, in reverse order) when the modules
+    chosen so far allow it. With no exclusions both are every playable module; with one
+    excluded pair (the Closed Madrasa and the Second-Hand Shop), one set leaves out each.
+
+    >>> import tower.marrakesh
+    >>> all(refusal(4, s) is None for s in maximal_sets())
+    True
+    """
+    names = [n for n, m in REGISTRY.items() if m.playable]
+    out: list[frozenset[str]] = []
+    for ordered in (names, names[::-1]):
+        chosen: set[str] = set()
+        for n in ordered:
+            if refusal(players, chosen | {n}) is None:
+                chosen.add(n)
+        if frozenset(chosen) not in out:
+            out.append(frozenset(chosen))
+    return out
+
+
+def everything(players: int = 4) -> frozenset[str]:
+    """Every compatible module: the first of :func:`maximal_sets` (``"all"`` in the
+    command line and the adapters)."""
+    return maximal_sets(players)[0]
+
+
 class Hooks:
     """The hooks of the enabled modules of one game, in the documented order.
 
@@ -355,6 +421,13 @@ class Hooks:
             )
             setattr(self, hook, bound)
         self.replaced: frozenset[str] = frozenset(f for m in self.modules for f in m.replaces)
+        #: Core decision kind -> the kind of the module that answers it.
+        self.redirects: dict[str, str] = {}
+        for m in self.modules:
+            for kind, own in m.redirects:
+                if kind in self.redirects:
+                    raise RegistryError(f"{m.name}: decision {kind!r} is already redirected")
+                self.redirects[kind] = own
         self.setup_asks = tuple(sorted(self.setup_asks, key=lambda fn: fn.__self__.setup_last))
         self.season = _season_steps(self.modules)
         layout = {"start": True, "towns": False}

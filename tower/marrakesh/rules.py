@@ -220,6 +220,8 @@ def advance(state: State) -> None:
         if t == "ask":
             opts = top.get("o")
             if opts is None:
+                # A module may answer a core decision its own way (Module.redirects).
+                top["k"] = state.game.hooks.redirects.get(top["k"], top["k"])
                 opts = top["o"] = OPTIONS[top["k"]](state, top)
             if len(opts) > 1:
                 return

@@ -825,7 +825,9 @@ def claim_oasis(state: State, p: int, oid: int) -> None:
     """Put a claimed oasis on the next track space and use what it covers."""
     pl = state.players[p]
     pl.claimed.append(oid)
-    slot = len(pl.claimed) - 1
+    slot = state.game.hooks.first("track_slot", state, p)
+    if slot is None:
+        slot = len(pl.claimed) - 1
     track = state.game.components["sahara"]["track"]
     icon = track[slot] if slot < len(track) else "none"
     if str(slot) in pl.track:

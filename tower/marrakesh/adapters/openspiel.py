@@ -47,7 +47,8 @@ No information state *tensor* is provided: a fixed-size perfect-recall encoding 
 500-move game would be mostly padding.
 
 Parameters (``pyspiel.load_game("python_marrakesh", {...})``): ``players`` (2-4,
-default 4), ``modules`` (comma-separated module names or ``all``, default none),
+default 4), ``modules`` (module names separated by ``+`` or commas, or ``all``: every
+compatible module; default none; a game string that is serialized needs ``+``),
 ``setup_seeds`` (default 1000), ``throw_seeds`` (default 64), ``tower``
 (``baseline``, the default, or ``shipped`` for the shipped distilled model).
 
@@ -75,7 +76,7 @@ import pyspiel
 from tower.marrakesh.actions import ACTIONS
 from tower.marrakesh.adapters.views import TensorLayout, flat_view, view_text
 from tower.marrakesh.game import ConfigError, Game, GameConfig
-from tower.marrakesh.hooks import REGISTRY
+from tower.marrakesh.hooks import everything
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, State
 
 SHORT_NAME = "python_marrakesh"
@@ -124,8 +125,8 @@ def _tower_model(name: str):
 
 def _modules(text: str) -> frozenset[str]:
     if text == "all":
-        return frozenset(name for name, m in REGISTRY.items() if m.playable)
-    return frozenset(m.strip() for m in text.split(",") if m.strip())
+        return everything()  # every compatible module
+    return frozenset(m.strip() for m in text.replace("+", ",").split(",") if m.strip())
 
 
 class MarrakeshGame(pyspiel.Game):

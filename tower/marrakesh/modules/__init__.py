@@ -8,7 +8,9 @@ module declares get their ids in that order, so add new modules at the end. The 
 
 from tower.marrakesh.hooks import REGISTRY
 from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
+    alms,
     chess,
+    closed_madrasa,
     desert_towns,
     edicts,
     exchange_offices,
@@ -16,6 +18,7 @@ from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     gifts,
     imam_sultan,
     personal_tasks,
+    second_hand_shop,
     special_buildings,
     spectators,
     staircase_tiles,

@@ -59,11 +59,11 @@ CATALOGUE: tuple[Entry, ...] = (
         "Tent, Betting Booth, University need modules it lacks: 2 buildings in play, 4 "
         "with Walls & Guards",
     ),
-    Entry("closed_madrasa", "The Closed Madrasa", GEMS_EXPERTS),
+    Entry("closed_madrasa", "The Closed Madrasa", GEMS_EXPERTS, "not with the Second-Hand Shop"),
     Entry("gems", "Gems", GEMS_EXPERTS),
     Entry("experts", "The Experts", GEMS_EXPERTS),
     Entry("alms", "Alms", GEMS_EXPERTS),
-    Entry("second_hand_shop", "Second-Hand Shop", GEMS_EXPERTS),
+    Entry("second_hand_shop", "Second-Hand Shop", GEMS_EXPERTS, "not with the Closed Madrasa"),
     Entry("gifts", "Luxury Goods: Gifts", GEMS_EXPERTS),
     Entry("statuettes", "Luxury Goods: Statuettes", GEMS_EXPERTS),
 )

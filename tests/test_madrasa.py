@@ -1,0 +1,276 @@
+"""The Closed Madrasa (Gems & Experts) in the Marrakesh engine.
+
+The rulebook's worked example, played through the engine: Lukas has 6 gray scholar
+keshis and an assistant in the Madrasa; scrolls under a marker are blocked; he pays 2 dates
+for a pink scroll, the pink marker moves onto it, then 1 date for a gray scroll, whose
+marker moves too (:func:`test_rulebook_lukas_uses_a_pink_then_a_gray_scroll`). Then each
+rule: once per turn, the keshi tiles, the oasis track's yellow scroll, scroll 14's
+provisions, the sides, the sorted-out components, every one of the 24 scrolls.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from marrakesh_checks import legal_sequence, round_trip, sequences_with
+from test_marrakesh_rules import give, legal, run
+
+from tower.marrakesh import Game, GameConfig
+from tower.marrakesh.components import load
+from tower.marrakesh.game import ConfigError
+from tower.marrakesh.invariants import check
+from tower.marrakesh.modules.closed_madrasa import MadrasaSidesError, board, with_sides
+from tower.marrakesh.rules import T
+from tower.marrakesh.sectors import claim_oasis
+
+MADRASA = frozenset({"closed_madrasa"})
+
+
+def madrasa(players: int = 2, sides: str = "AAAA", seed: int = 0, modules=MADRASA):
+    """A state after setup with the Madrasa pieces on ``sides``, nothing pending."""
+    game = Game(GameConfig(players=players, modules=modules), with_sides(load(), sides))
+    state = game.new_initial_state(seed)
+    while state.current_player >= 0:
+        state.apply(state.legal_actions()[0])
+    state.stack = []
+    state.start = state.season_start = 0
+    state.turn = 0
+    return state
+
+
+def scrolls_offered(state) -> list[str]:
+    return [a for a in legal(state) if a.startswith("scroll:")]
+
+
+def test_rulebook_lukas_uses_a_pink_then_a_gray_scroll():
+    state = madrasa()
+    pl = state.players[0]
+    give(state, 0, "gray", 6)
+    pl.dates = 3
+    pl.disc = 2  # main-square spaces 4 (2 points) and 7 face 3 spectators
+    run(state, T("action", p=0, s="gray"))
+    # The scrolls under the 4 markers (slot 2 of each area) are blocked.
+    offered = scrolls_offered(state)
+    assert not any(a.endswith("2") for a in offered)
+    assert {"scroll:gray0", "scroll:yellow1", "scroll:pink0", "scroll:orange1"} <= set(offered)
+    state.apply("scroll:pink0")  # scroll 13: 5 scholars, 2 dates
+    assert pl.dates == 1 and state.ext["closed_madrasa"]["markers"][2] == 0
+    assert legal(state) == ["slot:4", "slot:7"]  # a space facing 3 spectators, once
+    points = pl.score
+    state.apply("slot:4")
+    assert pl.score == points + 2
+    # 1 scholar left: only the gray scrolls (1 scholar, 1 date).
+    assert scrolls_offered(state) == ["scroll:gray0", "scroll:gray1"]
+    state.apply("scroll:gray1")  # scroll 02: 2 dinars or 1 river step
+    assert pl.dates == 0 and state.ext["closed_madrasa"]["markers"][0] == 1
+    dinars = pl.dinars
+    state.apply("choice:0")
+    assert pl.dinars == dinars + 2 and state.stack == []  # no scholar left: done
+    assert state.ext["closed_madrasa"]["markers"] == [1, 2, 0, 2]
+    check(state)
+
+
+def test_scholars_and_dates_limit_the_scrolls():
+    state = madrasa()
+    pl = state.players[0]
+    give(state, 0, "gray", 4)
+    pl.dates = 5
+    run(state, T("action", p=0, s="gray"))
+    assert {a[7:-1] for a in scrolls_offered(state)} == {"gray", "yellow"}  # 5 needed for pink
+    state.apply("scroll:yellow0")  # 3 scholars: 1 left
+    state.apply(legal(state)[0])  # scroll 07's double goods tile
+    assert {a[7:-1] for a in scrolls_offered(state)} == {"gray"}
+    pl.dates = 0
+    state.stack[-1].pop("o")  # options are computed when the decision comes up
+    state.stack[-1]["budget"] = 1
+    state.stack = [state.stack[-1]]
+    run(state)
+    assert state.stack == []  # no date left: nothing to use
+
+
+def test_each_scroll_at_most_once_per_turn():
+    state = madrasa()
+    pl = state.players[0]
+    give(state, 0, "gray", 3)
+    pl.dates = 3
+    run(state, T("action", p=0, s="gray"))
+    state.apply("scroll:gray0")  # scroll 01: a keshi tile
+    state.apply("choice:0")
+    state.apply("scroll:gray1")  # the marker moves off 01 ...
+    state.apply("choice:0")
+    assert "scroll:gray0" not in scrolls_offered(state)  # ... but 01 was used this turn
+    state.apply("pass")
+    state.turn = 1  # another turn: 01 is free again
+    state.players[1].dates = 1
+    give(state, 1, "gray")
+    run(state, T("action", p=1, s="gray"))
+    assert "scroll:gray0" in scrolls_offered(state)
+
+
+def test_keshi_tiles_come_back_when_one_is_left():
+    state = madrasa()
+    tiles = state.ext["closed_madrasa"]["tiles"]["single"]
+    layout = state.game.components["madrasa_layout"]["single"]
+    pl = state.players[0]
+    for k in range(len(layout) - 1):
+        run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_tile", "pool": "single"}))
+        colour = tiles["on"][0]
+        before = pl.keshis[colour]
+        state.apply("choice:0")
+        while state.stack:  # where the entertainer or caravan keshi goes
+            state.apply(legal(state)[0])
+        assert pl.keshis[colour] == before + 1
+        if k < len(layout) - 2:
+            assert len(tiles["on"]) == len(layout) - k - 1 and colour in tiles["aside"]
+        check(state)
+    assert tiles["on"] == layout and tiles["aside"] == []  # all back on the scroll
+
+
+def test_double_tiles_deploy_two_keshis():
+    state = madrasa(sides="BBBB")
+    pl = state.players[0]
+    run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_tile", "pool": "double"}))
+    colour = state.ext["closed_madrasa"]["tiles"]["double"]["on"][3]
+    state.apply("choice:3")
+    while state.stack:
+        state.apply(legal(state)[0])
+    assert pl.keshis[colour] == 2
+    run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_tile", "pool": "double_goods"}))
+    state.apply("choice:1")
+    assert pl.keshis["purple"] == 2
+    check(state)
+
+
+def test_oasis_track_scroll_icon_uses_a_free_yellow_scroll_for_free():
+    state = madrasa()
+    pl = state.players[0]
+    pl.claimed = pl.oases[:3]  # the next oasis lands on the track's scroll icon
+    pl.dates = 0
+    points = pl.score
+    run(state, T("fx", p=0, e={"op": "gain"}))
+    claim_oasis(state, 0, pl.oases[3])
+    run(state)
+    assert set(scrolls_offered(state)) == {"scroll:yellow0", "scroll:yellow1"}
+    state.apply("scroll:yellow1")  # scroll 08: 1 dinar, 1 water, 1 date and 2 points
+    assert (pl.dates, pl.score) == (1, points + 2)
+    assert state.ext["closed_madrasa"]["markers"][1] == 1
+    check(state)
+
+
+def test_scroll_14_reserves_resources_for_the_provisions():
+    state = madrasa(sides="AAAA")
+    pl = state.players[0]
+    pl.provisions = [[1, True], [2, False], [3, False]]  # tile 1 costs 1 dinar and 1 date
+    for _ in range(2):
+        run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_provisions"}))
+        state.apply("resource:dates")
+    assert pl.ext["closed_madrasa"] == {
+        "reserved": {"water": 0, "dates": 2, "dinars": 0},
+        "uses": 2,
+    }
+    give(state, 0, "gray", 5)
+    pl.dates = 2
+    state.ext["closed_madrasa"]["markers"][2] = 0
+    run(state, T("action", p=0, s="gray"))
+    assert "scroll:pink1" not in scrolls_offered(state)  # twice a season at most
+    state.stack = []
+    pl.water = pl.dinars = pl.dates = 0
+    pl.dinars = 1
+    run(state, T("madrasa_release", p=0), T("provide", p=0))
+    # 1 reserved date paid the tile's date, the other went back to the supply.
+    assert (pl.dinars, pl.dates) == (0, 0)
+    assert not [e for e in state.score_events if "provided" in e[2]]
+    assert pl.ext["closed_madrasa"]["uses"] == 0
+    check(state)
+
+
+def test_components_sides_and_the_sorted_out_tiles():
+    state = madrasa(sides="ABBA")
+    assert board(state) == [[1, 2, 3], [10, 11, 12], [16, 17, 18], [19, 20, 21]]
+    assert board(madrasa(sides="BBBB")) == [[4, 5, 6], [10, 11, 12], [16, 17, 18], [22, 23, 24]]
+    comps = state.game.components
+    assert 23 not in comps.oases and {3, 10}.isdisjoint(comps.desert_towns)
+    assert not any(state.stacks) and all(pl.scrolls == [] for pl in state.players)
+    for bad in ("ABC", "AAAAA", "abab"):
+        with pytest.raises(MadrasaSidesError):
+            with_sides(load(), bad)
+
+
+@pytest.mark.parametrize(
+    "modules", [["closed_madrasa", "second_hand_shop"], ["second_hand_shop", "closed_madrasa"]]
+)
+def test_config_refuses_the_second_hand_shop(modules):
+    with pytest.raises(ConfigError, match="cannot be combined with"):
+        GameConfig(players=3, modules=frozenset(modules))
+
+
+@pytest.mark.parametrize("sid", range(1, 25))
+def test_every_printed_scroll_can_be_used_and_resolved(sid):
+    """Each of the 24 printed scrolls, used with random follow-up choices on a board
+    seeded so that most effects have something to act on."""
+    area, side = divmod(sid - 1, 6)
+    sides = ["A"] * 4
+    sides[area] = "AB"[side // 3]
+    state = madrasa(players=3, sides="".join(sides), seed=sid)
+    slot = (sid - 1) % 3
+    state.ext["closed_madrasa"]["markers"][area] = (slot + 1) % 3
+    pl = state.players[0]
+    give(state, 0, "gray", 5)
+    for c in ("turquoise", "white", "black", "pink", "brown", "beige", "yellow", "orange"):
+        give(state, 0, c, 2)
+    pl.revealed = [True] * 6
+    pl.claimed = [pl.oases[4], pl.oases[5]]
+    pl.claimed_at[4] = pl.claimed_at[5] = True
+    pl.dates, pl.water, pl.dinars = 6, 4, 4
+    pl.provisions[0][1] = True
+    pl.disc = 6  # the entertainer on main-square space 0 faces 3 spectators (scroll 12)
+    run(state, T("action", p=0, s="gray"))
+    colour = ("gray", "yellow", "pink", "orange")[area]
+    assert f"scroll:{colour}{slot}" in scrolls_offered(state)
+    score_before = pl.score
+    state.apply(f"scroll:{colour}{slot}")
+    assert sid in state.ext["closed_madrasa"]["used"]["ids"]
+    rng = random.Random(sid)
+    while not state.is_terminal():
+        options = [a for a in state.legal_actions() if not str(a).startswith("scroll:")]
+        state.apply(rng.choice(options or state.legal_actions()))
+        check(state)
+    assert state.ext["closed_madrasa"]["markers"][area] == slot
+    assert pl.score >= score_before or sid == 24
+
+
+def test_scrolls_19_23_and_24():
+    state = madrasa()
+    pl = state.players[0]
+    pl.water, pl.dates, pl.dinars = 10, 10, 10
+    points = pl.score
+    run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_return", "points": 2}))
+    state.apply("number:10")  # water
+    assert legal(state)[-1] == "number:2"  # 12 resources at most
+    state.apply("number:2")
+    assert pl.score == points + 24 and state.stack == []
+    run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_sets", "points": 6}))
+    assert state.stack == [] and pl.score == points + 24  # no water left for a set
+    pl.water = 5
+    run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_sets", "points": 6}))
+    assert legal(state)[-1] == "number:3"
+    state.apply("number:3")
+    assert pl.score == points + 24 + 18 and (pl.water, pl.dates, pl.dinars) == (2, 5, 7)
+    pl.claimed = pl.oases[:3]
+    run(state, T("fx", p=0, e={"op": "special", "name": "madrasa_score_oases", "n": 2}))
+    state.apply("choice:1")
+    assert "choice:1" not in legal(state)  # two different oases
+    check(state)
+
+
+@sequences_with("closed_madrasa", examples=15)
+def test_hypothesis_action_sequences_with_the_madrasa(seed, players, modules, picks):
+    legal_sequence(Game(GameConfig(players=players, modules=modules)), seed, picks)
+
+
+def test_json_and_replay_exact_with_the_madrasa():
+    game = Game(GameConfig(players=3, modules=MADRASA | {"alms", "imam_sultan"}))
+    round_trip(
+        game, 2, 2, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "madrasa_use"
+    )
