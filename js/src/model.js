@@ -50,7 +50,7 @@ export function loadModel(text, source = "<model>") {
   try {
     doc = JSON.parse(text);
   } catch (exc) {
-    throw bad(undefined, `not valid JSON, the file is truncated or corrupt (${exc.message})`);
+    throw bad("<json>", `not valid JSON, truncated or corrupt (${exc.message})`);
   }
   if (doc === null || typeof doc !== "object" || Array.isArray(doc) || !("schema" in doc)) {
     throw bad("schema", "not a tower model file (no 'schema' field)");
@@ -72,7 +72,7 @@ export function loadModel(text, source = "<model>") {
   try {
     canonical = canonicalJson(text, "sha256");
   } catch (exc) {
-    throw bad(undefined, `not valid JSON, the file is truncated or corrupt (${exc.message})`);
+    throw bad("<json>", `not valid JSON, truncated or corrupt (${exc.message})`);
   }
   if (doc.sha256 !== sha256Hex(new TextEncoder().encode(canonical))) {
     throw bad("sha256", "checksum mismatch: the file is corrupt or was edited by hand");
