@@ -1,7 +1,8 @@
 """Parametric tower and piece geometry: specs, validation, convex meshes, pictures.
 
 Units are millimetres and grams; z is up; the origin lies on the tube's vertical axis at
-the courtyard floor. See :mod:`tower.geometry.spec` for the spec format and its rules,
+the courtyard floor. See :mod:`tower.geometry.data` for the spec data types,
+:mod:`tower.geometry.spec` for the spec format and its rules,
 :mod:`tower.geometry.meshes` for the builders and :mod:`tower.geometry.render` for the
 picture.
 

@@ -16,18 +16,16 @@ True
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import trimesh
 
+from tower.geometry.data import CubePiece, OctagonalPrism, Pawn, PieceSpec, TowerData
 from tower.geometry.errors import SolidError
-
-if TYPE_CHECKING:
-    from tower.geometry.spec import CubePiece, OctagonalPrism, Pawn, PieceSpec, TowerSpec
 
 #: Floor material between two holes narrower than this (mm) is not a solid.
 MIN_WEB = 0.2
@@ -169,7 +167,7 @@ def _merge_one_pair(pieces: list) -> bool:
 # ------------------------------------------------------------------ the tower
 
 
-def _tube_parts(spec: TowerSpec) -> list[Part]:
+def _tube_parts(spec: TowerData) -> list[Part]:
     t = spec.tube
     w, d, h, th = t.width / 2, t.depth / 2, t.height, t.wall
     return [
@@ -180,7 +178,7 @@ def _tube_parts(spec: TowerSpec) -> list[Part]:
     ]
 
 
-def _funnel_parts(spec: TowerSpec) -> list[Part]:
+def _funnel_parts(spec: TowerData) -> list[Part]:
     t, f = spec.tube, spec.funnel
     h0, h1 = t.height, spec.funnel_top
     parts = []
@@ -209,7 +207,7 @@ def _funnel_parts(spec: TowerSpec) -> list[Part]:
     return parts
 
 
-def _floor_parts(spec: TowerSpec) -> list[Part]:
+def _floor_parts(spec: TowerData) -> list[Part]:
     parts = []
     for i, floor in enumerate(spec.floors):
         m = spec.floor_transform(i)
@@ -221,7 +219,7 @@ def _floor_parts(spec: TowerSpec) -> list[Part]:
     return parts
 
 
-def _ramp_part(spec: TowerSpec) -> Part:
+def _ramp_part(spec: TowerData) -> Part:
     w, d = spec.tube.width / 2, spec.tube.depth / 2
     pts = [
         (x, y, z)
@@ -231,7 +229,7 @@ def _ramp_part(spec: TowerSpec) -> Part:
     return Part("ramp", convex_solid(pts))
 
 
-def _courtyard_parts(spec: TowerSpec) -> list[Part]:
+def _courtyard_parts(spec: TowerData) -> list[Part]:
     c, t = spec.courtyard, spec.tube
     (back, y0, _), (front, y1, _) = spec.courtyard_box
     cw, wh = c.wall, c.wall_height
@@ -248,7 +246,7 @@ def _courtyard_parts(spec: TowerSpec) -> list[Part]:
     return parts
 
 
-def build_tower_parts(spec: TowerSpec) -> list[Part]:
+def build_tower_parts(spec: TowerData) -> list[Part]:
     """Build the static tower's convex parts (unchecked; see :func:`tower_parts`)."""
     return [
         *_tube_parts(spec),
@@ -259,7 +257,7 @@ def build_tower_parts(spec: TowerSpec) -> list[Part]:
     ]
 
 
-def tower_parts(spec: TowerSpec) -> list[Part]:
+def tower_parts(spec: TowerData) -> list[Part]:
     """The static tower as convex, watertight parts in the tower frame (mm).
 
     Returns
@@ -268,7 +266,22 @@ def tower_parts(spec: TowerSpec) -> list[Part]:
         Tube walls, funnel panels and ribs, floor pieces, ramp, courtyard floor and walls.
         Fresh copies: callers may transform them.
     """
-    return [Part(p.name, p.mesh.copy()) for p in spec._parts_cache]
+    return [Part(p.name, p.mesh.copy()) for p in _built_parts(spec)]
+
+
+#: id of a live spec -> its built parts (specs are immutable, so one build serves every
+#: call; an entry is dropped when its spec is garbage-collected, before the id is reused).
+_PARTS: dict[int, tuple[Part, ...]] = {}
+
+
+def _built_parts(spec: TowerData) -> tuple[Part, ...]:
+    """The parts of ``spec``, built once per spec object (callers must not mutate them)."""
+    key = id(spec)
+    parts = _PARTS.get(key)
+    if parts is None:
+        parts = _PARTS[key] = tuple(build_tower_parts(spec))
+        weakref.finalize(spec, _PARTS.pop, key, None)
+    return parts
 
 
 # ------------------------------------------------------------------ pieces
@@ -305,8 +318,7 @@ def _cube_parts(piece: CubePiece) -> list[trimesh.Trimesh]:
     return [box((-s, -s, -s), (s, s, s))]
 
 
-#: piece shape (``PieceSpec.SHAPE``) -> its mesh builder; dispatching on the shape name
-#: keeps this module free of a run-time import of :mod:`tower.geometry.spec`.
+#: piece shape (``PieceSpec.SHAPE``) -> its mesh builder.
 _BUILDERS = {"octagonal-prism": _prism_parts, "cube": _cube_parts, "pawn": _pawn_parts}
 
 
@@ -364,7 +376,7 @@ def _is_convex_mesh(mesh: trimesh.Trimesh, tol: float = 1e-6) -> bool:
     return bool(np.all(mesh.vertices @ mesh.face_normals.T <= offsets + tol))
 
 
-def _check_solid(spec: TowerSpec, name: str, mesh: trimesh.Trimesh) -> None:
+def _check_solid(spec: TowerData, name: str, mesh: trimesh.Trimesh) -> None:
     problem = None
     if not mesh.is_watertight:
         problem = "is not watertight"
@@ -380,7 +392,7 @@ def _check_solid(spec: TowerSpec, name: str, mesh: trimesh.Trimesh) -> None:
         )
 
 
-def _check_webs(spec: TowerSpec) -> None:
+def _check_webs(spec: TowerData) -> None:
     """The floor material between two holes is at least MIN_WEB wide."""
     from shapely.geometry import Polygon
 
@@ -399,11 +411,11 @@ def _check_webs(spec: TowerSpec) -> None:
                     )
 
 
-def check_solids(spec: TowerSpec) -> None:
+def check_solids(spec: TowerData) -> None:
     """Floors have no web thinner than MIN_WEB between holes, and every tower part and
     piece part is a convex watertight solid of positive volume."""
     _check_webs(spec)
-    for part in spec._parts_cache:
+    for part in _built_parts(spec):
         _check_solid(spec, part.name, part.mesh)
     for kind, piece in sorted(spec.pieces.items()):
         for j, mesh in enumerate(piece_parts(piece)):
@@ -422,7 +434,7 @@ def obj_text(mesh: trimesh.Trimesh, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_meshes(spec: TowerSpec, directory: Path) -> list[Path]:
+def write_meshes(spec: TowerData, directory: Path) -> list[Path]:
     """Write ``spec.toml``, ``tower/<part>.obj`` and ``pieces/<kind>-<i>.obj`` into ``directory``.
 
     The files are byte-identical for equal specs. Returns the paths written, sorted.
@@ -434,7 +446,7 @@ def write_meshes(spec: TowerSpec, directory: Path) -> list[Path]:
     spec_path = directory / "spec.toml"
     spec_path.write_text(spec.to_toml(), encoding="utf-8", newline="\n")
     written.append(spec_path)
-    for part in spec._parts_cache:
+    for part in _built_parts(spec):
         path = directory / "tower" / f"{part.name}.obj"
         path.write_text(obj_text(part.mesh, f"{spec.name} {part.name}"), newline="\n")
         written.append(path)
