@@ -2,11 +2,16 @@
 Marrakesh core neither imports nor names a module.
 
 The graph is read from the source with :mod:`ast`: every ``import`` and ``from ...
-import`` of a ``tower`` module is an edge, wherever it stands (module level or inside a
-function), except imports under ``if TYPE_CHECKING:``, which only name types for
-annotations and never run. ``from a.b import c`` is an edge to ``a.b.c`` when that is a
-module, else to ``a.b``; importing ``a.b.c`` is not counted as importing the package
-``a.b`` itself (its ``__init__``).
+import`` of a ``tower`` module is an edge, wherever it stands: module level, inside a
+function, or under ``if TYPE_CHECKING:`` (an import that only names types for
+annotations still makes the modules depend on each other, and a loop of them is one
+design knot, whether it runs or not). ``from a.b import c`` is an edge to ``a.b.c`` when
+that is a module, else to ``a.b``; importing ``a.b.c`` is not counted as importing the
+package ``a.b`` itself (its ``__init__``).
+
+One loop is still known and listed in :data:`KNOWN_LOOPS` (the Marrakesh engine's state,
+game, hooks and rules name each other's types); the test fails if any other loop appears
+or if that one changes, so the list can only shrink.
 
 The Marrakesh core is every file of ``tower/marrakesh/`` outside ``modules/``, except the
 package's ``__init__.py``: that file assembles the game (it imports
@@ -26,6 +31,27 @@ from tower.marrakesh.hooks import REGISTRY
 ROOT = Path(__file__).resolve().parent.parent / "tower"
 MODULES_PACKAGE = "tower.marrakesh.modules"
 FACADE = "tower.marrakesh"
+#: Import loops not yet removed (each a sorted list of modules). Known debt: the
+#: Marrakesh engine's types name each other (State.game -> Game.hooks -> Module hooks
+#: taking a State; rules and the phase modules annotate with State). Empty this list
+#: when the loop is gone.
+KNOWN_LOOPS: list[list[str]] = [
+    [
+        f"tower.marrakesh.{m}"
+        for m in (
+            "components",
+            "effects",
+            "game",
+            "hooks",
+            "phases",
+            "rules",
+            "scoring",
+            "sectors",
+            "state",
+            "worth",
+        )
+    ]
+]
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -33,30 +59,11 @@ def module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _runtime_nodes(tree: ast.AST):
-    """Every node except those under ``if TYPE_CHECKING:``."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child.test):
-                stack.extend(child.orelse)
-                continue
-            stack.append(child)
-
-
 def imports_of(source: str, name: str, is_package: bool, known: set[str]) -> set[str]:
-    """The ``tower`` modules that the module ``name`` imports at run time."""
+    """The ``tower`` modules that the module ``name`` imports, anywhere in its source."""
     out: set[str] = set()
     here = name if is_package else name.rpartition(".")[0]
-    for node in _runtime_nodes(ast.parse(source)):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -160,7 +167,16 @@ def names_a_module(source: str, names: set[str]) -> list[str]:
 def test_no_import_cycle_anywhere_in_the_package():
     graph = import_graph()
     assert len(graph) > 90 and "tower.marrakesh.rules" in graph  # the package was read
-    assert cycles(graph) == []
+    assert cycles(graph) == KNOWN_LOOPS
+
+
+def test_the_geometry_layers_run_one_way():
+    """The spec data types import neither the mesh builders nor the spec loader, and the
+    mesh builders do not import the spec loader (it validates with them)."""
+    graph = import_graph()
+    assert "tower.geometry.spec" not in graph["tower.geometry.meshes"]
+    assert graph["tower.geometry.data"].isdisjoint({"tower.geometry.spec", "tower.geometry.meshes"})
+    assert "tower.geometry.meshes" in graph["tower.geometry.spec"]
 
 
 def test_the_marrakesh_core_imports_no_module():
@@ -187,8 +203,8 @@ def test_the_marrakesh_core_names_no_module(name):
 
 def test_the_checks_catch_a_cycle_a_core_import_and_a_name(tmp_path):
     """The checks fail on what they guard: a two-module loop (one import inside a
-    function), a loop through ``from package import module``, and a core file that
-    imports or names a module."""
+    function), a loop closed by an import under ``if TYPE_CHECKING:``, a loop through
+    ``from package import module``, and a core file that imports or names a module."""
     pkg = tmp_path / "tower"
     (pkg / "marrakesh" / "modules").mkdir(parents=True)
     for rel in ("__init__.py", "marrakesh/__init__.py", "marrakesh/modules/__init__.py"):
@@ -196,18 +212,20 @@ def test_the_checks_catch_a_cycle_a_core_import_and_a_name(tmp_path):
     (pkg / "a.py").write_text("import tower.b\n")
     (pkg / "b.py").write_text("def f():\n    from tower import a\n")
     (pkg / "c.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import tower.a\n"
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import tower.d\n"
     )
+    (pkg / "d.py").write_text("import tower.c\n")
     (pkg / "marrakesh" / "modules" / "chess.py").write_text("from tower.marrakesh import rules\n")
     (pkg / "marrakesh" / "rules.py").write_text(
         '"""Rules; chess is named here only in a docstring."""\n'
         "def f(state):\n    from .modules import chess\n    return state.game.has('chess')\n"
     )
     graph = import_graph(pkg)
-    assert graph["tower.b"] == {"tower.a"} and graph["tower.c"] == set()
+    assert graph["tower.b"] == {"tower.a"} and graph["tower.c"] == {"tower.d"}
     assert graph["tower.marrakesh.rules"] == {"tower.marrakesh.modules.chess"}
     assert cycles(graph) == [
         ["tower.a", "tower.b"],
+        ["tower.c", "tower.d"],
         ["tower.marrakesh.modules.chess", "tower.marrakesh.rules"],
     ]
     source = (pkg / "marrakesh" / "rules.py").read_text()
