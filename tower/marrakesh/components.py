@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from tower.errors import InputFileError
+from tower.marrakesh.component_data import Components
 from tower.marrakesh.hooks import REGISTRY
 from tower.pieces import KESHI_COLOURS
 
@@ -36,28 +36,6 @@ EFFECT_OPS = frozenset(
 )
 KESHI_CHOICES = frozenset(KESHI_COLOURS) | {"any", "goods", "any_each"}
 TIMINGS = frozenset({"instant", "permanent", "end_of_round", "end_of_season"})
-
-
-@dataclass(frozen=True)
-class Components:
-    """All component data, keyed by the entry's printed reference number."""
-
-    path: str
-    raw: dict[str, Any]
-    scrolls: dict[int, dict[str, Any]]
-    oases: dict[int, dict[str, Any]]
-    desert_towns: dict[int, dict[str, Any]]
-    river_tiles: dict[int, dict[str, Any]]
-    exchange_offices: dict[int, dict[str, Any]]
-    luxuries: dict[int, dict[str, Any]]
-    provisions: dict[int, dict[str, Any]]
-    #: The modules' own tables (table name -> id -> entry), read and checked by each
-    #: registered module's ``read_tables`` hook when the file is loaded; a module's
-    #: ``components`` hook merges them into a game's components when it is switched on.
-    tables: dict[str, dict[int, dict[str, Any]]]
-
-    def __getitem__(self, section: str) -> Any:
-        return self.raw[section]
 
 
 def check_effects(path: str, field: str, effects: Any) -> None:

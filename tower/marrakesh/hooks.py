@@ -132,7 +132,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from tower.marrakesh.components import Components
+    from tower.marrakesh.component_data import Components
     from tower.marrakesh.state import State
 
 Task = dict[str, Any]
