@@ -11,8 +11,6 @@ Run with ``.venv/bin/pytest -m slow tests/test_physics_slow.py -s`` to see the c
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -21,6 +19,7 @@ from tower.physics import NonFiniteStateError, SimulationError, TowerSim
 from tower.physics.sequences import PLAYER_COLOURS, cached_geometry, sequence_seed
 from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece, mixed_keshis
 from tower.runs import Task, run_tasks
+from tower.runs.batch import read_records
 
 TOWERS, THROWS = 100, 100
 #: Re-throws allowed per throw, as for traces (:func:`tower.physics.sequences.sequence_tasks`).
@@ -82,7 +81,7 @@ def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path, mix):
     ]
     out = tmp_path / "towers.jsonl"
     run_tasks(tasks, tower_record, out, workers=2, progress=False)
-    records = [json.loads(line) for line in out.read_text().splitlines()]
+    records = read_records(out)
     throws = sum(r["throws"] for r in records)
     escapes = sum(r["escapes"] for r in records)
     nans = sum(r["nans"] for r in records)
