@@ -8,6 +8,7 @@ import pytest
 
 from tower.battle.checker import Situation
 from tower.battle.physics import Comparison, physics_seasons, physics_stats, run_id
+from tower.runs.batch import read_records
 
 
 def test_comparison_z_is_the_difference_over_the_combined_error():
@@ -58,7 +59,7 @@ def test_physics_seasons_are_reproducible_and_resume(tmp_path):
     first = physics_seasons(situation, 1, log=log, **kw).seasons
     both = physics_seasons(situation, 2, log=log, **kw).seasons
     assert both[0] == first[0] and len(both) == 2
-    assert len(log.read_text().splitlines()) == 2  # the first season was not run again
+    assert len(read_records(log)) == 2  # the first season was not run again
     fresh = physics_seasons(situation, 2, **kw).seasons
     assert fresh == both
     pooled = physics_seasons(situation, 2, seed=2, warmup=1, workers=2, progress=False)
