@@ -108,6 +108,11 @@ def test_distill_runs_and_resumes_simulations(tmp_path):
     traces = tmp_path / "sim.traces.jsonl"
     first = traces.read_bytes()
     assert len(read_records(traces)) == 2  # records after the run header
-    main([*argv[:2], "3", *argv[3:]])  # one more sequence: the first two are reused
+    model = out.read_bytes()
+    more = [*argv[:2], "3", *argv[3:]]  # one more sequence: another command's model file
+    with pytest.raises(SystemExit) as refused:
+        main(more)
+    assert refused.value.code == 2 and out.read_bytes() == model
+    main([*more, "--force"])
     assert traces.read_bytes().startswith(first) and len(read_records(traces)) == 3
     assert load_model(out).doc["provenance"]["counts"]["sequences"] == 3
