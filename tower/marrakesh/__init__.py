@@ -29,6 +29,32 @@ Core API
 - an illegal action raises :class:`IllegalActionError` naming the action and the reason,
   and leaves the state unchanged.
 
+Layers
+------
+The engine's files import one way: a file imports only files of its own layer or of the
+an earlier layer in this list (``tests/test_imports.py`` checks it, and that no import
+loops at all, type-only imports and imports inside functions included):
+
+1. ``actions``, ``component_data``: plain data (the action space, the component tables).
+2. ``hooks``: the module interface (:class:`~tower.marrakesh.hooks.Module`, generic over
+   the state it receives, so it names no state class), the registry and ``Hooks``.
+3. ``config`` (``GameConfig``, ``ConfigError``, ``CHANCE``/``SIMULTANEOUS``/``TERMINAL``),
+   ``components`` (the component file's loader).
+4. ``board``: a position's data (``Player``, ``Board``: fields, ``clone``, JSON); it knows
+   its game only through the ``GameLike`` protocol.
+5. ``rules``: the task machine; it works on a ``Board``.
+6. ``worth``, ``effects``, ``sectors``, ``phases``, ``scoring``: the rules of the game,
+   registered as tasks and decisions.
+7. ``state``: ``State``, the ``Board`` with the player-facing API (delegates to ``rules``).
+8. ``game``: ``Game`` makes states and imports the rule files so that they register.
+9. ``invariants``, ``agents``, ``greedy``, ``ui``, ``state_file``, ``adapters``: what plays,
+   checks, shows and stores games.
+10. ``modules/``: the plug-ins; they may import any layer above, and no core file imports
+    them (nor names them).
+11. this package (``tower.marrakesh``): assembles the game and registers every module.
+12. ``selfplay`` and ``modules.catalogue``: command-line tools that import this package
+    (so that every module is registered, in worker processes too).
+
 Examples
 --------
 >>> from tower.marrakesh import Game, GameConfig, RandomAgent, play

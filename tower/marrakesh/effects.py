@@ -16,20 +16,20 @@ from tower.marrakesh.rules import T, Task, add_wood, ask, options, push, resolve
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import State
+    from tower.marrakesh.board import Board
 
 Effect = dict[str, Any]
 PASS = action_id("pass")
 
 
-def run_effects(state: State, p: int, effects: list[Effect], why: str = "bonus") -> None:
+def run_effects(state: Board, p: int, effects: list[Effect], why: str = "bonus") -> None:
     """Schedule ``effects`` for player ``p`` to run next, in order; ``why`` names the source
     in the score events."""
     push(state, *[T("fx", p=p, e=e, why=why) for e in effects])
 
 
 @task("fx")
-def _fx(state: State, t: Task) -> None:
+def _fx(state: Board, t: Task) -> None:
     p, e = t["p"], t["e"]
     op = e["op"]
     pl = state.players[p]
@@ -66,119 +66,119 @@ def _fx(state: State, t: Task) -> None:
 
 
 @options("keshi_colour")
-def _keshi_colour_options(state: State, t: Task) -> list[int]:
+def _keshi_colour_options(state: Board, t: Task) -> list[int]:
     allowed = GOODS if t["only"] == "goods" else KESHI_COLOURS
     return [action_id("colour", KESHI_COLOURS.index(c)) for c in allowed]
 
 
 @resolve("keshi_colour")
-def _keshi_colour(state: State, t: Task, a: Action) -> None:
+def _keshi_colour(state: Board, t: Task, a: Action) -> None:
     c = KESHI_COLOURS[a.arg]
     then = t.get("then", False)
     push(state, *[T("deploy", p=t["p"], c=c, src="supply", then=then) for _ in range(t["n"])])
 
 
 @options("resource")
-def _resource_options(state: State, t: Task) -> list[int]:
+def _resource_options(state: Board, t: Task) -> list[int]:
     return [action_id("resource", i) for i in range(3)]
 
 
 @resolve("resource")
-def _resource(state: State, t: Task, a: Action) -> None:
+def _resource(state: Board, t: Task, a: Action) -> None:
     pl = state.players[t["p"]]
     setattr(pl, RESOURCES[a.arg], getattr(pl, RESOURCES[a.arg]) + 1)
 
 
 @options("stair_choice")
-def _stair_choice_options(state: State, t: Task) -> list[int]:
+def _stair_choice_options(state: Board, t: Task) -> list[int]:
     return [action_id("stair", 0), action_id("stair", 1)]
 
 
 @resolve("stair_choice")
-def _stair_choice(state: State, t: Task, a: Action) -> None:
+def _stair_choice(state: Board, t: Task, a: Action) -> None:
     push(state, T("stair", p=t["p"], w=STAIRS[a.arg], n=t["n"]))
 
 
 @options("choose")
-def _choose_options(state: State, t: Task) -> list[int]:
+def _choose_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["options"]))]
 
 
 @resolve("choose")
-def _choose(state: State, t: Task, a: Action) -> None:
+def _choose(state: Board, t: Task, a: Action) -> None:
     run_effects(state, t["p"], t["options"][a.arg], t["why"])
 
 
 # -- specials ---------------------------------------------------------------------------
-def _sector_action(state: State, p: int, e: Effect) -> None:
+def _sector_action(state: Board, p: int, e: Effect) -> None:
     push(state, ask("any_action", p))
 
 
 @options("any_action")
-def _any_action_options(state: State, t: Task) -> list[int]:
+def _any_action_options(state: Board, t: Task) -> list[int]:
     return [action_id("sector", i) for i in range(len(SECTORS))]
 
 
 @resolve("any_action")
-def _any_action(state: State, t: Task, a: Action) -> None:
+def _any_action(state: Board, t: Task, a: Action) -> None:
     push(state, T("action", p=t["p"], s=SECTORS[a.arg]))
 
 
-def _keshi_then_action(state: State, p: int, e: Effect) -> None:
+def _keshi_then_action(state: Board, p: int, e: Effect) -> None:
     # Scroll 64: a keshi of any colour, then the action of the sector it went to.
     push(state, ask("keshi_colour", p, n=1, only="", then=True))
 
 
-def _both_stairs(state: State, p: int, e: Effect) -> None:
+def _both_stairs(state: Board, p: int, e: Effect) -> None:
     push(state, ask("stair_first", p, n=e["n"]))
 
 
 @options("stair_first")
-def _stair_first_options(state: State, t: Task) -> list[int]:
+def _stair_first_options(state: Board, t: Task) -> list[int]:
     return [action_id("stair", 0), action_id("stair", 1)]
 
 
 @resolve("stair_first")
-def _stair_first(state: State, t: Task, a: Action) -> None:
+def _stair_first(state: Board, t: Task, a: Action) -> None:
     # Scroll 55: 3 steps on both staircases, in the order the player chooses.
     first, second = STAIRS[a.arg], STAIRS[1 - a.arg]
     push(state, T("stair", p=t["p"], w=first, n=t["n"]), T("stair", p=t["p"], w=second, n=t["n"]))
 
 
-def _souk_vendor(state: State, p: int, e: Effect) -> None:
+def _souk_vendor(state: Board, p: int, e: Effect) -> None:
     # Scroll 57: a water vendor next to the souk, watering from the next turn on.
     state.players[p].souk_vendor = 2
     state.issued["red"] += 1
 
 
-def _resources_for_points(state: State, p: int, e: Effect) -> None:
+def _resources_for_points(state: Board, p: int, e: Effect) -> None:
     push(state, *[ask("return_for_points", p, r=r, pts=e["points"]) for r in RESOURCES])
 
 
 @options("return_for_points")
-def _return_options(state: State, t: Task) -> list[int]:
+def _return_options(state: Board, t: Task) -> list[int]:
     have = getattr(state.players[t["p"]], t["r"])
     return [action_id("number", k) for k in range(min(have, 40) + 1)]
 
 
 @resolve("return_for_points")
-def _return(state: State, t: Task, a: Action) -> None:
+def _return(state: Board, t: Task, a: Action) -> None:
     # Scroll 72: 2 points for each returned resource.
     pl = state.players[t["p"]]
     setattr(pl, t["r"], getattr(pl, t["r"]) - a.arg)
     score(state, t["p"], t["pts"] * a.arg, "scroll 72: resources returned")
 
 
-def _square_actions(state: State, p: int, e: Effect) -> None:
+def _square_actions(state: Board, p: int, e: Effect) -> None:
     # River tile 16: the main-square action twice in a row.
     push(state, *[T("square_once", p=p) for _ in range(e["n"])])
 
 
-def _crocodile(state: State, p: int, e: Effect) -> None:
+def _crocodile(state: Board, p: int, e: Effect) -> None:
     state.players[p].crocodile = True
 
 
-COUNTS: dict[str, Callable[[State, int], int]] = {
+COUNTS: dict[str, Callable[[Board, int], int]] = {
     "gates": lambda s, p: sum(g is not None for g in s.players[p].gates),
     "green": lambda s, p: s.players[p].keshis["green"],
     "pink": lambda s, p: s.players[p].keshis["pink"],
@@ -188,14 +188,14 @@ COUNTS: dict[str, Callable[[State, int], int]] = {
 }
 
 
-def board_keshis(state: State, p: int, goods: bool = True) -> int:
+def board_keshis(state: Board, p: int, goods: bool = True) -> int:
     """Keshis deployed on a player board (water vendors included)."""
     pl = state.players[p]
     n = sum(v for c, v in pl.keshis.items() if goods or c not in GOODS)
     return n + len(pl.vendors) + (1 if pl.souk_vendor else 0)
 
 
-def _per_count(state: State, p: int, e: Effect) -> None:
+def _per_count(state: Board, p: int, e: Effect) -> None:
     k = COUNTS[e["count"]](state, p)
     pl = state.players[p]
     for r in RESOURCES:
@@ -204,12 +204,12 @@ def _per_count(state: State, p: int, e: Effect) -> None:
 
 
 @task("deploy_held")
-def _deploy_held(state: State, t: Task) -> None:
+def _deploy_held(state: Board, t: Task) -> None:
     held = state.players[t["p"]].held[t.get("skip", 0) :]
     push(state, *[T("deploy", p=t["p"], c=c, src="held") for c in list(held)])
 
 
-SPECIALS: dict[str, Callable[[State, int, Effect], None]] = {
+SPECIALS: dict[str, Callable[[Board, int, Effect], None]] = {
     "sector_action": _sector_action,
     "keshi_then_action": _keshi_then_action,
     "both_stairs": _both_stairs,

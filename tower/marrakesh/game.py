@@ -1,43 +1,25 @@
 """The game: a configuration (players, modules, tower model) and the components.
 
 :class:`Game` is immutable; it makes initial states, decodes action ids and replays games.
+It is the top of the engine's core: it imports the state and the rule files (which
+register their tasks), and none of them imports it. :class:`GameConfig` and
+:class:`ConfigError` live in :mod:`tower.marrakesh.config` and are re-exported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from tower.errors import TowerError
-from tower.marrakesh import actions
+# effects, scoring and sectors are imported so that their tasks and decisions register.
+from tower.marrakesh import actions, effects, phases, rules, scoring, sectors  # noqa: F401
 from tower.marrakesh.actions import ACTIONS, Action
 from tower.marrakesh.components import Components, load
-from tower.marrakesh.hooks import Hooks, refusal
-from tower.model.baseline import BaselineModel
-from tower.model.interface import TowerModel
+from tower.marrakesh.config import ConfigError, GameConfig
+from tower.marrakesh.hooks import Hooks
+from tower.marrakesh.state import State
 
-
-class ConfigError(TowerError, ValueError):
-    """A game configuration that the rules do not allow."""
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    """Players (2-4), modules (names of registered modules, :data:`~tower.marrakesh.hooks.
-    REGISTRY`; ``tower.marrakesh.MODULES`` lists them) and the tower model."""
-
-    players: int = 4
-    modules: frozenset[str] = frozenset()
-    tower: TowerModel = field(default_factory=BaselineModel, compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.players, int) or not 2 <= self.players <= 4:
-            raise ConfigError(f"Marrakesh is played by 2 to 4 players, not {self.players!r}")
-        object.__setattr__(self, "modules", frozenset(self.modules))
-        reason = refusal(self.players, self.modules)
-        if reason:
-            raise ConfigError(reason)
+__all__ = ["ConfigError", "Game", "GameConfig"]
 
 
 #: (id of the base components, modules) -> (base components, assembled components).
@@ -69,8 +51,6 @@ class Game:
     """
 
     def __init__(self, config: GameConfig | None = None, components: Components | None = None):
-        from tower.marrakesh import effects, phases, scoring, sectors  # noqa: F401 (registers)
-
         self.config = config or GameConfig()
         #: The enabled modules' hooks, in the documented order (:mod:`~tower.marrakesh.hooks`).
         self.hooks = Hooks(self.config.modules)
@@ -85,11 +65,8 @@ class Game:
     def has(self, module: str) -> bool:
         return module in self.config.modules
 
-    def new_initial_state(self, seed: int = 0):  # -> State
+    def new_initial_state(self, seed: int = 0) -> State:
         """A game after setup; every random element is drawn from ``seed``."""
-        from tower.marrakesh import phases, rules
-        from tower.marrakesh.state import State
-
         state = State(self)
         phases.setup(state, seed)
         rules.advance(state)
@@ -98,9 +75,7 @@ class Game:
     def action_from_id(self, i: int) -> Action:
         return ACTIONS[i]
 
-    def replay(
-        self, seed: int, actions: Iterable[Action | int | str | tuple[int, Any]]
-    ):  # -> State
+    def replay(self, seed: int, actions: Iterable[Action | int | str | tuple[int, Any]]) -> State:
         """Replay a game from ``seed`` and its player actions; chance nodes draw from the
         state's own generator, so the result equals the original game exactly.
 

@@ -129,13 +129,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from tower.marrakesh import actions
 
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
-    from tower.marrakesh.state import State
 
 Task = dict[str, Any]
+
+#: The state a hook receives: a :class:`tower.marrakesh.state.State` in a game. The hook
+#: points are generic over it rather than naming the state's class, because the state
+#: holds the game, which holds these hooks (a module subclasses plain ``Module`` and
+#: annotates its hooks with ``State``).
+StateT = TypeVar("StateT")
 
 #: Core features a module may replace (``Module.replaces``): the core skips them.
 FEATURES: dict[str, str] = {
@@ -151,17 +158,17 @@ SEASON_STEPS: tuple[str, ...] = ("river", "provisions", "prepare")
 
 
 @dataclass(frozen=True)
-class SeasonStep:
+class SeasonStep(Generic[StateT]):
     """A season-scoring step of a module: ``tasks(state)`` runs right after the step
     named ``after`` (a core step or another module's step), after any step anchored
     there by a module earlier in the hook order."""
 
     name: str
     after: str
-    tasks: Callable[[State], list[Task]]
+    tasks: Callable[[StateT], list[Task]]
 
 
-class Module:
+class Module(Generic[StateT]):
     """Base class of a module: every hook does nothing (see the module docstring)."""
 
     name: ClassVar[str] = ""
@@ -191,118 +198,118 @@ class Module:
         return comps
 
     # -- setup -------------------------------------------------------------------------
-    def setup(self, state: State) -> None:
+    def setup(self, state: StateT) -> None:
         return None
 
-    def setup_asks(self, state: State) -> list[Task]:
+    def setup_asks(self, state: StateT) -> list[Task]:
         return []
 
     # -- deploying ---------------------------------------------------------------------
-    def room(self, state: State, p: int, colour: str) -> int | None:
+    def room(self, state: StateT, p: int, colour: str) -> int | None:
         return None
 
-    def deploy(self, state: State, task: Task) -> bool:
+    def deploy(self, state: StateT, task: Task) -> bool:
         return False
 
     def sahara(self, layout: dict[str, bool]) -> None:
         return None
 
     # -- the round and the turn --------------------------------------------------------
-    def round_tasks(self, state: State, when: str) -> list[Task]:
+    def round_tasks(self, state: StateT, when: str) -> list[Task]:
         return []
 
-    def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
+    def turn_tasks(self, state: StateT, p: int, when: str) -> list[Task]:
         return []
 
-    def claim_options(self, state: State, p: int) -> list[int]:
+    def claim_options(self, state: StateT, p: int) -> list[int]:
         return []
 
-    def claim(self, state: State, p: int, action: Any) -> bool:
+    def claim(self, state: StateT, p: int, action: Any) -> bool:
         return False
 
     # -- actions -----------------------------------------------------------------------
-    def sector_action(self, state: State, p: int, sector: str) -> bool:
+    def sector_action(self, state: StateT, p: int, sector: str) -> bool:
         return False
 
-    def count(self, state: State, p: int, what: str) -> int | None:
+    def count(self, state: StateT, p: int, what: str) -> int | None:
         return None
 
-    def after_stair_move(self, state: State, p: int, which: str) -> None:
+    def after_stair_move(self, state: StateT, p: int, which: str) -> None:
         return None
 
-    def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
+    def after_score(self, state: StateT, p: int, delta: int, reason: str) -> None:
         return None
 
-    def discount(self, state: State, p: int, what: str) -> int:
+    def discount(self, state: StateT, p: int, what: str) -> int:
         return 0
 
-    def returnable(self, state: State, p: int, colours: list[str]) -> list[str]:
+    def returnable(self, state: StateT, p: int, colours: list[str]) -> list[str]:
         return colours
 
-    def return_keshi(self, state: State, p: int, colour: str) -> bool:
+    def return_keshi(self, state: StateT, p: int, colour: str) -> bool:
         return False
 
-    def track_slot(self, state: State, p: int) -> int | None:
+    def track_slot(self, state: StateT, p: int) -> int | None:
         return None
 
-    def vendor_water(self, state: State, p: int) -> None:
+    def vendor_water(self, state: StateT, p: int) -> None:
         return None
 
-    def extra_wood(self, state: State, p: int, received: int) -> int:
+    def extra_wood(self, state: StateT, p: int, received: int) -> int:
         return 0
 
-    def pay_options(self, state: State, task: Task) -> list[int]:
+    def pay_options(self, state: StateT, task: Task) -> list[int]:
         return []
 
-    def pay_resolve(self, state: State, task: Task, action: Any) -> bool:
+    def pay_resolve(self, state: StateT, task: Task, action: Any) -> bool:
         return False
 
-    def luxury_affordable(self, state: State, p: int, lux: int) -> bool:
+    def luxury_affordable(self, state: StateT, p: int, lux: int) -> bool:
         return False
 
-    def luxury_buy(self, state: State, p: int, shop: int) -> bool:
+    def luxury_buy(self, state: StateT, p: int, shop: int) -> bool:
         return False
 
-    def luxury_gained(self, state: State, p: int, lux: int) -> None:
+    def luxury_gained(self, state: StateT, p: int, lux: int) -> None:
         return None
 
     # -- final scoring -----------------------------------------------------------------
-    def filled(self, state: State, p: int, sector: str) -> bool | None:
+    def filled(self, state: StateT, p: int, sector: str) -> bool | None:
         return None
 
-    def towns(self, state: State, p: int) -> list[int]:
+    def towns(self, state: StateT, p: int) -> list[int]:
         return []
 
-    def remaining(self, state: State, p: int) -> int:
+    def remaining(self, state: StateT, p: int) -> int:
         return 0
 
-    def final_scoring(self, state: State, p: int) -> None:
+    def final_scoring(self, state: StateT, p: int) -> None:
         return None
 
     # -- invariants --------------------------------------------------------------------
-    def invariants(self, state: State) -> None:
+    def invariants(self, state: StateT) -> None:
         return None
 
-    def census(self, state: State) -> Counter[str]:
+    def census(self, state: StateT) -> Counter[str]:
         return Counter()
 
     # -- what players see --------------------------------------------------------------
-    def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
+    def view(self, state: StateT, viewer: int, v: dict[str, Any]) -> None:
         return None
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
         return {}
 
-    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
+    def encode(self, state: StateT, viewer: int, views: dict[str, Any]) -> None:
         return None
 
-    def render_board(self, state: State) -> list[str]:
+    def render_board(self, state: StateT) -> list[str]:
         return []
 
-    def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
+    def render_player(self, state: StateT, i: int, pv: dict[str, Any]) -> list[str]:
         return []
 
-    def describe_choices(self, state: State, top: Task) -> list[str]:
+    def describe_choices(self, state: StateT, top: Task) -> list[str]:
         return []
 
 
@@ -331,8 +338,6 @@ def register(module: Module | type[Module]) -> Module:
         class Chess(Module):
             name = "chess"
     """
-    from tower.marrakesh import actions
-
     mod = module() if isinstance(module, type) else module
     if not mod.name or not mod.name.isidentifier():
         raise RegistryError(f"a module needs a name that is an identifier, not {mod.name!r}")

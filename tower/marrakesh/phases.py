@@ -25,15 +25,15 @@ from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, r
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import State
+    from tower.marrakesh.board import Board
 
 
-def issue(state: State, colour: str, n: int = 1) -> None:
+def issue(state: Board, colour: str, n: int = 1) -> None:
     """Keshis leave the common supply (the supply is unlimited; this only counts)."""
     state.issued[colour] += n
 
 
-def setup(state: State, seed: int) -> None:
+def setup(state: Board, seed: int) -> None:
     """Rulebook setup steps 1-18, with every random element drawn from ``state.rng``."""
     import random
 
@@ -106,7 +106,7 @@ def setup(state: State, seed: int) -> None:
     )
 
 
-def _setup_oases(state: State) -> None:
+def _setup_oases(state: Board) -> None:
     """Setup steps 13 and 14: the oases and the oasis-track keshis."""
     rng, n = state.rng, state.num_players
     cfg = state.game.components["setup"]
@@ -130,7 +130,7 @@ def _setup_oases(state: State) -> None:
 
 
 @options("track")
-def _track_options(state: State, t: Task) -> list[int]:
+def _track_options(state: Board, t: Task) -> list[int]:
     return [
         action_id("colour", COLOUR_INDEX[c])
         for c in sorted(set(state.players[t["p"]].held), key=COLOUR_INDEX.get)
@@ -138,7 +138,7 @@ def _track_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("track")
-def _track(state: State, t: Task, a: Action) -> None:
+def _track(state: Board, t: Task, a: Action) -> None:
     pl = state.players[t["p"]]
     colour = KESHI_COLOURS[a.arg]
     slots = [
@@ -153,29 +153,29 @@ def _track(state: State, t: Task, a: Action) -> None:
 
 
 @options("disc")
-def _disc_options(state: State, t: Task) -> list[int]:
+def _disc_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(8)]
 
 
 @resolve("disc")
-def _disc(state: State, t: Task, a: Action) -> None:
+def _disc(state: Board, t: Task, a: Action) -> None:
     state.players[t["p"]].disc = a.arg
 
 
 @options("provision")
-def _provision_options(state: State, t: Task) -> list[int]:
+def _provision_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     return [action_id("choice", i) for i, (_, shown) in enumerate(pl.provisions) if not shown]
 
 
 @resolve("provision")
-def _provision(state: State, t: Task, a: Action) -> None:
+def _provision(state: Board, t: Task, a: Action) -> None:
     state.players[t["p"]].provisions[a.arg][1] = True
 
 
 # -- phase 1 ----------------------------------------------------------------------------
 @task("round")
-def _round(state: State, t: Task) -> None:
+def _round(state: Board, t: Task) -> None:
     for pl in state.players:
         pl.swapped = False
     hooks = state.game.hooks.round_tasks
@@ -191,7 +191,7 @@ def _round(state: State, t: Task) -> None:
 
 
 @options("select")
-def _select_options(state: State, t: Task) -> list[int]:
+def _select_options(state: Board, t: Task) -> list[int]:
     idx = sorted(COLOUR_INDEX[c] for c in state.players[t["p"]].screen)
     offset = action_id("select", 0)
     allowed = set(idx)
@@ -199,7 +199,7 @@ def _select_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("select")
-def _select_done(state: State, t: Task, a: Action) -> None:
+def _select_done(state: Board, t: Task, a: Action) -> None:
     offset = action_id("select", 0)
     for p, aid in t["chosen"].items():
         pl = state.players[int(p)]
@@ -210,7 +210,7 @@ def _select_done(state: State, t: Task, a: Action) -> None:
 
 
 @task("deploy_assistants")
-def _deploy_assistants(state: State, t: Task) -> None:
+def _deploy_assistants(state: Board, t: Task) -> None:
     asks = []
     for p in order(state):
         pl = state.players[p]
@@ -225,27 +225,27 @@ def _deploy_assistants(state: State, t: Task) -> None:
 
 
 @options("red_assistant")
-def _red_assistant_options(state: State, t: Task) -> list[int]:
+def _red_assistant_options(state: Board, t: Task) -> list[int]:
     a = state.players[t["p"]].assistants
     free = [s for s in SECTORS if a.get(s, 0) < (3 if s == "souk" else 1)]
     return [action_id("sector", SECTOR_INDEX[s]) for s in free]
 
 
 @resolve("red_assistant")
-def _red_assistant(state: State, t: Task, a: Action) -> None:
+def _red_assistant(state: Board, t: Task, a: Action) -> None:
     s = SECTORS[a.arg]
     ass = state.players[t["p"]].assistants
     ass[s] = ass.get(s, 0) + 1
 
 
 # -- phase 2 ----------------------------------------------------------------------------
-def claimable(state: State, p: int) -> list[str]:
+def claimable(state: Board, p: int) -> list[str]:
     """Colours player ``p`` may claim from the display now."""
     return [c for c in KESHI_COLOURS if state.display[c] and sectors.room(state, p, c) > 0]
 
 
 @task("claim_turn")
-def _claim_turn(state: State, t: Task) -> None:
+def _claim_turn(state: Board, t: Task) -> None:
     k = t["k"]
     n = state.num_players
     if k == 0:
@@ -266,23 +266,23 @@ def _claim_turn(state: State, t: Task) -> None:
     # tower base") and can be claimed in a later round.
 
 
-def module_claims(state: State, p: int) -> list[int]:
+def module_claims(state: Board, p: int) -> list[int]:
     """What the modules offer player ``p`` in place of keshis (``claim_options`` hook)."""
     return [i for hook in state.game.hooks.claim_options for i in hook(state, p)]
 
 
 @options("claim_second")
-def _claim_second_options(state: State, t: Task) -> list[int]:
+def _claim_second_options(state: Board, t: Task) -> list[int]:
     return [action_id("colour", COLOUR_INDEX[c]) for c in claimable(state, t["p"])]
 
 
 @options("claim")
-def _claim_options(state: State, t: Task) -> list[int]:
+def _claim_options(state: Board, t: Task) -> list[int]:
     return _claim_second_options(state, t) + module_claims(state, t["p"])
 
 
 @resolve("claim")
-def _claim(state: State, t: Task, a: Action) -> None:
+def _claim(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     for hook in state.game.hooks.claim:
         if hook(state, p, a):
@@ -300,11 +300,11 @@ def _claim(state: State, t: Task, a: Action) -> None:
 
 
 @resolve("claim_second")
-def _claim_second(state: State, t: Task, a: Action) -> None:
+def _claim_second(state: Board, t: Task, a: Action) -> None:
     _take(state, t["p"], KESHI_COLOURS[a.arg], 1)
 
 
-def _take(state: State, p: int, colour: str, n: int) -> None:
+def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
     state.players[p].held.extend([colour] * n)
     push(state, *[T("deploy", p=p, c=colour, src="held") for _ in range(n)])
@@ -312,7 +312,7 @@ def _take(state: State, p: int, colour: str, n: int) -> None:
 
 # -- phase 3 ----------------------------------------------------------------------------
 @task("assist_turn")
-def _assist_turn(state: State, t: Task) -> None:
+def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
     if k >= state.num_players:
         return
@@ -330,7 +330,7 @@ def _assist_turn(state: State, t: Task) -> None:
 
 
 @options("assistant")
-def _assistant_options(state: State, t: Task) -> list[int]:
+def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
     for s, n in state.players[p].assistants.items():
@@ -346,7 +346,7 @@ def _assistant_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("assistant")
-def _assistant(state: State, t: Task, a: Action) -> None:
+def _assistant(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     s = SECTORS[a.arg // 2]
     use_action = a.arg % 2 == 1
@@ -362,17 +362,17 @@ def _assistant(state: State, t: Task, a: Action) -> None:
 
 
 @options("souk_keshi")
-def _souk_keshi_options(state: State, t: Task) -> list[int]:
+def _souk_keshi_options(state: Board, t: Task) -> list[int]:
     return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS]
 
 
 @resolve("souk_keshi")
-def _souk_keshi(state: State, t: Task, a: Action) -> None:
+def _souk_keshi(state: Board, t: Task, a: Action) -> None:
     push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
 
 
 @task("end_turn")
-def _end_turn(state: State, t: Task) -> None:
+def _end_turn(state: Board, t: Task) -> None:
     """After a player's 3 assistants: reveal luxury goods and scrolls, restock, refill."""
     pl = state.players[t["p"]]
     pl.assistants = {}
@@ -384,7 +384,7 @@ def _end_turn(state: State, t: Task) -> None:
     refill_display(state)
 
 
-def refill_display(state: State) -> None:
+def refill_display(state: Board) -> None:
     """Restock empty souk shops and scroll stacks and reveal every top."""
     _refill(state.shops, state.shop_open, range(len(state.shops)))
     for g in range(len(SCROLL_COLOURS)):
@@ -410,14 +410,14 @@ def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
 
 # -- phase 4 ----------------------------------------------------------------------------
 @task("river_bonus")
-def _river_bonus(state: State, t: Task) -> None:
+def _river_bonus(state: Board, t: Task) -> None:
     for p in reversed(order(state)):
         if sectors.rapids_crossed(state, p):
             state.stack.append(T("rapid_bonus", p=p))
 
 
 @task("rapid_bonus")
-def _rapid_bonus(state: State, t: Task) -> None:
+def _rapid_bonus(state: Board, t: Task) -> None:
     p = t["p"]
     crossed = sectors.rapids_crossed(state, p)
     if has_mod(state, p, "river_bonus_all"):
@@ -428,17 +428,17 @@ def _rapid_bonus(state: State, t: Task) -> None:
 
 
 @options("rapid_choice")
-def _rapid_choice_options(state: State, t: Task) -> list[int]:
+def _rapid_choice_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(t["n"])]
 
 
 @resolve("rapid_choice")
-def _rapid_choice(state: State, t: Task, a: Action) -> None:
+def _rapid_choice(state: Board, t: Task, a: Action) -> None:
     push(state, T("rapid", p=t["p"], i=a.arg))
 
 
 @task("end_round")
-def _end_round(state: State, t: Task) -> None:
+def _end_round(state: Board, t: Task) -> None:
     state.start = (state.start + 1) % state.num_players
     if state.round < 4:
         state.round += 1

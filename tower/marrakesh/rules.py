@@ -19,24 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
 from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions
+from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import Player, State
+    from tower.marrakesh.board import Board, Player
 
 Task = dict[str, Any]
 
-#: OpenSpiel's player ids for the special nodes.
-CHANCE = -1
-SIMULTANEOUS = -2
-TERMINAL = -4
-
 #: task name -> handler(state, task)
-TASKS: dict[str, Callable[[State, Task], None]] = {}
+TASKS: dict[str, Callable[[Board, Task], None]] = {}
 #: decision kind -> options(state, task) -> action ids
-OPTIONS: dict[str, Callable[[State, Task], list[int]]] = {}
+OPTIONS: dict[str, Callable[[Board, Task], list[int]]] = {}
 #: decision kind -> resolve(state, task, action)
-RESOLVE: dict[str, Callable[[State, Task, Action], None]] = {}
+RESOLVE: dict[str, Callable[[Board, Task, Action], None]] = {}
 
 
 class IllegalActionError(TowerError, ValueError):
@@ -48,10 +44,10 @@ class IllegalActionError(TowerError, ValueError):
         super().__init__(f"illegal action {action}: {reason}")
 
 
-def task(name: str) -> Callable[[Callable[[State, Task], None]], Callable[[State, Task], None]]:
+def task(name: str) -> Callable[[Callable[[Board, Task], None]], Callable[[Board, Task], None]]:
     """Register a task handler."""
 
-    def deco(fn: Callable[[State, Task], None]) -> Callable[[State, Task], None]:
+    def deco(fn: Callable[[Board, Task], None]) -> Callable[[Board, Task], None]:
         TASKS[name] = fn
         return fn
 
@@ -87,13 +83,13 @@ def ask(kind: str, p: int, **kw: Any) -> Task:
     return {"t": "ask", "k": kind, "p": p, **kw}
 
 
-def push(state: State, *items: Task) -> None:
+def push(state: Board, *items: Task) -> None:
     """Schedule ``items`` to run next, in the order given."""
     state.stack.extend(reversed(items))
 
 
 # -- small shared helpers ---------------------------------------------------------------
-def score(state: State, p: int, delta: int, reason: str) -> None:
+def score(state: Board, p: int, delta: int, reason: str) -> None:
     """Change a score; every change is a logged score event, then the modules'
     ``after_score`` hooks see it (a threshold on the scoring track)."""
     if delta:
@@ -108,18 +104,18 @@ def gain(pl: Player, **amounts: int) -> None:
         setattr(pl, name, getattr(pl, name) + n)
 
 
-def add_wood(state: State, p: int, n: int) -> None:
+def add_wood(state: Board, p: int, n: int) -> None:
     """Player ``p`` receives ``n`` wood (and what modules add to it)."""
     if n > 0:
         state.players[p].wood += n + sum(fn(state, p, n) for fn in state.game.hooks.extra_wood)
 
 
-def has_mod(state: State, p: int, name: str) -> bool:
+def has_mod(state: Board, p: int, name: str) -> bool:
     mods = state.game.modifiers
     return any(mods.get(s) == name for s in state.players[p].scrolls)
 
 
-def mod_values(state: State, p: int, name: str) -> list[Any]:
+def mod_values(state: Board, p: int, name: str) -> list[Any]:
     scrolls = state.game.components.scrolls
     return [
         scrolls[s].get("value")
@@ -128,7 +124,7 @@ def mod_values(state: State, p: int, name: str) -> list[Any]:
     ]
 
 
-def can_pay(state: State, p: int, cost: dict[str, int]) -> bool:
+def can_pay(state: Board, p: int, cost: dict[str, int]) -> bool:
     pl = state.players[p]
     short = {r: cost.get(r, 0) - getattr(pl, r) for r in RESOURCES}
     if short["water"] > 0 or short["dates"] > 0:
@@ -142,7 +138,7 @@ def can_pay(state: State, p: int, cost: dict[str, int]) -> bool:
     )
 
 
-def pay(state: State, p: int, cost: dict[str, int]) -> None:
+def pay(state: Board, p: int, cost: dict[str, int]) -> None:
     """Pay ``cost`` (checked with :func:`can_pay` first). Under scroll 33 a dinar shortfall
     becomes pending decisions: which of water or dates pays each missing dinar."""
     pl = state.players[p]
@@ -156,7 +152,7 @@ def pay(state: State, p: int, cost: dict[str, int]) -> None:
     pay_any(state, p, missing, among=("water", "dates"))
 
 
-def pay_any(state: State, p: int, n: int, among: tuple[str, ...] = RESOURCES) -> None:
+def pay_any(state: Board, p: int, n: int, among: tuple[str, ...] = RESOURCES) -> None:
     """Pay ``n`` resources of the player's choice among ``among``: one pending decision
     each (taken automatically when only one kind is left). Call it after scheduling what
     follows the payment, so that the payment is decided first."""
@@ -164,7 +160,7 @@ def pay_any(state: State, p: int, n: int, among: tuple[str, ...] = RESOURCES) ->
 
 
 @options("pay_resource")
-def _pay_resource_options(state: State, t: Task) -> list[int]:
+def _pay_resource_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     out = [
         OFFSETS["resource"] + i
@@ -175,7 +171,7 @@ def _pay_resource_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("pay_resource")
-def _pay_resource(state: State, t: Task, a: Action) -> None:
+def _pay_resource(state: Board, t: Task, a: Action) -> None:
     if a.kind != "resource":
         next(fn for fn in state.game.hooks.pay_resolve if fn(state, t, a))
         return
@@ -187,14 +183,14 @@ def total_resources(pl: Player) -> int:
     return pl.water + pl.dates + pl.dinars
 
 
-def order(state: State) -> list[int]:
+def order(state: Board) -> list[int]:
     """Turn order of the current round, starting with the start player."""
     n = state.num_players
     return [(state.start + i) % n for i in range(n)]
 
 
 # -- the machine ------------------------------------------------------------------------
-def current_player(state: State) -> int:
+def current_player(state: Board) -> int:
     if not state.stack:
         return TERMINAL
     top = state.stack[-1]
@@ -205,13 +201,13 @@ def current_player(state: State) -> int:
     return CHANCE
 
 
-def pending_players(state: State) -> list[int]:
+def pending_players(state: Board) -> list[int]:
     if not state.stack or state.stack[-1]["t"] != "select":
         return []
     return [int(p) for p, a in state.stack[-1]["chosen"].items() if a is None]
 
 
-def advance(state: State) -> None:
+def advance(state: Board) -> None:
     """Run tasks until a real decision, the selection, a chance node or the end."""
     stack = state.stack
     while stack:
@@ -244,7 +240,7 @@ def advance(state: State) -> None:
             TASKS[t](state, top)
 
 
-def legal_ids(state: State, player: int | None = None) -> list[int]:
+def legal_ids(state: Board, player: int | None = None) -> list[int]:
     if not state.stack:
         return []
     top = state.stack[-1]
@@ -270,7 +266,7 @@ def as_action(action: Action | int | str) -> Action:
         raise IllegalActionError(str(action), str(exc)) from None
 
 
-def apply(state: State, action: Action, player: int | None) -> None:
+def apply(state: Board, action: Action, player: int | None) -> None:
     if not state.stack:
         raise IllegalActionError(action, "the game is over")
     top = state.stack[-1]
@@ -313,12 +309,12 @@ def apply(state: State, action: Action, player: int | None) -> None:
 
 
 #: throw kind -> handler(state, throw task, pieces out) for what the throw's pieces do.
-AFTER_THROW: dict[str, Callable[[State, Task, list[Piece]], None]] = {}
+AFTER_THROW: dict[str, Callable[[Board, Task, list[Piece]], None]] = {}
 #: piece kind -> handler(state, piece) for a non-keshi piece falling out of a round's throw.
-PIECE_OUT: dict[Kind, Callable[[State, Piece], None]] = {}
+PIECE_OUT: dict[Kind, Callable[[Board, Piece], None]] = {}
 
 
-def thrown(state: State, top: Task) -> list[Piece]:
+def thrown(state: Board, top: Task) -> list[Piece]:
     """The pieces a throw task puts into the tower: those it names (a battle throw), else
     the keshis of every player's hand with the keshis carried over from the last battle
     and the pieces modules added under ``"extra"`` (e.g. expert keshis)."""
@@ -329,7 +325,7 @@ def thrown(state: State, top: Task) -> list[Piece]:
     return [Piece.keshi(c) for c in hands + state.carry] + extra
 
 
-def _round_throw_done(state: State, top: Task, out: list[Piece]) -> None:
+def _round_throw_done(state: Board, top: Task, out: list[Piece]) -> None:
     """Keshis out of a round's throw go to the display (to be claimed)."""
     for pl in state.players:
         pl.hand = []
@@ -344,14 +340,14 @@ def _round_throw_done(state: State, top: Task, out: list[Piece]) -> None:
 AFTER_THROW["round"] = _round_throw_done
 
 
-def chance_outcomes(state: State) -> list[tuple[tuple[str, ...], float]]:
+def chance_outcomes(state: Board) -> list[tuple[tuple[str, ...], float]]:
     if not state.stack or state.stack[-1]["t"] != "throw":
         raise ValueError("not a chance node")
     law = state.game.config.tower.distribution(state.tower, thrown(state, state.stack[-1]))
     return [(tuple(str(p) for p in out), prob) for out, prob in law.items()]
 
 
-def sample_chance(state: State, rng: random.Random | None) -> list[str]:
+def sample_chance(state: Board, rng: random.Random | None) -> list[str]:
     if not state.stack or state.stack[-1]["t"] != "throw":
         raise IllegalActionError("sample_chance", "not a chance node")
     top = state.stack.pop()

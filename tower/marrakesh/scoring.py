@@ -15,9 +15,12 @@ from tower.marrakesh.rules import (
     T,
     Task,
     ask,
+    can_pay,
     has_mod,
     options,
     order,
+    pay,
+    pay_any,
     push,
     resolve,
     score,
@@ -29,11 +32,11 @@ from tower.marrakesh.worth import filled, oasis_value
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import State
+    from tower.marrakesh.board import Board
 
 
 @task("season_end")
-def _season_end(state: State, t: Task) -> None:
+def _season_end(state: Board, t: Task) -> None:
     """The season scoring: the core's steps (``river``, ``provisions``, ``prepare``) with
     the modules' steps inserted at their anchors (``game.hooks.season``)."""
     items: list[Task] = []
@@ -42,7 +45,7 @@ def _season_end(state: State, t: Task) -> None:
     push(state, *items)
 
 
-def _river_step(state: State) -> list[Task]:
+def _river_step(state: Board) -> list[Task]:
     items = []
     for p in order(state):
         if 28 in state.players[p].scrolls:
@@ -51,11 +54,11 @@ def _river_step(state: State) -> list[Task]:
     return [*items, T("river_evaluation")]
 
 
-def _provisions_step(state: State) -> list[Task]:
+def _provisions_step(state: Board) -> list[Task]:
     return [T("provide", p=p) for p in order(state)]
 
 
-def _prepare_step(state: State) -> list[Task]:
+def _prepare_step(state: Board) -> list[Task]:
     if state.season < 3:
         return [*[ask("provision", p) for p in order(state)], T("next_season")]
     return [T("final_scoring")]
@@ -65,7 +68,7 @@ def _prepare_step(state: State) -> list[Task]:
 _CORE_STEPS = {"river": _river_step, "provisions": _provisions_step, "prepare": _prepare_step}
 
 
-def river_ranking(state: State) -> list[int]:
+def river_ranking(state: Board) -> list[int]:
     """Players from first to last on the river: farthest first; on a shared space the
     earlier arrival is ahead (later arrivals join the end of the line)."""
     return sorted(
@@ -75,7 +78,7 @@ def river_ranking(state: State) -> list[int]:
 
 
 @task("river_evaluation")
-def _river_evaluation(state: State, t: Task) -> None:
+def _river_evaluation(state: Board, t: Task) -> None:
     tile = state.game.components.river_tiles[state.river_tiles[state.season - 1]]
     # Ruling: a fisherman still on the start space is nowhere "down the river" and wins
     # nothing; with every fisherman there, the tile goes unused.
@@ -96,12 +99,12 @@ def _river_evaluation(state: State, t: Task) -> None:
 
 
 @options("river_pair")
-def _river_pair_options(state: State, t: Task) -> list[int]:
+def _river_pair_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
 @resolve("river_pair")
-def _river_pair(state: State, t: Task, a: Action) -> None:
+def _river_pair(state: Board, t: Task, a: Action) -> None:
     tile = state.river_tiles[state.season - 1]
     pair = state.game.components.river_tiles[tile]["pair"]
     if t["other"] >= 0:
@@ -110,7 +113,7 @@ def _river_pair(state: State, t: Task, a: Action) -> None:
 
 
 @task("river_reset")
-def _river_reset(state: State, t: Task) -> None:
+def _river_reset(state: Board, t: Task) -> None:
     """Discard the river tile; all fishermen back to the start (river tile 09: the
     crocodile space in the last season)."""
     if state.season == 3:
@@ -130,7 +133,7 @@ def _river_reset(state: State, t: Task) -> None:
     refill_display(state)
 
 
-def provision_cost(state: State, p: int) -> dict[str, int]:
+def provision_cost(state: Board, p: int) -> dict[str, int]:
     cost = dict.fromkeys(RESOURCES, 0)
     for tid, shown in state.players[p].provisions:
         if shown:
@@ -140,7 +143,7 @@ def provision_cost(state: State, p: int) -> dict[str, int]:
 
 
 @task("provide")
-def _provide(state: State, t: Task) -> None:
+def _provide(state: Board, t: Task) -> None:
     p = t["p"]
     if has_mod(state, p, "provision_any_resource") and state.players[p].dinars >= 1:
         push(state, ask("provision_mode", p))
@@ -149,22 +152,20 @@ def _provide(state: State, t: Task) -> None:
 
 
 @options("provision_mode")
-def _provision_mode_options(state: State, t: Task) -> list[int]:
+def _provision_mode_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
 @resolve("provision_mode")
-def _provision_mode(state: State, t: Task, a: Action) -> None:
+def _provision_mode(state: Board, t: Task, a: Action) -> None:
     _pay_provisions(state, t["p"], alternative=a.arg == 1)
 
 
-def _pay_provisions(state: State, p: int, alternative: bool) -> None:
+def _pay_provisions(state: Board, p: int, alternative: bool) -> None:
     """Pay for the revealed provision tiles, or pay everything and lose their points.
 
     Scroll 44 (``alternative``): 1 dinar, then any 1 resource per tile.
     """
-    from tower.marrakesh.rules import can_pay, pay, pay_any
-
     pl = state.players[p]
     shown = [tid for tid, s in pl.provisions if s]
     if alternative:
@@ -189,7 +190,7 @@ def _pay_provisions(state: State, p: int, alternative: bool) -> None:
 
 
 @task("next_season")
-def _next_season(state: State, t: Task) -> None:
+def _next_season(state: Board, t: Task) -> None:
     """Preparing the 2nd and 3rd season."""
     state.season += 1
     state.round = 1
@@ -204,7 +205,7 @@ def _next_season(state: State, t: Task) -> None:
 
 # -- final scoring ----------------------------------------------------------------------
 @task("final_scoring")
-def _final_scoring(state: State, t: Task) -> None:
+def _final_scoring(state: Board, t: Task) -> None:
     comps = state.game.components
     setup = comps["setup"]
     hooks = state.game.hooks
@@ -233,7 +234,7 @@ def _final_scoring(state: State, t: Task) -> None:
         score(state, p, (total_resources(pl) + extra + goods) // 2, "final: resources and goods")
 
 
-def town_value(state: State, p: int, tid: int) -> int:
+def town_value(state: Board, p: int, tid: int) -> int:
     """Final-scoring points of desert town ``tid`` for player ``p`` (0 for 10-12)."""
     kind = state.game.components.desert_towns[tid]["kind"]
     pl = state.players[p]

@@ -41,14 +41,14 @@ from tower.marrakesh.worth import oasis_value
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import Player, State
+    from tower.marrakesh.board import Board, Player
 
 PASS = action_id("pass")
 CAPACITY = 8
 
 
 # -- where keshis can go ----------------------------------------------------------------
-def brown_spaces(state: State, p: int) -> list[int]:
+def brown_spaces(state: Board, p: int) -> list[int]:
     """Sahara spaces a caravan keshi may be deployed to now (no skipping along a path).
 
     Spaces: 0 start oasis right, 1 start oasis left (right first), 2-4 path A, 5-7 path B,
@@ -74,7 +74,7 @@ def brown_spaces(state: State, p: int) -> list[int]:
     return out
 
 
-def room(state: State, p: int, colour: str) -> int:
+def room(state: Board, p: int, colour: str) -> int:
     """How many more keshis of ``colour`` player ``p`` could deploy (goods: unlimited)."""
     pl = state.players[p]
     if colour in GOODS:
@@ -92,7 +92,7 @@ def room(state: State, p: int, colour: str) -> int:
     return CAPACITY - pl.keshis[colour]
 
 
-def brown_room(state: State, p: int) -> int:
+def brown_room(state: Board, p: int) -> int:
     """Free sahara spaces a keshi could still reach."""
     pl = state.players[p]
     layout = state.game.hooks.layout
@@ -102,7 +102,7 @@ def brown_room(state: State, p: int) -> int:
     return free
 
 
-def take_keshi(state: State, p: int, colour: str, src: str) -> None:
+def take_keshi(state: Board, p: int, colour: str, src: str) -> None:
     """A keshi to be deployed leaves the player's held keshis or the common supply."""
     if src == "held":
         state.players[p].held.remove(colour)
@@ -111,7 +111,7 @@ def take_keshi(state: State, p: int, colour: str, src: str) -> None:
 
 
 @task("deploy")
-def _deploy(state: State, t: Task) -> None:
+def _deploy(state: Board, t: Task) -> None:
     """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
     p, c, src = t["p"], t["c"], t["src"]
     pl = state.players[p]
@@ -142,13 +142,13 @@ def _deploy(state: State, t: Task) -> None:
 
 
 @options("place_red")
-def _place_red_options(state: State, t: Task) -> list[int]:
+def _place_red_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     return [action_id("sector", SECTOR_INDEX[s]) for s in VENDOR_SECTORS if s not in pl.vendors]
 
 
 @resolve("place_red")
-def _place_red(state: State, t: Task, a: Action) -> None:
+def _place_red(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     take_keshi(state, p, "red", t["src"])
     s = SECTORS[a.arg]
@@ -159,13 +159,13 @@ def _place_red(state: State, t: Task, a: Action) -> None:
 
 
 @options("place_pink")
-def _place_pink_options(state: State, t: Task) -> list[int]:
+def _place_pink_options(state: Board, t: Task) -> list[int]:
     sq = state.players[t["p"]].square
     return [action_id("slot", i) for i in range(8) if not sq[i]]
 
 
 @resolve("place_pink")
-def _place_pink(state: State, t: Task, a: Action) -> None:
+def _place_pink(state: Board, t: Task, a: Action) -> None:
     p, s = t["p"], a.arg
     pl = state.players[p]
     take_keshi(state, p, "pink", t["src"])
@@ -182,12 +182,12 @@ def _place_pink(state: State, t: Task, a: Action) -> None:
 
 
 @options("place_brown")
-def _place_brown_options(state: State, t: Task) -> list[int]:
+def _place_brown_options(state: Board, t: Task) -> list[int]:
     return [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
 
 
 @resolve("place_brown")
-def _place_brown(state: State, t: Task, a: Action) -> None:
+def _place_brown(state: Board, t: Task, a: Action) -> None:
     p, s = t["p"], a.arg
     pl = state.players[p]
     sahara = state.game.components["sahara"]
@@ -210,12 +210,12 @@ def _place_brown(state: State, t: Task, a: Action) -> None:
 
 
 @options("town_pick")
-def _town_pick_options(state: State, t: Task) -> list[int]:
+def _town_pick_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(state.towns_display))]
 
 
 @resolve("town_pick")
-def _town_pick(state: State, t: Task, a: Action) -> None:
+def _town_pick(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     state.players[p].towns[t["path"]] = state.towns_display.pop(a.arg)
     score(
@@ -227,7 +227,7 @@ def _town_pick(state: State, t: Task, a: Action) -> None:
 
 
 @task("vendor_water")
-def _vendor_water(state: State, t: Task) -> None:
+def _vendor_water(state: Board, t: Task) -> None:
     p, s = t["p"], t["s"]
     pl = state.players[p]
     active = pl.souk_vendor == 1 if s == "souk" else pl.vendors.get(s) == 1
@@ -241,7 +241,7 @@ def _vendor_water(state: State, t: Task) -> None:
 
 
 @task("action")
-def _action(state: State, t: Task) -> None:
+def _action(state: Board, t: Task) -> None:
     """Perform the sector action of sector ``s``."""
     p, s = t["p"], t["s"]
     pl = state.players[p]
@@ -279,7 +279,7 @@ def _action(state: State, t: Task) -> None:
 
 # -- date orchard -----------------------------------------------------------------------
 @options("orchard")
-def _orchard_options(state: State, t: Task) -> list[int]:
+def _orchard_options(state: Board, t: Task) -> list[int]:
     return [
         action_id("choice", i)
         for i in range(1 + len(mod_values(state, t["p"], "orchard_alternative")))
@@ -287,7 +287,7 @@ def _orchard_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("orchard")
-def _orchard(state: State, t: Task, a: Action) -> None:
+def _orchard(state: Board, t: Task, a: Action) -> None:
     # Scrolls 23-25: for each date picker, 1 date or the scroll's alternative.
     if a.arg == 0:
         state.players[t["p"]].dates += 1
@@ -297,13 +297,13 @@ def _orchard(state: State, t: Task, a: Action) -> None:
 
 
 # -- river ------------------------------------------------------------------------------
-def rapids_crossed(state: State, p: int) -> int:
+def rapids_crossed(state: Board, p: int) -> int:
     pos = state.players[p].river
     return sum(pos >= r for r in state.game.components["river"]["rapids"])
 
 
 @task("river")
-def _river(state: State, t: Task) -> None:
+def _river(state: Board, t: Task) -> None:
     """Any river movement: first the water for extra steps (1 water = 1 step)."""
     if state.players[t["p"]].water > 0:
         push(state, ask("river_water", t["p"], n=t["n"]))
@@ -312,18 +312,18 @@ def _river(state: State, t: Task) -> None:
 
 
 @options("river_water")
-def _river_water_options(state: State, t: Task) -> list[int]:
+def _river_water_options(state: Board, t: Task) -> list[int]:
     return [action_id("number", k) for k in range(min(state.players[t["p"]].water, 40) + 1)]
 
 
 @resolve("river_water")
-def _river_water(state: State, t: Task, a: Action) -> None:
+def _river_water(state: Board, t: Task, a: Action) -> None:
     state.players[t["p"]].water -= a.arg
     push(state, T("river_move", p=t["p"], n=t["n"] + a.arg))
 
 
 @task("river_move")
-def _river_move(state: State, t: Task) -> None:
+def _river_move(state: Board, t: Task) -> None:
     p, n = t["p"], t["n"]
     pl = state.players[p]
     river = state.game.components["river"]
@@ -353,22 +353,22 @@ def _river_move(state: State, t: Task) -> None:
 
 
 @task("rapid")
-def _rapid(state: State, t: Task) -> None:
+def _rapid(state: Board, t: Task) -> None:
     times = 2 if has_mod(state, t["p"], "rapid_double") else 1  # scroll 60
     bonus = state.game.components["river"]["rapid_bonuses"][t["i"]]
     run_effects(state, t["p"], bonus * times, f"river: rapid {t['i'] + 1}")
 
 
 # -- mosque and palace ------------------------------------------------------------------
-def segment(state: State, pos: int) -> int:
+def segment(state: Board, pos: int) -> int:
     return sum(pos >= th for th in state.game.components["staircase"]["thresholds"])
 
 
-def line_spaces(state: State, m: int, pal: int) -> list[str]:
+def line_spaces(state: Board, m: int, pal: int) -> list[str]:
     return state.game.components["staircase"]["lines"]["lines"][m][pal]
 
 
-def space_effect(state: State, space: str) -> list[dict[str, Any]]:
+def space_effect(state: Board, space: str) -> list[dict[str, Any]]:
     """A connection-bonus space, or the staircase tile covering it (expansion 1)."""
     if space in state.covers:
         return state.covers[space]
@@ -376,7 +376,7 @@ def space_effect(state: State, space: str) -> list[dict[str, Any]]:
 
 
 @task("stair")
-def _stair(state: State, t: Task) -> None:
+def _stair(state: Board, t: Task) -> None:
     p = t["p"]
     n = t["n"] + (1 if has_mod(state, p, "stair_extra_step") else 0)  # scroll 48
     pl = state.players[p]
@@ -385,13 +385,13 @@ def _stair(state: State, t: Task) -> None:
 
 
 @options("stair_buy")
-def _stair_buy_options(state: State, t: Task) -> list[int]:
+def _stair_buy_options(state: Board, t: Task) -> list[int]:
     have = getattr(state.players[t["p"]], t["r"])
     return [action_id("number", k) for k in range(min(have, 40) + 1)]
 
 
 @resolve("stair_buy")
-def _stair_buy(state: State, t: Task, a: Action) -> None:
+def _stair_buy(state: Board, t: Task, a: Action) -> None:
     # Scrolls 26-27: 1 date (or water) = 1 further step of this movement.
     pl = state.players[t["p"]]
     setattr(pl, t["r"], getattr(pl, t["r"]) - a.arg)
@@ -400,7 +400,7 @@ def _stair_buy(state: State, t: Task, a: Action) -> None:
 
 
 @task("stair_move")
-def _stair_move(state: State, t: Task) -> None:
+def _stair_move(state: Board, t: Task) -> None:
     p, which, n = t["p"], t["w"], t["n"]
     pl = state.players[p]
     stairs = state.game.components["staircase"]
@@ -423,7 +423,7 @@ def _stair_move(state: State, t: Task) -> None:
 
 
 @task("threshold")
-def _threshold(state: State, t: Task) -> None:
+def _threshold(state: Board, t: Task) -> None:
     p = t["p"]
     state.players[p].dinars += state.game.components["staircase"]["threshold_dinars"]
     push(state, ask("connection", p, line=t["line"], skip=-1))
@@ -432,13 +432,13 @@ def _threshold(state: State, t: Task) -> None:
 
 
 @options("connection")
-def _connection_options(state: State, t: Task) -> list[int]:
+def _connection_options(state: Board, t: Task) -> list[int]:
     n = len(line_spaces(state, *t["line"]))
     return [action_id("choice", i) for i in range(n) if i != t["skip"]]
 
 
 @resolve("connection")
-def _connection(state: State, t: Task, a: Action) -> None:
+def _connection(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     if t["skip"] < 0 and has_mod(state, p, "connection_two"):
         push(state, ask("connection", p, line=t["line"], skip=a.arg))  # scroll 63
@@ -447,17 +447,17 @@ def _connection(state: State, t: Task, a: Action) -> None:
 
 
 # -- souk -------------------------------------------------------------------------------
-def luxury_cost(state: State, p: int, lux: int) -> dict[str, int]:
+def luxury_cost(state: Board, p: int, lux: int) -> dict[str, int]:
     return dict(state.game.components.luxuries[lux]["cost"])
 
 
-def discount(state: State, p: int, what: str) -> int:
+def discount(state: Board, p: int, what: str) -> int:
     """What the modules take off a price (``discount`` hook): ``"scroll_dates"``,
     ``"luxury_keshis"``."""
     return sum(hook(state, p, what) for hook in state.game.hooks.discount)
 
 
-def can_buy_luxury(state: State, p: int, lux: int) -> bool:
+def can_buy_luxury(state: Board, p: int, lux: int) -> bool:
     """Whether player ``p`` can buy ``lux``: at its printed price, or in a way a module
     offers (hook ``luxury_affordable``)."""
     if not points_affordable(state, p, lux):
@@ -467,14 +467,14 @@ def can_buy_luxury(state: State, p: int, lux: int) -> bool:
     )
 
 
-def printed_affordable(state: State, p: int, lux: int) -> bool:
+def printed_affordable(state: Board, p: int, lux: int) -> bool:
     """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount)."""
     pl = state.players[p]
     short = sum(max(0, n - pl.keshis[c]) for c, n in luxury_cost(state, p, lux).items())
     return short == 0 or short <= discount(state, p, "luxury_keshis")
 
 
-def points_affordable(state: State, p: int, lux: int) -> bool:
+def points_affordable(state: Board, p: int, lux: int) -> bool:
     """Whether player ``p`` can pay the points a luxury good costs (Chess: 4 points).
 
     Ruling: a score is never paid below 0, so a price in points needs that many points
@@ -484,7 +484,7 @@ def points_affordable(state: State, p: int, lux: int) -> bool:
 
 
 @options("souk")
-def _souk_options(state: State, t: Task) -> list[int]:
+def _souk_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     pl = state.players[p]
     out = [PASS]
@@ -499,7 +499,7 @@ def _souk_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("souk")
-def _souk(state: State, t: Task, a: Action) -> None:
+def _souk(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
     if a.kind == "pass":
@@ -519,7 +519,7 @@ def _souk(state: State, t: Task, a: Action) -> None:
         pay_luxury(state, p, a.arg)
 
 
-def pay_luxury(state: State, p: int, shop: int) -> None:
+def pay_luxury(state: Board, p: int, shop: int) -> None:
     """Buy the top good of ``shop`` at its printed cost (less a ``luxury_keshis``
     discount: the imam waives 1 goods keshi)."""
     cost = luxury_cost(state, p, state.shops[shop][-1])
@@ -531,7 +531,7 @@ def pay_luxury(state: State, p: int, shop: int) -> None:
 
 
 @options("imam_waive")
-def _imam_waive_options(state: State, t: Task) -> list[int]:
+def _imam_waive_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     pl = state.players[p]
     cost = luxury_cost(state, p, state.shops[t["shop"]][-1])
@@ -544,14 +544,14 @@ def _imam_waive_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("imam_waive")
-def _imam_waive(state: State, t: Task, a: Action) -> None:
+def _imam_waive(state: Board, t: Task, a: Action) -> None:
     # Imam (expansion 2): the luxury good costs any 1 goods keshi fewer.
     cost = luxury_cost(state, t["p"], state.shops[t["shop"]][-1])
     cost[KESHI_COLOURS[a.arg]] -= 1
     buy_luxury(state, t["p"], t["shop"], cost)
 
 
-def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
+def buy_luxury(state: Board, p: int, shop: int, cost: dict[str, int]) -> None:
     pl = state.players[p]
     for c, n in cost.items():
         pl.keshis[c] -= n
@@ -567,7 +567,7 @@ def buy_luxury(state: State, p: int, shop: int, cost: dict[str, int]) -> None:
 
 
 # -- main square ------------------------------------------------------------------------
-def spectators(state: State, p: int, space: int) -> int:
+def spectators(state: Board, p: int, space: int) -> int:
     """Spectators of player ``p``'s audience disc facing main-square ``space`` (the disc's
     side in play is ``audience_disc.side`` of the components)."""
     discs = state.game.components["audience_disc"]
@@ -590,34 +590,34 @@ def scaled(effects: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
 
 
 @task("square")
-def _square(state: State, t: Task) -> None:
+def _square(state: Board, t: Task) -> None:
     p = t["p"]
     times = 2 if has_mod(state, p, "square_twice") else 1  # scroll 65
     push(state, *[T("square_once", p=p) for _ in range(times)], T("square_extras", p=p))
 
 
 @task("square_once")
-def _square_once(state: State, t: Task) -> None:
+def _square_once(state: Board, t: Task) -> None:
     pl = state.players[t["p"]]
     pl.disc = (pl.disc + 1) % 8  # rotate clockwise one section
     push(state, ask("square_space", t["p"]))
 
 
 @options("square_space")
-def _square_space_options(state: State, t: Task) -> list[int]:
+def _square_space_options(state: Board, t: Task) -> list[int]:
     sq = state.players[t["p"]].square
     return [action_id("slot", i) for i in range(8) if sq[i]]
 
 
 @resolve("square_space")
-def _square_space(state: State, t: Task, a: Action) -> None:
+def _square_space(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     effects = state.game.components["main_square"]["spaces"][a.arg]
     run_effects(state, p, scaled(effects, spectators(state, p, a.arg)), "main square")
 
 
 @task("square_extras")
-def _square_extras(state: State, t: Task) -> None:
+def _square_extras(state: Board, t: Task) -> None:
     p = t["p"]
     spaces = state.game.components["main_square"]["spaces"]
     if has_mod(state, p, "square_points_space"):
@@ -631,13 +631,13 @@ def _square_extras(state: State, t: Task) -> None:
 
 
 # -- madrasa ----------------------------------------------------------------------------
-def scroll_cost(state: State, p: int, sid: int) -> int:
+def scroll_cost(state: Board, p: int, sid: int) -> int:
     dates = state.game.components.scrolls[sid]["dates"]
     return max(0, dates - discount(state, p, "scroll_dates"))
 
 
 @options("madrasa")
-def _madrasa_options(state: State, t: Task) -> list[int]:
+def _madrasa_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     pl = state.players[p]
     scrolls = state.game.components.scrolls
@@ -658,7 +658,7 @@ def _madrasa_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("madrasa")
-def _madrasa(state: State, t: Task, a: Action) -> None:
+def _madrasa(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
     if a.kind == "pass":
@@ -680,7 +680,7 @@ def _madrasa(state: State, t: Task, a: Action) -> None:
     take_scroll(state, p, a.arg)
 
 
-def take_scroll(state: State, p: int, stack: int) -> None:
+def take_scroll(state: Board, p: int, stack: int) -> None:
     """Take the top scroll of ``stack``; instant scrolls act at once."""
     sid = state.stacks[stack].pop()
     state.stack_open[stack] = False  # the next scroll is revealed at the end of the turn
@@ -691,13 +691,13 @@ def take_scroll(state: State, p: int, stack: int) -> None:
 
 
 # -- medina -----------------------------------------------------------------------------
-def gate_price(state: State, p: int, w: int) -> int:
+def gate_price(state: Board, p: int, w: int) -> int:
     price = state.game.components["medina"]["workshops"][w]["dinars"]
     return max(0, price - 1) if has_mod(state, p, "gate_discount") else price  # scroll 32
 
 
 @options("medina")
-def _medina_options(state: State, t: Task) -> list[int]:
+def _medina_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = [PASS]
     if state.players[p].watchtower > 0:
@@ -708,7 +708,7 @@ def _medina_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("medina")
-def _medina(state: State, t: Task, a: Action) -> None:
+def _medina(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     if a.kind == "pass":
         # The gained keshis are deployed only after all gates are bought.
@@ -721,7 +721,7 @@ def _medina(state: State, t: Task, a: Action) -> None:
     pay(state, p, {"dinars": price})  # any choice of payment comes first
 
 
-def buy_gate(state: State, p: int, w: int, colour: str, price: int) -> list[Task]:
+def buy_gate(state: Board, p: int, w: int, colour: str, price: int) -> list[Task]:
     """Take a gate from workshop ``w`` and score it; returns the follow-up decisions."""
     points = state.game.components["medina"]["workshops"][w]["points"]
     if points < 0 and price == 0 and w == 0 and has_mod(state, p, "free_gate_no_loss"):
@@ -732,13 +732,13 @@ def buy_gate(state: State, p: int, w: int, colour: str, price: int) -> list[Task
 
 
 @options("gate_space")
-def _gate_space_options(state: State, t: Task) -> list[int]:
+def _gate_space_options(state: Board, t: Task) -> list[int]:
     gates = state.players[t["p"]].gates
     return [action_id("slot", i) for i in range(8) if gates[i] is None]
 
 
 @resolve("gate_space")
-def _gate_space(state: State, t: Task, a: Action) -> None:
+def _gate_space(state: Board, t: Task, a: Action) -> None:
     p, colour = t["p"], t["c"]
     pl = state.players[p]
     pl.gates[a.arg] = colour  # a guard from the watchtower is committed to it
@@ -754,23 +754,23 @@ def _gate_space(state: State, t: Task, a: Action) -> None:
 
 
 @options("gate_keshi")
-def _gate_keshi_options(state: State, t: Task) -> list[int]:
+def _gate_keshi_options(state: Board, t: Task) -> list[int]:
     return [action_id("colour", i) for i in range(12)]
 
 
 @resolve("gate_keshi")
-def _gate_keshi(state: State, t: Task, a: Action) -> None:
+def _gate_keshi(state: Board, t: Task, a: Action) -> None:
     c = KESHI_COLOURS[a.arg]
     state.players[t["p"]].held.append(c)
     state.issued[c] += 1
 
 
 # -- sahara -----------------------------------------------------------------------------
-def oasis_cost(state: State, p: int, index: int) -> dict[str, int]:
+def oasis_cost(state: Board, p: int, index: int) -> dict[str, int]:
     return dict(state.game.components["sahara"]["claim_costs"][index % 3])
 
 
-def can_claim_oasis(state: State, p: int, index: int) -> bool:
+def can_claim_oasis(state: Board, p: int, index: int) -> bool:
     if has_mod(state, p, "oasis_one_resource"):  # scroll 45
         return total_resources(state.players[p]) >= 1
     return can_pay(state, p, oasis_cost(state, p, index))
@@ -781,7 +781,7 @@ def _has_goods_set(pl: Player) -> bool:
 
 
 @options("sahara")
-def _sahara_options(state: State, t: Task) -> list[int]:
+def _sahara_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     pl = state.players[p]
     out = [PASS]
@@ -795,7 +795,7 @@ def _sahara_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("sahara")
-def _sahara(state: State, t: Task, a: Action) -> None:
+def _sahara(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
     if a.kind == "pass":
@@ -821,7 +821,7 @@ def _sahara(state: State, t: Task, a: Action) -> None:
         pay(state, p, oasis_cost(state, p, i))
 
 
-def claim_oasis(state: State, p: int, oid: int) -> None:
+def claim_oasis(state: Board, p: int, oid: int) -> None:
     """Put a claimed oasis on the next track space and use what it covers."""
     pl = state.players[p]
     pl.claimed.append(oid)
@@ -841,7 +841,7 @@ def claim_oasis(state: State, p: int, oid: int) -> None:
 
 
 @options("track_keshi")
-def _track_keshi_options(state: State, t: Task) -> list[int]:
+def _track_keshi_options(state: Board, t: Task) -> list[int]:
     out = [PASS]
     if room(state, t["p"], t["c"]) > 0:
         out.append(action_id("choice", 0))
@@ -849,7 +849,7 @@ def _track_keshi_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("track_keshi")
-def _track_keshi(state: State, t: Task, a: Action) -> None:
+def _track_keshi(state: Board, t: Task, a: Action) -> None:
     p, c = t["p"], t["c"]
     if a.kind == "pass":
         # Ruling: a covered keshi the player does not deploy goes back to the supply.
@@ -859,7 +859,7 @@ def _track_keshi(state: State, t: Task, a: Action) -> None:
         push(state, T("deploy", p=p, c=c, src="held"))
 
 
-def returnable(state: State, p: int) -> list[str]:
+def returnable(state: Board, p: int) -> list[str]:
     """Keshis the exchange icon may return: not caravans next to an oasis (with Walls &
     Guards: not the sahara's keshis), committed guards or goods."""
     pl = state.players[p]
@@ -874,12 +874,12 @@ def returnable(state: State, p: int) -> list[str]:
 
 
 @options("exchange_return")
-def _exchange_return_options(state: State, t: Task) -> list[int]:
+def _exchange_return_options(state: Board, t: Task) -> list[int]:
     return [PASS] + [action_id("colour", COLOUR_INDEX[c]) for c in returnable(state, t["p"])]
 
 
 @resolve("exchange_return")
-def _exchange_return(state: State, t: Task, a: Action) -> None:
+def _exchange_return(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
     if a.kind == "pass":
@@ -897,25 +897,25 @@ def _exchange_return(state: State, t: Task, a: Action) -> None:
 
 
 @options("return_red")
-def _return_red_options(state: State, t: Task) -> list[int]:
+def _return_red_options(state: Board, t: Task) -> list[int]:
     vendors = state.players[t["p"]].vendors
     return [action_id("sector", SECTOR_INDEX[s]) for s in VENDOR_SECTORS if s in vendors]
 
 
 @resolve("return_red")
-def _return_red(state: State, t: Task, a: Action) -> None:
+def _return_red(state: Board, t: Task, a: Action) -> None:
     del state.players[t["p"]].vendors[SECTORS[a.arg]]
     state.issued["red"] -= 1
 
 
 @options("return_pink")
-def _return_pink_options(state: State, t: Task) -> list[int]:
+def _return_pink_options(state: Board, t: Task) -> list[int]:
     square = state.players[t["p"]].square
     return [action_id("slot", i) for i in range(8) if square[i]]
 
 
 @resolve("return_pink")
-def _return_pink(state: State, t: Task, a: Action) -> None:
+def _return_pink(state: Board, t: Task, a: Action) -> None:
     pl = state.players[t["p"]]
     pl.square[a.arg] = False
     pl.keshis["pink"] -= 1
@@ -923,17 +923,17 @@ def _return_pink(state: State, t: Task, a: Action) -> None:
 
 
 @options("exchange_take")
-def _exchange_take_options(state: State, t: Task) -> list[int]:
+def _exchange_take_options(state: Board, t: Task) -> list[int]:
     return [action_id("colour", i) for i, c in enumerate(KESHI_COLOURS) if c != t["c"]]
 
 
 @resolve("exchange_take")
-def _exchange_take(state: State, t: Task, a: Action) -> None:
+def _exchange_take(state: Board, t: Task, a: Action) -> None:
     push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
 
 
 @options("track_scroll")
-def _track_scroll_options(state: State, t: Task) -> list[int]:
+def _track_scroll_options(state: Board, t: Task) -> list[int]:
     # A scroll that needs exactly 3 scholars (the yellow stacks), free of scholars and dates.
     return [PASS] + [
         action_id("scroll", i) for i in (3, 4, 5) if state.stack_open[i] and state.stacks[i]
@@ -941,25 +941,25 @@ def _track_scroll_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("track_scroll")
-def _track_scroll(state: State, t: Task, a: Action) -> None:
+def _track_scroll(state: Board, t: Task, a: Action) -> None:
     if a.kind != "pass":
         take_scroll(state, t["p"], a.arg)
 
 
 # -- specials of the component data that act on the sectors ---------------------------
-def _connection_all(state: State, p: int, e: Effect) -> None:
+def _connection_all(state: Board, p: int, e: Effect) -> None:
     pl = state.players[p]
     line = (segment(state, pl.mosque), segment(state, pl.palace))
     for space in reversed(line_spaces(state, *line)):
         run_effects(state, p, space_effect(state, space), "scroll 59: connection line")
 
 
-def _take_scroll_special(state: State, p: int, e: Effect) -> None:
+def _take_scroll_special(state: Board, p: int, e: Effect) -> None:
     push(state, ask("special_scroll", p, scholars=e["scholars"], dates=e["dates"]))
 
 
 @options("special_scroll")
-def _special_scroll_options(state: State, t: Task) -> list[int]:
+def _special_scroll_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     if pl.dates < t["dates"]:
         return []
@@ -973,7 +973,7 @@ def _special_scroll_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("special_scroll")
-def _special_scroll(state: State, t: Task, a: Action) -> None:
+def _special_scroll(state: Board, t: Task, a: Action) -> None:
     # Scroll 58 (a 7-scholar scroll for 1 date) and desert town 10 (any scroll, free).
     if a.kind == "pass":
         return
@@ -981,19 +981,19 @@ def _special_scroll(state: State, t: Task, a: Action) -> None:
     take_scroll(state, t["p"], a.arg)
 
 
-def _claim_oases_free(state: State, p: int, e: Effect) -> None:
+def _claim_oases_free(state: Board, p: int, e: Effect) -> None:
     push(state, *[ask("free_oasis", p) for _ in range(e["n"])])
 
 
 @options("free_oasis")
-def _free_oasis_options(state: State, t: Task) -> list[int]:
+def _free_oasis_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     found = [action_id("slot", i + 2) for i in range(6) if pl.revealed[i] and not pl.claimed_at[i]]
     return [PASS, *found] if found else []
 
 
 @resolve("free_oasis")
-def _free_oasis(state: State, t: Task, a: Action) -> None:
+def _free_oasis(state: Board, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
     pl = state.players[t["p"]]
@@ -1001,23 +1001,23 @@ def _free_oasis(state: State, t: Task, a: Action) -> None:
     claim_oasis(state, t["p"], pl.oases[a.arg - 2])
 
 
-def _score_oasis(state: State, p: int, e: Effect) -> None:
+def _score_oasis(state: Board, p: int, e: Effect) -> None:
     push(state, ask("score_oasis", p))
 
 
 @options("score_oasis")
-def _score_oasis_options(state: State, t: Task) -> list[int]:
+def _score_oasis_options(state: Board, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(min(16, len(state.players[t["p"]].claimed)))]
 
 
 @resolve("score_oasis")
-def _score_oasis_resolve(state: State, t: Task, a: Action) -> None:
+def _score_oasis_resolve(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     oid = state.players[p].claimed[a.arg]
     score(state, p, oasis_value(state, p, oid, consume=True), f"scroll 71: oasis {oid}")
 
 
-def _square_spectators(state: State, p: int, e: Effect) -> None:
+def _square_spectators(state: Board, p: int, e: Effect) -> None:
     # Scroll 47: every space facing a section with 3 spectators, 3 times, no keshi needed.
     spaces = state.game.components["main_square"]["spaces"]
     for i in reversed(range(8)):
@@ -1025,7 +1025,7 @@ def _square_spectators(state: State, p: int, e: Effect) -> None:
             run_effects(state, p, scaled(spaces[i], e["times"]), "scroll 47: main square")
 
 
-def _square_all(state: State, p: int, e: Effect) -> None:
+def _square_all(state: Board, p: int, e: Effect) -> None:
     # Scroll 70: every entertainer's space, times its spectators.
     pl = state.players[p]
     spaces = state.game.components["main_square"]["spaces"]
@@ -1036,31 +1036,31 @@ def _square_all(state: State, p: int, e: Effect) -> None:
             )
 
 
-def _each_rapid_bonus(state: State, p: int, e: Effect) -> None:
+def _each_rapid_bonus(state: Board, p: int, e: Effect) -> None:
     push(state, *[T("rapid", p=p, i=i) for i in range(rapids_crossed(state, p))])
 
 
-def _claim_leftover_oasis(state: State, p: int, e: Effect) -> None:
+def _claim_leftover_oasis(state: Board, p: int, e: Effect) -> None:
     push(state, ask("leftover_oasis", p))
 
 
 @options("leftover_oasis")
-def _leftover_options(state: State, t: Task) -> list[int]:
+def _leftover_options(state: Board, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", i) for i in range(len(state.leftover_oases))]
 
 
 @resolve("leftover_oasis")
-def _leftover(state: State, t: Task, a: Action) -> None:
+def _leftover(state: Board, t: Task, a: Action) -> None:
     if a.kind != "pass":
         claim_oasis(state, t["p"], state.leftover_oases.pop(a.arg))
 
 
-def _free_luxury(state: State, p: int, e: Effect) -> None:
+def _free_luxury(state: Board, p: int, e: Effect) -> None:
     push(state, ask("free_luxury", p))
 
 
 @options("free_luxury")
-def _free_luxury_options(state: State, t: Task) -> list[int]:
+def _free_luxury_options(state: Board, t: Task) -> list[int]:
     # Ruling: a free luxury good waives the goods keshis, not a price in points (Chess).
     return [
         action_id("shop", i)
@@ -1070,17 +1070,17 @@ def _free_luxury_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("free_luxury")
-def _free_luxury_resolve(state: State, t: Task, a: Action) -> None:
+def _free_luxury_resolve(state: Board, t: Task, a: Action) -> None:
     buy_luxury(state, t["p"], a.arg, {})
 
 
-def _free_gate(state: State, p: int, e: Effect) -> None:
+def _free_gate(state: Board, p: int, e: Effect) -> None:
     if state.players[p].watchtower > 0:
         push(state, ask("free_gate", p, ws=e.get("workshops", [0, 1, 2, 3])))
 
 
 @options("free_gate")
-def _free_gate_options(state: State, t: Task) -> list[int]:
+def _free_gate_options(state: Board, t: Task) -> list[int]:
     # Walls & Guards (wall bonus, brick 11): only the two leftmost workshops.
     return [
         action_id("gate", 12 * w + KESHI_COLOURS.index(c))
@@ -1091,7 +1091,7 @@ def _free_gate_options(state: State, t: Task) -> list[int]:
 
 
 @resolve("free_gate")
-def _free_gate_resolve(state: State, t: Task, a: Action) -> None:
+def _free_gate_resolve(state: Board, t: Task, a: Action) -> None:
     # Desert town 12: a gate without paying; points, keshi and colour bonus as usual.
     p = t["p"]
     w, colour = divmod(a.arg, 12)

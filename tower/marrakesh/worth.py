@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from tower.marrakesh.actions import VENDOR_SECTORS
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import State
+    from tower.marrakesh.board import Board
 
 
-def filled(state: State, p: int, sector: str) -> bool:
+def filled(state: Board, p: int, sector: str) -> bool:
     """8 keshis of the sector's colour and a water vendor (the souk never counts); a
     module's ``filled`` hook may say otherwise."""
     answer = state.game.hooks.first("filled", state, p, sector)
@@ -26,10 +26,10 @@ def filled(state: State, p: int, sector: str) -> bool:
 
 
 #: Oasis kinds added by modules: kind -> value(state, player, oasis entry).
-OASIS_KINDS: dict[str, Callable[[State, int, dict[str, Any]], int]] = {}
+OASIS_KINDS: dict[str, Callable[[Board, int, dict[str, Any]], int]] = {}
 
 
-def oasis_value(state: State, p: int, oid: int, consume: bool = False) -> int:
+def oasis_value(state: Board, p: int, oid: int, consume: bool = False) -> int:
     """Points oasis ``oid`` is worth to player ``p`` now. With ``consume`` the resources
     an oasis 19-21 asks for are returned to the supply.
 

@@ -1,0 +1,292 @@
+"""The data of a Marrakesh position, without the rules: what is written to JSON.
+
+:class:`Player` is one player's boards, screen and pawns; :class:`Board` holds the shared
+board, the players, the tower's :class:`TowerState`, the engine's random generator and the
+*stack* of pending work. The stack holds tasks (small dicts such as ``{"t": "deploy",
+"p": 0, "c": "pink"}``) and pending decisions (``{"t": "ask", "k": "place_pink", "p":
+0}``). A board is written to JSON and read back exactly (:meth:`Board.to_json`,
+:meth:`Board.from_json`) and copied by :meth:`Board.clone`.
+
+The rules (:mod:`tower.marrakesh.rules` and the phase files) work on a :class:`Board`;
+:class:`tower.marrakesh.state.State` adds the player-facing API on top of it. A board
+knows its game only through :class:`GameLike` (what the rules read of it), so this file
+sits below the rules and the game (layer order: ``tower/marrakesh/__init__.py``).
+
+Examples
+--------
+>>> from tower.marrakesh import Game, GameConfig
+>>> b = Game(GameConfig(players=2)).new_initial_state(seed=3)
+>>> isinstance(b, Board), Board.from_json(b.game, b.to_json()).to_json() == b.to_json()
+(True, True)
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Protocol, Self
+
+from tower.errors import InputFileError
+from tower.model.interface import TowerState
+from tower.pieces import KESHI_COLOURS
+
+if TYPE_CHECKING:
+    from tower.marrakesh.component_data import Components
+    from tower.marrakesh.config import GameConfig
+    from tower.marrakesh.hooks import Hooks
+
+__all__ = ["JSON_VERSION", "Board", "GameLike", "Player"]
+
+JSON_VERSION = "tower.marrakesh.state/1"
+
+
+class GameLike(Protocol):
+    """What a board and the rules read of their game (:class:`tower.marrakesh.game.Game`
+    is one): the configuration, the assembled components, the enabled modules' hooks and
+    the scroll modifiers."""
+
+    config: GameConfig
+    components: Components
+    hooks: Hooks
+    #: scroll id -> the modifier name of a permanent (or timed) enhancement
+    modifiers: dict[int, str]
+
+    def has(self, module: str) -> bool: ...
+
+
+@dataclass
+class Player:
+    """One player's board, supply board, screen and pawns.
+
+    ``keshis`` counts the keshis of each colour on the board (the 8 sector colours and the
+    goods colours in the souk; red keshis are the ``vendors``). ``beige`` counts all guards,
+    on the watchtower or committed to a gate (``gates``).
+    """
+
+    score: int = 0  # setup logs the start score (space 10) as a score event
+    water: int = 1
+    dates: int = 1
+    dinars: int = 1
+    screen: list[str] = field(default_factory=list)
+    hand: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)  # claimed or gained, not yet deployed
+    assistants: dict[str, int] = field(default_factory=dict)  # sector -> unused assistants
+    keshis: dict[str, int] = field(default_factory=lambda: {c: 0 for c in KESHI_COLOURS})
+    vendors: dict[str, int] = field(default_factory=dict)  # sector -> 1 active, 2 placed now
+    souk_vendor: int = 0  # scroll 57: 0 none, 1 active, 2 placed this turn
+    square: list[bool] = field(default_factory=lambda: [False] * 8)
+    disc: int = 0  # rotation of the audience disc
+    sahara: list[bool] = field(default_factory=lambda: [False] * 10)
+    oases: list[int] = field(default_factory=list)  # oasis ids at path spaces 2..7
+    revealed: list[bool] = field(default_factory=lambda: [False] * 6)
+    claimed_at: list[bool] = field(default_factory=lambda: [False] * 6)
+    claimed: list[int] = field(default_factory=list)  # claimed oasis ids, in track order
+    towns: list[int] = field(default_factory=lambda: [0, 0])  # desert town per path, 0 none
+    towns_claimed: list[bool] = field(default_factory=lambda: [False, False])
+    gates: list[str | None] = field(default_factory=lambda: [None] * 8)
+    river: int = 0
+    river_tick: int = 0
+    river_total: int = 0
+    jetty: int = -1
+    mosque: int = 0
+    palace: int = 0
+    scrolls: list[int] = field(default_factory=list)
+    luxuries: list[int] = field(default_factory=list)
+    provisions: list[list[Any]] = field(default_factory=list)  # [[tile id, revealed]]
+    track: dict[str, str] = field(default_factory=dict)  # oasis-track slot -> keshi colour
+    swapped: bool = False
+    forfeit: bool = False
+    crocodile: bool = False
+    # Walls & Guards fields, older than the module slots (``ext``) and kept on Player for
+    # JSON compatibility; unused without the module.
+    wood: int = 0
+    bricks: list[int] = field(default_factory=list)  # brick tile at sahara spaces 2..7
+    explored: list[bool] = field(default_factory=lambda: [False] * 6)
+    wall: list[int] = field(default_factory=list)  # fired brick tiles, left to right
+    posts: list[bool] = field(default_factory=lambda: [False] * 3)  # watchmen on the board
+    recruited: int = 0  # watchmen next to the tower, ready for battle
+    orchard_brown: int = 0  # caravan keshis in the date orchard (counted in keshis)
+    sahara_green: list[int] = field(default_factory=list)  # sahara spaces with a date picker
+    wall_town: int = 0  # desert town on the city-wall board, 0 none
+    #: Per-module slots (module name -> plain JSON data) the core never reads.
+    ext: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
+
+    def copy(self) -> Player:
+        other = copy.copy(self)
+        for name in _PLAYER_CONTAINERS:
+            setattr(other, name, _copy_plain(getattr(self, name)))
+        return other
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Player:
+        return cls(**copy.deepcopy(data))
+
+    @property
+    def watchtower(self) -> int:
+        """Guards not yet committed to a city gate."""
+        return self.keshis["beige"] - sum(g is not None for g in self.gates)
+
+    def resource(self, name: str) -> int:
+        return getattr(self, name)
+
+
+def _copy_plain(value: Any) -> Any:
+    """A deep copy of plain JSON-like data (dicts, lists, scalars), faster than deepcopy."""
+    if isinstance(value, dict):
+        return {k: _copy_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_plain(v) for v in value]
+    return value
+
+
+#: Player fields holding lists or dicts (copied by :meth:`Player.copy`).
+_PLAYER_CONTAINERS = tuple(
+    f.name for f in fields(Player) if f.default is MISSING and f.default_factory is not MISSING
+)
+#: Global fields added with Walls & Guards and the module slots (older states lack them).
+_ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected", "ext"})
+#: Global fields that are only ever appended to; a clone shares their entries.
+_APPEND_ONLY = frozenset({"history", "score_events"})
+
+#: The global fields of a state, serialized as they are.
+_GLOBAL_FIELDS = (
+    "season",
+    "round",
+    "start",
+    "season_start",
+    "display",
+    "stacks",
+    "stack_open",
+    "offices",
+    "shops",
+    "shop_open",
+    "workshops",
+    "river_tiles",
+    "leftover_oases",
+    "jetty_taken",
+    "towns_display",
+    "covers",
+    "pawns",
+    "brigands",
+    "battle_base",
+    "carry",
+    "wall_protected",
+    "ext",
+    "issued",
+    "tick",
+    "turn",
+    "stack",
+    "score_events",
+    "history",
+)
+
+
+class Board:
+    """The data of a position: the shared board, the players, the tower, the random
+    generator and the stack. :class:`tower.marrakesh.state.State` is the board with the
+    game's API; build one with :meth:`tower.marrakesh.game.Game.new_initial_state`."""
+
+    def __init__(self, game: GameLike) -> None:
+        self.game = game
+        n = game.config.players
+        self.players: list[Player] = [Player() for _ in range(n)]
+        self.rng = random.Random(0)
+        self.tower: TowerState = game.config.tower.new_state()
+        self.season = 1
+        self.round = 1
+        self.start = 0
+        self.season_start = 0
+        self.display: dict[str, int] = {c: 0 for c in KESHI_COLOURS}
+        self.stacks: list[list[int]] = []
+        self.stack_open: list[bool] = []
+        self.offices: list[int] = []
+        self.shops: list[list[int]] = []
+        self.shop_open: list[bool] = []
+        self.workshops: list[list[str]] = []
+        self.river_tiles: list[int] = []
+        self.leftover_oases: list[int] = []
+        self.jetty_taken: list[bool] = []
+        self.towns_display: list[int] = []
+        self.covers: dict[str, list[dict[str, Any]]] = {}
+        self.pawns: dict[str, list[int]] = {}  # "sultan"/"imam" -> [holder or -1, step]
+        # Walls & Guards: brigands next to the tower, the pieces in the tower's base during
+        # the battles, keshis carried into the next season's first throw, and the player
+        # whose wall river tile 22 protects this season (-1 none).
+        self.brigands = 0
+        self.battle_base: list[str] = []
+        self.carry: list[str] = []
+        self.wall_protected = -1
+        #: Per-module slots (module name -> plain JSON data) the core never reads.
+        self.ext: dict[str, Any] = {}
+        self.issued: dict[str, int] = {c: 0 for c in KESHI_COLOURS}
+        self.tick = 0
+        self.turn = -1  # the player whose phase-3 turn is running, else -1
+        self.stack: list[dict[str, Any]] = []
+        self.score_events: list[list[Any]] = []  # [player, delta, reason]
+        self.history: list[str] = []
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    def clone(self) -> Self:
+        """An independent copy. Immutable parts are shared: the game, the tower's
+        :class:`TowerState` (frozen), the logged history lines and score events (only ever
+        appended to, so the copy gets a new list of the same entries)."""
+        other = type(self).__new__(type(self))
+        other.game = self.game
+        other.tower = self.tower
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.players = [p.copy() for p in self.players]
+        for k in _GLOBAL_FIELDS:
+            v = getattr(self, k)
+            setattr(other, k, list(v) if k in _APPEND_ONLY else _copy_plain(v))
+        return other
+
+    # -- JSON -------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        version, internal, gauss = self.rng.getstate()
+        cfg = self.game.config
+        return {
+            "format": JSON_VERSION,
+            "players": cfg.players,
+            "modules": sorted(cfg.modules),
+            "tower_model": cfg.tower.name,
+            "rng": [version, list(internal), gauss],
+            "tower": self.tower.to_json(),
+            "board": {k: copy.deepcopy(getattr(self, k)) for k in _GLOBAL_FIELDS},
+            "player_states": [p.to_json() for p in self.players],
+        }
+
+    @classmethod
+    def from_json(cls, game: GameLike, data: dict[str, Any]) -> Self:
+        """Read a state written by :meth:`to_json` for ``game``; raises
+        :class:`tower.errors.InputFileError` if it does not fit."""
+        where = "<state json>"
+        try:
+            if data["format"] != JSON_VERSION:
+                raise InputFileError(where, f"format must be {JSON_VERSION}", field="format")
+            cfg = game.config
+            if data["players"] != cfg.players or sorted(data["modules"]) != sorted(cfg.modules):
+                raise InputFileError(
+                    where, "players/modules differ from the game's configuration", field="players"
+                )
+            s = cls(game)
+            version, internal, gauss = data["rng"]
+            s.rng.setstate((version, tuple(internal), gauss))
+            s.tower = TowerState.from_json(data["tower"])
+            for k in _GLOBAL_FIELDS:
+                if k in _ADDED_FIELDS and k not in data["board"]:
+                    continue  # a state written before Walls & Guards: the defaults hold
+                setattr(s, k, copy.deepcopy(data["board"][k]))
+            s.players = [Player.from_json(p) for p in data["player_states"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, InputFileError):
+                raise
+            raise InputFileError(where, f"malformed state: {exc}") from exc
+        return s
