@@ -11,7 +11,7 @@ package ``a.b`` itself (its ``__init__``).
 
 :data:`KNOWN_LOOPS` lists the loops not yet removed: none. The Marrakesh engine's files
 also keep the layer order of the ``tower.marrakesh`` package docstring
-(:data:`ENGINE_LAYERS`): a file imports only files of its own layer or of lower ones.
+(:data:`ENGINE_LAYERS`): a file imports only files of its own layer or of earlier ones.
 
 The Marrakesh core is every file of ``tower/marrakesh/`` outside ``modules/``, except the
 package's ``__init__.py``: that file assembles the game (it imports

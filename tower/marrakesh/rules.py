@@ -9,6 +9,11 @@ top. A decision with a single option is taken automatically; one with none is sk
 
 Legal actions are computed here and only here (:func:`legal_ids`), from the options the
 decision stored when it reached the top of the stack.
+
+The rules work on a :class:`~tower.marrakesh.board.Board` (a position's data; every
+:class:`~tower.marrakesh.state.State` is one) and import neither the state nor the game
+(layer order: ``tower/marrakesh/__init__.py``). ``CHANCE``, ``SIMULTANEOUS`` and
+``TERMINAL`` come from :mod:`tower.marrakesh.config`.
 """
 
 from __future__ import annotations
