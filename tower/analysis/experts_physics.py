@@ -37,10 +37,12 @@ COMMAND = "stats --experts --physics"
 
 @dataclass(frozen=True)
 class PhysicsExperts:
-    """Simulated expert sequences and the re-throws they needed."""
+    """Simulated expert sequences, the re-throws they needed, and how many of the
+    sequences this run simulated (the others came from the log)."""
 
     records: list[ExpertRecord]
     rethrows: int
+    simulated: int
 
     @property
     def rounds(self) -> int:
@@ -150,7 +152,7 @@ def physics_expert_rounds(
     settings |= {"rounds": rounds, "retries": retries, "seed": seed}
     with tempfile.TemporaryDirectory() as tmp:
         path = log if log is not None else Path(tmp) / "physics-experts.jsonl"
-        run_tasks(
+        summary = run_tasks(
             tasks,
             expert_task,
             path,
@@ -165,5 +167,7 @@ def physics_expert_rounds(
         found = {rec["seq"]: rec for rec in read_records(path)}
     done = [found[t.key] for t in tasks]
     return PhysicsExperts(
-        [record_from_json(rec) for rec in done], sum(int(rec["rethrows"]) for rec in done)
+        [record_from_json(rec) for rec in done],
+        sum(int(rec["rethrows"]) for rec in done),
+        summary["done"],
     )

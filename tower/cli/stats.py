@@ -308,8 +308,9 @@ def _run_physics(run: ExpertRun, sequences: int, folder: Any) -> tuple[Any, dict
         "rethrows": result.rethrows,
     }
     click.echo(
-        f"{source}: {sequences} sequences, {result.rounds} rounds, {result.rethrows} throws "
-        f"re-thrown after the simulation lost a piece (at most {RETRIES} each)"
+        f"{source}: {sequences} sequences ({result.simulated} simulated now, the others "
+        f"from the log), {result.rounds} rounds, {result.rethrows} throws re-thrown after "
+        f"the simulation lost a piece (at most {RETRIES} each)"
     )
     return result, part
 
