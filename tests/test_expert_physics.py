@@ -44,16 +44,36 @@ def geometry(spec):
 
 
 class Logged(PhysicsTowerModel):
-    """The adapter, keeping every throw: (pieces in, pieces out, state after)."""
+    """The adapter, keeping every throw: (pieces in, pieces out, state after) in ``log``,
+    and (pieces the simulator has seen, ids inside after it) in ``ids``."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.log = []
+        self.ids = []
 
     def throw(self, state, pieces, rng):
         out, after = super().throw(state, pieces, rng)
         self.log.append((list(pieces), out, after))
+        self.ids.append((len(self.sim.pieces), set(self.sim.places)))
         return out, after
+
+
+def true_stays(model: Logged) -> tuple[list[int], list[int]]:
+    """Stays and censored stays of the expert keshis, from the simulator's own piece ids."""
+    stays, stuck, seen = [], [], 0
+    last = len(model.ids) - 1
+    for t, (count, _) in enumerate(model.ids):
+        for i in range(seen, count):
+            if model.sim.pieces[i].kind is not Kind.EXPERT:
+                continue
+            gone = [u for u in range(t, last + 1) if i not in model.ids[u][1]]
+            if gone:
+                stays.append(gone[0] - t)
+            else:
+                stuck.append(last - t)
+        seen = count
+    return sorted(stays), sorted(stuck)
 
 
 # ------------------------------------------------------------------ the adapter
@@ -92,12 +112,16 @@ def test_the_adapter_goes_only_forward_and_restarts_from_an_empty_state(geometry
 
 def test_the_loop_counts_what_physics_did(geometry):
     """Thrown, out and stays of a physics record agree with the throws the simulator made:
-    the expert keshis in each hand and out of each throw, and the identity
+    the stays of the expert keshis followed by the simulator's own piece ids, the expert
+    keshis in each hand and out of each throw, and the identity
     ``sum(stays) + sum(stuck_at_end) + len(stuck_at_end) = sum of experts inside after
     each round`` (each expert counts one for every round it ends inside)."""
     with Logged(geometry.spec, geometry=geometry) as model:
-        rec = expert_record(model, 3, 12, 6, random.Random(11))
+        rec = expert_record(model, 5, 12, 10, random.Random(11))
         log = model.log
+        stays, stuck = true_stays(model)
+    assert (sorted(rec.stays), sorted(rec.stuck_at_end)) == (stays, stuck)
+    assert max(stays) >= 2  # the check sees long stays
     n_in = [sum(p.kind is Kind.EXPERT for p in hand) for hand, _, _ in log]
     n_out = [sum(p.kind is Kind.EXPERT for p in out) for _, out, _ in log]
     inside = [sum(p.kind is Kind.EXPERT for p in after.pieces) for _, _, after in log]
@@ -107,7 +131,7 @@ def test_the_loop_counts_what_physics_did(geometry):
     assert inside[-1] == len(rec.stuck_at_end)
     board = 5
     for thrown, out in zip(rec.thrown, rec.out, strict=True):
-        assert thrown == min(3, board)
+        assert thrown == min(5, board)
         board += out - thrown
     # the hands are shuffled: the expert keshis are not always released last
     assert any(hand[-1].kind is not Kind.EXPERT for hand, _, _ in log)
