@@ -74,9 +74,7 @@ def expert_record(
         n = min(k, board)
         board -= n
         before = Counter(x.since for x in state.residents if x.piece.kind is Kind.EXPERT)
-        hand = [*mixed_keshis(keshis), *[EXPERT] * n]
-        rng.shuffle(hand)  # a simulated tower releases the hand in order: no kind on top
-        out, state = model.throw(state, hand, rng)
+        out, state = model.throw(state, [*mixed_keshis(keshis), *[EXPERT] * n], rng)
         after = Counter(x.since for x in state.residents if x.piece.kind is Kind.EXPERT)
         t = state.throws - 1  # the index of this throw (``since`` of fresh pieces)
         gone = [s for s in before for _ in range(before[s] - after[s])]

@@ -12,7 +12,10 @@ model with one tower at a time and two rules:
 - any other throw must go into the state the previous throw returned (a tower goes only
   forward); another state raises ``ValueError``.
 
-Each resident of the returned state carries the place where the simulator found it and
+The model interface takes the pieces of a throw as a multiset, while the simulator
+releases them in list order (the first at the bottom of the hand): the adapter shuffles
+each hand with ``rng`` first, so no kind is always on top. Each resident of the returned
+state carries the place where the simulator found it and
 ``since``, the 0-based throw in which it entered. A throw in which the simulation loses a
 piece is thrown again up to ``retries`` times (:meth:`TowerSim.throw`); :attr:`rethrows`
 counts them over the adapter's life.
@@ -98,7 +101,9 @@ class PhysicsTowerModel(TowerModel):
                 f"returned, or into new_state() for a fresh tower (got a state after "
                 f"{state.throws} throws)"
             )
-        result = sim.throw(pieces, retries=self.retries)
+        hand = list(pieces)
+        rng.shuffle(hand)
+        result = sim.throw(hand, retries=self.retries)
         self.rethrows += result.rethrows
         self._since.update(dict.fromkeys(result.thrown, result.index))
         self._state = TowerState(
