@@ -175,6 +175,8 @@ def format_experts(k: int, s: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------ model against physics
 
+#: Below this many sequences on a side, a comparison says its standard errors are rough.
+FEW_SEQUENCES = 30
 #: Fewest events (and non-events) a share must expect on the smaller side, at the pooled
 #: rate, and fewest observations a mean needs on each side, to enter a comparison.
 MIN_EXPECTED = 5
@@ -306,6 +308,8 @@ class ExpertComparison:
 
     rows: tuple[StatisticComparison, ...]
     alpha: float = 0.05
+    #: Sequences on each side (the standard errors are rough below about 30).
+    sequences: tuple[int, int] = (0, 0)
 
     @property
     def tested(self) -> list[StatisticComparison]:
@@ -332,6 +336,8 @@ class ExpertComparison:
             "alpha": self.alpha,
             "z_limit": self.z_limit,
             "agree": self.agree,
+            "model_sequences": self.sequences[0],
+            "physics_sequences": self.sequences[1],
             "rows": [r.to_json() for r in self.rows],
         }
 
@@ -352,7 +358,7 @@ def compare_experts(
     """
     m, p = expert_estimates(model_records, k), expert_estimates(physics_records, k)
     rows = tuple(StatisticComparison(n, m[n], p[n], _testable(m[n], p[n])) for n in m)
-    return ExpertComparison(rows, alpha)
+    return ExpertComparison(rows, alpha, (len(model_records), len(physics_records)))
 
 
 def format_comparison(cmp: ExpertComparison) -> str:
@@ -375,4 +381,9 @@ def format_comparison(cmp: ExpertComparison) -> str:
         f"verdict: {verdict} (rule: every tested |z| <= {cmp.z_limit:.2f}, the two-sided "
         f"Bonferroni limit for alpha {cmp.alpha} over {len(cmp.tested)} statistics)"
     )
+    if min(cmp.sequences) < FEW_SEQUENCES:
+        lines.append(
+            f"note: {min(cmp.sequences)} sequences on one side: the standard errors come from "
+            f"so few independent sequences that they are rough (give {FEW_SEQUENCES} or more)"
+        )
     return "\n".join(lines)
