@@ -174,6 +174,30 @@ def test_the_log_resumes_and_extends_to_the_same_bytes(spec, tmp_path):
         physics_expert_rounds(spec, params, 2, sequences=3, log=part, **kw)
 
 
+def test_rethrows_are_counted_into_the_log_and_the_report(spec, tmp_path, monkeypatch):
+    """Each throw here reports one re-throw (as :meth:`TowerSim.throw` does after losing a
+    piece): the sequences, the run and the command count them all."""
+    import dataclasses
+
+    import tower.physics.adapter as adapter
+
+    class Lossy(adapter.TowerSim):
+        def throw(self, pieces, **kw):
+            return dataclasses.replace(super().throw(pieces, **kw), rethrows=1)
+
+    monkeypatch.setattr(adapter, "TowerSim", Lossy)
+    run = physics_expert_rounds(
+        spec, PhysicsParams(), 1, rounds=2, sequences=2, workers=1, progress=False
+    )
+    assert run.rethrows == 4
+    args = ["stats", "--experts", "1", "--physics", "--sequences", "1", "--throws", "3"]
+    result = CliRunner().invoke(cli, [*args, "--workers", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "3 throws re-thrown" in result.output
+    doc = json.loads((tmp_path / "experts.json").read_text(encoding="utf-8"))
+    assert doc["physics"]["rethrows"] == 3
+
+
 # ------------------------------------------------------------------ statistics and verdict
 
 
