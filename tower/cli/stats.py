@@ -57,14 +57,15 @@ def _sizes(text: str) -> list[int]:
 )
 @click.option(
     "--preset", type=click.Choice(PRESETS), default="marrakesh", show_default=True,
-    help="With --physics.",
+    help="With --physics or --compare-physics.",
 )  # fmt: skip
 @click.option(
     "--params",
     "params_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="With --physics: physics parameters (default: the built-in defaults).",
+    help="With --physics or --compare-physics: physics parameters (default: the built-in "
+    "defaults).",
 )
 @click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
 @click.option(
@@ -143,6 +144,10 @@ def stats(
     The equilibrium number inside, pieces out per throw against pieces in, the fresh
     share among pieces out, how many throws a piece stays inside, and the chance that a
     thrown colour comes out in the same throw.
+
+    With --experts K: expert keshis out per round and how long a stuck one stays, on the
+    model, in simulated towers (--physics), or both compared statistic by statistic
+    within Monte Carlo error (--compare-physics N; see docs/experts.md).
     """
     from tower.analysis.plots import plot_retention
     from tower.analysis.retention import (
