@@ -14,6 +14,10 @@ board are thrown). :func:`expert_rounds` plays that loop on any
 :func:`summarize_experts` turns the records into the law of expert keshis out per round,
 the mean per round index, and how many rounds a stuck expert stays (0 = out in the round
 it was thrown), with Monte Carlo standard errors over independent sequences.
+:func:`expert_estimates` gives every statistic unrounded with its standard error, and
+:func:`compare_experts` sets a model's against another source's, usually physics (the
+same loop in simulated towers: :mod:`tower.analysis.experts_physics`), with a verdict
+(:class:`ExpertComparison` states the rule).
 
 Examples
 --------
