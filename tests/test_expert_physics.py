@@ -234,6 +234,9 @@ def test_the_verdict_tells_equal_laws_from_different_ones():
     assert row.physics.value == 0 and row.z < -other.z_limit
     doc = json.loads(json.dumps(other.to_json()))
     assert doc["agree"] is False and "Bonferroni" in doc["rule"]
+    assert other.verdict == "differ beyond MC error" and same.verdict.startswith("agree")
+    alone = compare_experts(a, a[:1], 2)  # one sequence: no standard error, no test
+    assert not alone.tested and alone.verdict.startswith("undecided")
 
 
 # ------------------------------------------------------------------ the command

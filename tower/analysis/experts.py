@@ -332,6 +332,13 @@ class ExpertComparison:
         """No tested statistic beyond :attr:`z_limit` (and at least one tested)."""
         return bool(self.tested) and all(abs(r.z) <= self.z_limit for r in self.tested)
 
+    @property
+    def verdict(self) -> str:
+        """The verdict in words (undecided when no statistic could be tested)."""
+        if not self.tested:
+            return "undecided: too few observations to test any statistic"
+        return "agree within MC error" if self.agree else "differ beyond MC error"
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
         return {
@@ -340,6 +347,7 @@ class ExpertComparison:
             "alpha": self.alpha,
             "z_limit": self.z_limit,
             "agree": self.agree,
+            "verdict": self.verdict,
             "model_sequences": self.sequences[0],
             "physics_sequences": self.sequences[1],
             "rows": [r.to_json() for r in self.rows],
@@ -361,7 +369,8 @@ def compare_experts(
     True
     """
     m, p = expert_estimates(model_records, k), expert_estimates(physics_records, k)
-    rows = tuple(StatisticComparison(n, m[n], p[n], _testable(m[n], p[n])) for n in m)
+    enough = min(len(model_records), len(physics_records)) >= 2  # an SE needs two
+    rows = tuple(StatisticComparison(n, m[n], p[n], enough and _testable(m[n], p[n])) for n in m)
     return ExpertComparison(rows, alpha, (len(model_records), len(physics_records)))
 
 
@@ -380,9 +389,8 @@ def format_comparison(cmp: ExpertComparison) -> str:
             f"{r.name:<20} {r.model.value:9.4f} {r.physics.value:8.4f}+-{r.physics.se:.4f} "
             f"{r.se:8.4f} {r.z:7.2f}  {mark}".rstrip()
         )
-    verdict = "agree within MC error" if cmp.agree else "DIFFER beyond MC error"
     lines.append(
-        f"verdict: {verdict} (rule: every tested |z| <= {cmp.z_limit:.2f}, the two-sided "
+        f"verdict: {cmp.verdict} (rule: every tested |z| <= {cmp.z_limit:.2f}, the two-sided "
         f"Bonferroni limit for alpha {cmp.alpha} over {len(cmp.tested)} statistics)"
     )
     if min(cmp.sequences) < FEW_SEQUENCES:

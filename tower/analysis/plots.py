@@ -177,7 +177,6 @@ def plot_expert_comparison(cmp: Any, path: str | Path, title: str = "") -> Path:
     ax.plot([], [], color="tab:red", ls="--", label=f"limit {cmp.z_limit:.2f} (Bonferroni)")
     ax.set_yticks(y, [r.name for r in rows], fontsize=8)
     ax.set_xlabel("z = (physics - model) / combined SE   (grey: too few to test)")
-    verdict = "agree within MC error" if cmp.agree else "differ beyond MC error"
-    ax.set_title(f"{title}\n{verdict}" if title else verdict, fontsize=10)
+    ax.set_title(f"{title}\n{cmp.verdict}" if title else cmp.verdict, fontsize=10)
     ax.legend(fontsize=7, loc="best")
     return _save(fig, path)
