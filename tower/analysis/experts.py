@@ -14,6 +14,10 @@ board are thrown). :func:`expert_rounds` plays that loop on any
 :func:`summarize_experts` turns the records into the law of expert keshis out per round,
 the mean per round index, and how many rounds a stuck expert stays (0 = out in the round
 it was thrown), with Monte Carlo standard errors over independent sequences.
+:func:`expert_estimates` gives every statistic unrounded with its standard error, and
+:func:`compare_experts` sets a model's against another source's, usually physics (the
+same loop in simulated towers: :mod:`tower.analysis.experts_physics`), with a verdict
+(:class:`ExpertComparison` states the rule).
 
 Examples
 --------
@@ -171,3 +175,227 @@ def format_experts(k: int, s: dict[str, Any]) -> str:
             f"  mean rounds of a stuck expert    {s['stuck_rounds_mean']:.2f}",
         ]
     )
+
+
+# ------------------------------------------------------------------ model against physics
+
+#: Below this many sequences on a side, a comparison says its standard errors are rough.
+FEW_SEQUENCES = 30
+#: Fewest events (and non-events) a share must expect on the smaller side, at the pooled
+#: rate, and fewest observations a mean needs on each side, to enter a comparison.
+MIN_EXPECTED = 5
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic as a ratio of sums over sequences, ``value = sum(a) / sum(b)``, with its
+    Monte Carlo standard error (the ratio estimator's, sequences being independent while
+    the rounds of one sequence are not). ``kind`` is ``"share"`` (of ``count`` rounds or
+    expert keshis) or ``"mean"`` (over ``count`` observations)."""
+
+    value: float
+    se: float
+    count: int
+    kind: str
+
+
+def _ratio(a: np.ndarray, b: np.ndarray, kind: str) -> Estimate:
+    total = float(b.sum())
+    if total == 0:
+        return Estimate(0.0, 0.0, 0, kind)
+    value = float(a.sum()) / total
+    n = len(a)
+    se = float(np.sqrt(n / (n - 1) * np.sum((a - value * b) ** 2)) / total) if n > 1 else 0.0
+    return Estimate(value, se, int(total), kind)
+
+
+def expert_estimates(records: Sequence[ExpertRecord], k: int) -> dict[str, Estimate]:
+    """The expert statistics of :func:`summarize_experts`, unrounded, with standard errors.
+
+    ``thrown_mean``, ``out_mean``, ``offered_none``, ``out_law j`` for ``j = 1..k-1`` and
+    ``out_law k+`` (``k`` or more out: a throw may also dislodge experts stuck before),
+    ``stuck_share``, ``stuck_rounds_mean``, and the stays of thrown expert keshis:
+    ``stay_law 1``, ``stay_law 2``, ``stay_law 3+`` and ``stay_law censored`` (``stay_law
+    0`` is ``1 - stuck_share``, and ``out_law 0`` is ``offered_none``: not repeated).
+    """
+    if not records:
+        raise ValueError("no sequences to estimate from")
+    out = np.array([r.out for r in records], dtype=float)
+    rounds = np.full(len(records), out.shape[1], dtype=float)
+    thrown = np.array([sum(r.thrown) for r in records], dtype=float)
+
+    def per_seq(f: Any) -> np.ndarray:
+        return np.array([f(r) for r in records], dtype=float)
+
+    est = {
+        "thrown_mean": _ratio(thrown, rounds, "mean"),
+        "out_mean": _ratio(out.sum(axis=1), rounds, "mean"),
+        "offered_none": _ratio((out == 0).sum(axis=1), rounds, "share"),
+    }
+    for j in range(1, k):
+        est[f"out_law {j}"] = _ratio((out == j).sum(axis=1), rounds, "share")
+    est[f"out_law {k}+"] = _ratio((out >= k).sum(axis=1), rounds, "share")
+    est["stuck_share"] = _ratio(thrown - per_seq(lambda r: r.stays.count(0)), thrown, "share")
+    est["stuck_rounds_mean"] = _ratio(
+        per_seq(lambda r: sum(s for s in r.stays if s > 0)),
+        per_seq(lambda r: sum(s > 0 for s in r.stays)),
+        "mean",
+    )
+    for name, hit in (("1", lambda s: s == 1), ("2", lambda s: s == 2), ("3+", lambda s: s >= 3)):
+        est[f"stay_law {name}"] = _ratio(
+            per_seq(lambda r, hit=hit: sum(map(hit, r.stays))), thrown, "share"
+        )
+    est["stay_law censored"] = _ratio(per_seq(lambda r: len(r.stuck_at_end)), thrown, "share")
+    return est
+
+
+@dataclass(frozen=True)
+class StatisticComparison:
+    """One statistic, model against physics: ``z`` is the difference over the combined
+    standard error; ``tested`` is False when too few observations make the SE unreliable
+    (see :data:`MIN_EXPECTED`)."""
+
+    name: str
+    model: Estimate
+    physics: Estimate
+    tested: bool
+
+    @property
+    def se(self) -> float:
+        """Combined standard error."""
+        return float(np.hypot(self.model.se, self.physics.se))
+
+    @property
+    def z(self) -> float:
+        """``(physics - model) / se``; 0 for equal values, infinite for unequal ones with
+        no spread at all."""
+        diff = self.physics.value - self.model.value
+        if self.se == 0:
+            return 0.0 if diff == 0 else float(np.copysign(np.inf, diff))
+        return diff / self.se
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (an infinite ``z`` is written as a string)."""
+        z = self.z
+        return {
+            "statistic": self.name,
+            "model": self.model.value,
+            "model_se": self.model.se,
+            "physics": self.physics.value,
+            "physics_se": self.physics.se,
+            "se": self.se,
+            "z": z if np.isfinite(z) else str(z),
+            "tested": self.tested,
+        }
+
+
+def _testable(m: Estimate, p: Estimate) -> bool:
+    if min(m.count, p.count) == 0:
+        return False
+    if m.kind == "mean":
+        return min(m.count, p.count) >= MIN_EXPECTED
+    pooled = (m.value * m.count + p.value * p.count) / (m.count + p.count)
+    return min(pooled, 1 - pooled) * min(m.count, p.count) >= MIN_EXPECTED
+
+
+@dataclass(frozen=True)
+class ExpertComparison:
+    """Model against physics over every expert statistic, with the verdict.
+
+    The rule: each tested statistic's ``z`` is compared with the two-sided Bonferroni
+    limit ``z_limit`` for ``alpha`` over the ``m`` tested statistics (``alpha = 0.05``,
+    ``m = 12``: 2.87), so if model and physics had the same law the verdict would wrongly
+    say "differ" at most ``alpha`` of the time. The two sides *agree within their Monte
+    Carlo error* when no tested ``|z|`` exceeds ``z_limit``. Rows with ``2 < |z| <=
+    z_limit`` are marked, not failed: about one in twenty such rows is expected by chance.
+    """
+
+    rows: tuple[StatisticComparison, ...]
+    alpha: float = 0.05
+    #: Sequences on each side (the standard errors are rough below about 30).
+    sequences: tuple[int, int] = (0, 0)
+
+    @property
+    def tested(self) -> list[StatisticComparison]:
+        """The rows that enter the verdict."""
+        return [r for r in self.rows if r.tested]
+
+    @property
+    def z_limit(self) -> float:
+        """Two-sided Bonferroni limit for ``alpha`` over the tested rows."""
+        from statistics import NormalDist
+
+        return NormalDist().inv_cdf(1 - self.alpha / (2 * max(1, len(self.tested))))
+
+    @property
+    def agree(self) -> bool:
+        """No tested statistic beyond :attr:`z_limit` (and at least one tested)."""
+        return bool(self.tested) and all(abs(r.z) <= self.z_limit for r in self.tested)
+
+    @property
+    def verdict(self) -> str:
+        """The verdict in words (undecided when no statistic could be tested)."""
+        if not self.tested:
+            return "undecided: too few observations to test any statistic"
+        return "agree within MC error" if self.agree else "differ beyond MC error"
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return {
+            "rule": f"agree iff every tested |z| <= z_limit (two-sided Bonferroni, "
+            f"alpha {self.alpha} over the tested statistics)",
+            "alpha": self.alpha,
+            "z_limit": self.z_limit,
+            "agree": self.agree,
+            "verdict": self.verdict,
+            "model_sequences": self.sequences[0],
+            "physics_sequences": self.sequences[1],
+            "rows": [r.to_json() for r in self.rows],
+        }
+
+
+def compare_experts(
+    model_records: Sequence[ExpertRecord],
+    physics_records: Sequence[ExpertRecord],
+    k: int,
+    alpha: float = 0.05,
+) -> ExpertComparison:
+    """Every statistic of :func:`expert_estimates`, model against physics.
+
+    >>> from tower.model import BaselineModel
+    >>> a = expert_rounds(BaselineModel(), k=2, sequences=200, seed=1)
+    >>> b = expert_rounds(BaselineModel(), k=2, sequences=200, seed=2)
+    >>> compare_experts(a, b, 2).agree
+    True
+    """
+    m, p = expert_estimates(model_records, k), expert_estimates(physics_records, k)
+    enough = min(len(model_records), len(physics_records)) >= 2  # an SE needs two
+    rows = tuple(StatisticComparison(n, m[n], p[n], enough and _testable(m[n], p[n])) for n in m)
+    return ExpertComparison(rows, alpha, (len(model_records), len(physics_records)))
+
+
+def format_comparison(cmp: ExpertComparison) -> str:
+    """The comparison as a table, one statistic a line, and the verdict."""
+    lines = [
+        f"{'statistic':<20} {'model':>9} {'physics':>15} {'se':>8} {'z':>7}",
+    ]
+    for r in cmp.rows:
+        mark = "" if not r.tested else ("DIFFERS" if abs(r.z) > cmp.z_limit else "")
+        if r.tested and not mark and abs(r.z) > 2:
+            mark = "(|z| > 2)"
+        if not r.tested:
+            mark = "(too few to test)"
+        lines.append(
+            f"{r.name:<20} {r.model.value:9.4f} {r.physics.value:8.4f}+-{r.physics.se:.4f} "
+            f"{r.se:8.4f} {r.z:7.2f}  {mark}".rstrip()
+        )
+    lines.append(
+        f"verdict: {cmp.verdict} (rule: every tested |z| <= {cmp.z_limit:.2f}, the two-sided "
+        f"Bonferroni limit for alpha {cmp.alpha} over {len(cmp.tested)} statistics)"
+    )
+    if min(cmp.sequences) < FEW_SEQUENCES:
+        lines.append(
+            f"note: {min(cmp.sequences)} sequences on one side: the standard errors come from "
+            f"so few independent sequences that they are rough (give {FEW_SEQUENCES} or more)"
+        )
+    return "\n".join(lines)

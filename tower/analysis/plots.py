@@ -4,6 +4,7 @@
   optionally several sources (physics, distilled model, baseline) on the same axes.
 - :func:`plot_statistics`: per-sequence statistics of two or more samples, as
   overlaid histograms, one panel per statistic (the picture of a validation).
+- :func:`plot_expert_comparison`: the z of each expert statistic, model against physics.
 """
 
 from __future__ import annotations
@@ -154,4 +155,28 @@ def plot_statistics(
         ax.legend(fontsize=7)
     for ax in axes.ravel()[len(names) :]:
         ax.axis("off")
+    return _save(fig, path)
+
+
+def plot_expert_comparison(cmp: Any, path: str | Path, title: str = "") -> Path:
+    """The z of every expert statistic, model against physics, with the ``|z| = 2`` band
+    and the verdict's limit (an :class:`~tower.analysis.experts.ExpertComparison`)."""
+    plt = _pyplot()
+    rows = list(cmp.rows)
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(rows) + 1.5))
+    y = np.arange(len(rows))[::-1]
+    z = np.array([np.clip(r.z, -9, 9) for r in rows])
+    colours = [
+        "lightgray" if not r.tested else ("tab:red" if abs(r.z) > cmp.z_limit else "tab:blue")
+        for r in rows
+    ]
+    ax.barh(y, z, color=colours)
+    ax.axvspan(-2, 2, color="tab:green", alpha=0.12, label="|z| <= 2")
+    for side in (-1, 1):
+        ax.axvline(side * cmp.z_limit, color="tab:red", ls="--", lw=1)
+    ax.plot([], [], color="tab:red", ls="--", label=f"limit {cmp.z_limit:.2f} (Bonferroni)")
+    ax.set_yticks(y, [r.name for r in rows], fontsize=8)
+    ax.set_xlabel("z = (physics - model) / combined SE   (grey: too few to test)")
+    ax.set_title(f"{title}\n{cmp.verdict}" if title else cmp.verdict, fontsize=10)
+    ax.legend(fontsize=7, loc="best")
     return _save(fig, path)

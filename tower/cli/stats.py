@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
-from tower.cli.options import force_option
+from tower.cli.options import cluster_options, force_option
 from tower.errors import TowerError
 from tower.files.inputs import LIMITS
 from tower.files.outputs import OutputFolder
@@ -35,7 +37,10 @@ def _sizes(text: str) -> list[int]:
     metavar="FILE|shipped:NAME|baseline",
     help="Model to run (default: the shipped marrakesh model).",
 )
-@click.option("--physics", is_flag=True, help="Statistics of the simulator (see --traces).")
+@click.option(
+    "--physics", is_flag=True,
+    help="Statistics of the simulator (see --traces; with --experts: simulated rounds).",
+)  # fmt: skip
 @click.option(
     "--traces",
     "traces_path",
@@ -52,19 +57,24 @@ def _sizes(text: str) -> list[int]:
 )
 @click.option(
     "--preset", type=click.Choice(PRESETS), default="marrakesh", show_default=True,
-    help="With --physics.",
+    help="With --physics or --compare-physics.",
 )  # fmt: skip
 @click.option(
     "--params",
     "params_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="With --physics: physics parameters (default: the built-in defaults).",
+    help="With --physics or --compare-physics: physics parameters (default: the built-in "
+    "defaults).",
 )
 @click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
 @click.option(
-    "--sequences", default=2000, type=click.IntRange(1), show_default=True,
-    help="Model sequences per size.",
+    "--sequences",
+    default=2000,
+    type=click.IntRange(1),
+    show_default=True,
+    help="Model sequences per size (with --experts: sequences of rounds; with --experts "
+    "--physics: simulated sequences, default 100 there).",
 )
 @click.option(
     "--throws", default=12, type=click.IntRange(1, 1000), show_default=True,
@@ -79,7 +89,8 @@ def _sizes(text: str) -> list[int]:
     metavar="K",
     help="The Experts: with K face-up expert tiles, the law of expert keshis out per "
     "round and how many rounds a stuck expert stays (--sequences sequences of --throws "
-    "rounds, --keshis keshis a round).",
+    "rounds, --keshis keshis a round); with --physics in simulated towers (--preset, "
+    "--params), with --compare-physics N against them.",
 )
 @click.option(
     "--keshis",
@@ -89,14 +100,27 @@ def _sizes(text: str) -> list[int]:
     help="With --experts: players' keshis thrown each round.",
 )
 @click.option(
+    "--compare-physics",
+    "compare_n",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="With --experts: also simulate N physics sequences and compare every expert "
+    "statistic of the model (--sequences sequences) with physics, within Monte Carlo error.",
+)
+@cluster_options("physics expert sequences")
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
     default=None,
-    help="Write stats.json and retention.png here.",
+    help="Write stats.json and retention.png here (with --experts: experts.json, the "
+    "resumable physics-experts.jsonl and experts-compare.png).",
 )
 @force_option
+@click.pass_context
 def stats(
+    ctx: click.Context,
     model_spec: str | None,
     physics: bool,
     traces_path: Path | None,
@@ -109,6 +133,9 @@ def stats(
     seed: int,
     experts: int | None,
     keshis: int,
+    compare_n: int | None,
+    workers: int | None,
+    scheduler: str | None,
     out_dir: Path | None,
     force: bool,
 ) -> None:
@@ -117,6 +144,10 @@ def stats(
     The equilibrium number inside, pieces out per throw against pieces in, the fresh
     share among pieces out, how many throws a piece stays inside, and the chance that a
     thrown colour comes out in the same throw.
+
+    With --experts K: expert keshis out per round and how long a stuck one stays, on the
+    model, in simulated towers (--physics), or both compared statistic by statistic
+    within Monte Carlo error (--compare-physics N; see docs/experts.md).
     """
     from tower.analysis.plots import plot_retention
     from tower.analysis.retention import (
@@ -128,17 +159,25 @@ def stats(
     )
 
     wanted = _sizes(sizes)
-    folder = None
-    if out_dir is not None:
-        folder = OutputFolder(out_dir, "stats", force=force)
-        folder.check(["experts.json"] if experts else ["stats.json", "retention.png"])
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
     if experts is not None:
+        _check_expert_options(ctx, physics, traces_path, compare_n)
+        run = ExpertRun(
+            experts, keshis, throws, seed, preset, params_file, workers, scheduler, force
+        )
         if physics:
-            raise TowerError("--experts runs a model; physics traces with experts: not yet")
-        _expert_stats(model_spec, experts, keshis, sequences, throws, seed, folder)
+            n = sequences if _given(ctx, "sequences") else PHYSICS_SEQUENCES
+            _expert_physics(run, n, out_dir)
+        else:
+            _expert_stats(run, model_spec, sequences, compare_n, out_dir)
         return
+    if compare_n is not None:
+        raise TowerError("--compare-physics compares expert statistics: add --experts K")
+    folder = None
+    if out_dir is not None:
+        folder = OutputFolder(out_dir, "stats", force=force)
+        folder.check(["stats.json", "retention.png"])
     per_size = {}
     if physics:
         from tower.traces import read_traces
@@ -187,34 +226,157 @@ def stats(
         click.echo(f"wrote {folder.path / 'stats.json'} and {folder.path / 'retention.png'}")
 
 
-def _expert_stats(
-    model_spec: str | None,
-    k: int,
-    keshis: int,
-    sequences: int,
-    rounds: int,
-    seed: int,
-    folder: OutputFolder | None,
+#: Physics expert sequences when --sequences is not given (the model default, 2000, would
+#: take hours of simulation).
+PHYSICS_SEQUENCES = 100
+#: Files of an expert run in its --out folder.
+EXPERT_FILES = ("experts.json", "physics-experts.jsonl", "experts-compare.png")
+
+
+@dataclass(frozen=True)
+class ExpertRun:
+    """The settings of an expert run that model and physics sides share."""
+
+    k: int
+    keshis: int
+    rounds: int
+    seed: int
+    preset: str
+    params_file: Path | None
+    workers: int | None
+    scheduler: str | None
+    force: bool
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+
+
+def _check_expert_options(
+    ctx: click.Context, physics: bool, traces: Path | None, compare_n: int | None
 ) -> None:
-    """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``)."""
+    """Refuse options that an expert run would silently ignore."""
+    if traces is not None:
+        raise TowerError("--experts simulates its own rounds: --traces is not used")
+    if _given(ctx, "sims"):
+        raise TowerError("--experts counts sequences with --sequences (or --compare-physics N)")
+    if physics and compare_n is not None:
+        raise TowerError("give either --physics or --compare-physics N, not both")
+    if not (physics or compare_n) and any(
+        _given(ctx, o) for o in ("preset", "params_file", "workers", "scheduler")
+    ):
+        raise TowerError("--preset, --params, --workers and --scheduler need --physics or "
+                         "--compare-physics N")  # fmt: skip
+
+
+def _expert_folder(run: ExpertRun, out_dir: Path | None, names: tuple[str, ...]) -> Any:
+    if out_dir is None:
+        return None
+    folder = OutputFolder(out_dir, "stats", force=run.force)
+    folder.check(names)
+    return folder
+
+
+def _write_doc(folder: Any, doc: dict[str, Any]) -> None:
+    if folder is not None:
+        folder.write_text("experts.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        click.echo(f"wrote {folder.path / 'experts.json'}")
+
+
+def _run_physics(run: ExpertRun, sequences: int, folder: Any) -> tuple[Any, dict[str, Any]]:
+    """Simulate (or resume) the physics expert sequences; the result and its JSON part."""
+    from tower.analysis.experts_physics import RETRIES, physics_expert_rounds
+    from tower.cli.options import load_physics
+
+    spec, params = load_physics(run.preset, None, run.params_file)
+    log = None if folder is None else folder.path / "physics-experts.jsonl"
+
+    def simulate() -> Any:
+        return physics_expert_rounds(
+            spec, params, run.k, keshis=run.keshis, rounds=run.rounds, sequences=sequences,
+            seed=run.seed, log=log, workers=run.workers, scheduler=run.scheduler,
+            force=run.force,
+        )  # fmt: skip
+
+    if folder is None:
+        click.echo("note: no --out, so the physics log is not kept (give --out to resume)")
+        result = simulate()
+    else:
+        with folder.claiming(["physics-experts.jsonl"]):
+            result = simulate()
+    source = f"physics {run.preset}" + (f" ({run.params_file.name})" if run.params_file else "")
+    part = {
+        "source": source,
+        "sequences": sequences,
+        "rounds": result.rounds,
+        "retries": RETRIES,
+        "rethrows": result.rethrows,
+    }
+    click.echo(
+        f"{source}: {sequences} sequences ({result.simulated} simulated now, the others "
+        f"from the log), {result.rounds} rounds, {result.rethrows} throws re-thrown after "
+        f"the simulation lost a piece (at most {RETRIES} each)"
+    )
+    return result, part
+
+
+def _expert_physics(run: ExpertRun, sequences: int, out_dir: Path | None) -> None:
+    """``tower stats --experts K --physics``: the expert loop in simulated towers."""
+    from tower.analysis.experts import format_experts, summarize_experts
+
+    folder = _expert_folder(run, out_dir, EXPERT_FILES[:2])
+    result, part = _run_physics(run, sequences, folder)
+    summary = summarize_experts(result.records)
+    click.echo(f"expert keshi statistics of {part['source']}, {run.keshis} keshis a round")
+    click.echo(format_experts(run.k, summary))
+    _write_doc(folder, {**_doc_head(run, part["source"]), "physics": part, "summary": summary})
+
+
+def _doc_head(run: ExpertRun, source: str) -> dict[str, Any]:
+    return {
+        "schema": "tower.stats.experts/1",
+        "source": source,
+        "experts": run.k,
+        "keshis": run.keshis,
+        "seed": run.seed,
+    }
+
+
+def _expert_stats(
+    run: ExpertRun,
+    model_spec: str | None,
+    sequences: int,
+    compare_n: int | None,
+    out_dir: Path | None,
+) -> None:
+    """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``),
+    and with ``--compare-physics N`` against N simulated sequences."""
     from tower.analysis.experts import expert_rounds, format_experts, summarize_experts
     from tower.cli.validate_model import open_model
 
+    folder = _expert_folder(run, out_dir, EXPERT_FILES if compare_n else EXPERT_FILES[:1])
     model_spec = model_spec or "shipped:marrakesh"
     model = open_model(model_spec)
-    summary = summarize_experts(
-        expert_rounds(model, k, keshis=keshis, rounds=rounds, sequences=sequences, seed=seed)
+    records = expert_rounds(
+        model, run.k, keshis=run.keshis, rounds=run.rounds, sequences=sequences, seed=run.seed
     )
-    click.echo(f"expert keshi statistics of model {model_spec}, {keshis} keshis a round")
-    click.echo(format_experts(k, summary))
-    if folder is not None:
-        doc = {
-            "schema": "tower.stats.experts/1",
-            "source": f"model {model_spec}",
-            "experts": k,
-            "keshis": keshis,
-            "seed": seed,
-            "summary": summary,
-        }
-        folder.write_text("experts.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        click.echo(f"wrote {folder.path / 'experts.json'}")
+    summary = summarize_experts(records)
+    click.echo(f"expert keshi statistics of model {model_spec}, {run.keshis} keshis a round")
+    click.echo(format_experts(run.k, summary))
+    doc = {**_doc_head(run, f"model {model_spec}"), "summary": summary}
+    if compare_n:
+        from tower.analysis.experts import compare_experts, format_comparison
+        from tower.analysis.plots import plot_expert_comparison
+
+        physics, part = _run_physics(run, compare_n, folder)
+        click.echo(format_experts(run.k, p_summary := summarize_experts(physics.records)))
+        cmp = compare_experts(records, physics.records, run.k)
+        click.echo(f"model {model_spec} ({sequences} sequences) against {part['source']}:")
+        click.echo(format_comparison(cmp))
+        doc["schema"] = "tower.stats.experts-compare/1"
+        doc |= {"physics": {**part, "summary": p_summary}, "comparison": cmp.to_json()}
+        if folder is not None:
+            with folder.path_for("experts-compare.png") as tmp:
+                plot_expert_comparison(cmp, tmp, title=f"model {model_spec} vs {part['source']}")
+            click.echo(f"wrote {folder.path / 'experts-compare.png'}")
+    _write_doc(folder, doc)
