@@ -85,6 +85,15 @@ Methods (hooks), in the order a game meets them:
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
    falling out of the tower with :data:`tower.marrakesh.rules.PIECE_OUT`, and what a
    throw's pieces do with :data:`tower.marrakesh.rules.AFTER_THROW`.
+   ``reached(state, p, what, where)``: player ``p`` just reached a place of the board
+   (after the core's own effects of it are scheduled; pushed tasks run first): ``what`` is
+   ``"river"`` (``where`` = the fisherman's new position), ``"connection"`` (a connection
+   bonus of the line ``[mosque segment, palace segment]`` is due), ``"audience"`` (the
+   bonus of the audience-disc section ``where`` was chosen in a main-square action),
+   ``"sahara"`` (the oasis of sahara space ``where`` was discovered), ``"gate"`` (a city
+   gate with its guard on gate space ``where``), ``"keshi"`` (a keshi of colour ``where``
+   deployed on the player board by the core), ``"track"`` (an activated oasis took
+   oasis-track space ``where``).
    ``vendor_water(state, p)``: a water vendor just gave ``p`` water for an assistant in
    its sector. Resources: ``extra_wood(state, p, received) -> int`` (wood
    added when ``p`` receives ``received`` wood; the answers are summed),
@@ -243,6 +252,9 @@ class Module:
         return False
 
     def track_slot(self, state: State, p: int) -> int | None:
+        return None
+
+    def reached(self, state: State, p: int, what: str, where: Any) -> None:
         return None
 
     def vendor_water(self, state: State, p: int) -> None:
