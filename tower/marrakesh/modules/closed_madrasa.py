@@ -48,7 +48,7 @@ from tower.marrakesh.actions import (
     Action,
     action_id,
 )
-from tower.marrakesh.components import Components, entries
+from tower.marrakesh.components import Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
@@ -89,6 +89,8 @@ def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
     for sid, sc in scrolls.items():
         if sc.get("area") not in SCROLL_COLOURS or sc.get("side") not in ("A", "B"):
             raise InputFileError(path, "needs an area and a side", field=f"madrasa_scroll {sid}")
+        if "needs" in sc:
+            check_effects(path, f"madrasa_scroll {sid}.effect_with", sc.get("effect_with"))
     layout = data["madrasa_layout"]
     if sum(len(layout[p]) for p in POOLS) != 19:
         raise InputFileError(path, "the keshi tiles must number 19", field="madrasa_layout")
@@ -148,7 +150,12 @@ def usable(state: State, p: int, area: int, slot: int) -> bool:
 
 
 def _effect(state: State, sid: int) -> list[Effect]:
-    return state.game.components.tables["madrasa_scroll"][sid]["effect"]
+    """A printed scroll's effect; ``effect_with`` when the module it ``needs`` is on
+    (scroll 05's gem with Gems)."""
+    entry = state.game.components.tables["madrasa_scroll"][sid]
+    if entry.get("needs") in state.game.config.modules:
+        return entry["effect_with"]
+    return entry["effect"]
 
 
 def _special(state: State, sid: int) -> str | None:
