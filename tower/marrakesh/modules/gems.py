@@ -108,8 +108,9 @@ def data(path: str | None = None) -> dict[str, Any]:
     if sorted(counts) != sorted(COLOURS) or not all(isinstance(v, int) for v in counts.values()):
         raise InputFileError(str(where), f"needs a count for each of {COLOURS}", field="counts")
     if set(neck["colours"]) - set(COLOURS) or n > 16:
-        raise InputFileError(str(where), "colours must be gem colours, 16 spaces at most",
-                             field="necklace.colours")
+        raise InputFileError(
+            str(where), "colours must be gem colours, 16 spaces at most", field="necklace.colours"
+        )
     if sorted(s for row in neck["rows"] for s in row) != list(range(n)):
         raise InputFileError(str(where), "rows must hold every space once", field="necklace.rows")
     lines = {tuple(sorted(x)) for x in neck["lines"]}
@@ -179,8 +180,15 @@ def setup(state: State) -> None:
     d = data()
     supply = [c for c in COLOURS for _ in range(d["gems"]["counts"][c])]
     state.rng.shuffle(supply)
-    g: dict[str, Any] = {"supply": supply, "dealer": [], "pending": [], "river": [],
-                         "palace": [], "mosque": [], "connection": []}
+    g: dict[str, Any] = {
+        "supply": supply,
+        "dealer": [],
+        "pending": [],
+        "river": [],
+        "palace": [],
+        "mosque": [],
+        "connection": [],
+    }
     state.ext[NAME] = g
     put_back = []
     while len(g["dealer"]) < d["gems"]["dealer_start"] and supply:
