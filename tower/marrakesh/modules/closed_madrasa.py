@@ -325,11 +325,10 @@ def _release_tasks(state: State) -> list[Task]:
 @task("madrasa_release")
 def _release(state: State, t: Task) -> None:
     """The reserved resources pay for the provisions: as many as the revealed tiles cost
-    of each kind join the player's supply just before the provisions are paid; the rest
-    goes back to the general supply, and scroll 14 may be used twice again.
-
-    Ruling: with Walls & Guards the Battle at the Wall comes between (both steps follow
-    the river evaluation, in the order of the module names), so a malus may take them.
+    of each kind join the player's supply just before the provisions are paid (the step
+    is anchored before ``provisions``: with Walls & Guards after the Battle at the Wall,
+    so no malus can take them, "You may only use these resources for the provisions");
+    the rest goes back to the general supply, and scroll 14 may be used twice again.
     """
     pl = state.players[t["p"]]
     mine = pl.ext[NAME]
@@ -523,7 +522,9 @@ class ClosedMadrasa(Module):
     # "You cannot play this module together with the module Second-Hand-Shop!"
     excludes = frozenset({"second_hand_shop"})
     redirects = (("track_scroll", "madrasa_track"),)
-    season_steps = (SeasonStep("madrasa_provisions", after="river", tasks=_release_tasks),)
+    season_steps = (
+        SeasonStep("madrasa_provisions", after="", tasks=_release_tasks, before="provisions"),
+    )
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
         return read_tables(path, data)
