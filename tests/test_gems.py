@@ -521,3 +521,28 @@ def test_openspiel_with_gems():
 
 def test_pettingzoo_with_gems():
     pettingzoo_api(GEMS)
+
+
+def test_madrasa_scroll_19_returns_gems_too():
+    """Scroll 19: "2 points for each resource that you return to the supply (incl. gems)",
+    12 at most: with Gems, loose gems after the resources, within the same 12."""
+    state = blank(2, ("closed_madrasa", "gems"))
+    pl = state.players[0]
+    pl.water, pl.dates, pl.dinars = 5, 5, 0
+    me = gems.mine(state, 0)
+    me["loose"] = [take(state, "red"), take(state, "red"), take(state, "green")]
+    supply = len(state.ext["gems"]["supply"])
+    points = pl.score
+    run_effects(state, 0, closed_madrasa._effect(state, 19), "scroll 19")
+    advance(state)
+    state.apply("number:5")  # water
+    state.apply("number:5")  # dates; no dinars to give: 2 left for gems
+    assert legal(state) == ["pass", "choice:2", "choice:3"]
+    state.apply("choice:3")
+    state.apply("choice:2")
+    assert not state.stack  # 12 returned
+    assert pl.score == points + 24 and me["loose"] == ["red"]
+    assert len(state.ext["gems"]["supply"]) == supply + 2
+    check(state)
+    plain = blank(2, ("closed_madrasa",))
+    assert closed_madrasa._effect(plain, 19)[0].get("then") is None

@@ -348,7 +348,8 @@ def _souk_vendor(state: State, p: int, e: Effect) -> None:
 
 
 def _return(state: State, p: int, e: Effect) -> None:
-    push(state, ask("madrasa_return", p, r=0, left=_cfg(state)["return_max"], pts=e["points"]))
+    left = _cfg(state)["return_max"]
+    push(state, ask("madrasa_return", p, r=0, left=left, pts=e["points"], then=e.get("then")))
 
 
 @options("madrasa_return")
@@ -364,8 +365,17 @@ def _return_resolve(state: State, t: Task, a: Action) -> None:
     pl = state.players[p]
     setattr(pl, r, getattr(pl, r) - a.arg)
     score(state, p, t["pts"] * a.arg, "madrasa scroll 19: resources returned")
-    if t["r"] < 2 and t["left"] > a.arg:
-        push(state, ask("madrasa_return", p, r=t["r"] + 1, left=t["left"] - a.arg, pts=t["pts"]))
+    left = t["left"] - a.arg
+    if t["r"] < 2 and left > 0:
+        push(
+            state,
+            ask("madrasa_return", p, r=t["r"] + 1, left=left, pts=t["pts"], then=t.get("then")),
+        )
+    elif t.get("then") and left > 0:
+        # "(incl. gems)" with Gems: the effect named `then` returns the rest (data).
+        SPECIALS[t["then"]](
+            state, p, {"op": "special", "name": t["then"], "points": t["pts"], "left": left}
+        )
 
 
 def _gate(state: State, p: int, e: Effect) -> None:

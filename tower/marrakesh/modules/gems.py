@@ -550,7 +550,36 @@ def _trade(state: State, t: Task, a: Action) -> None:
     _pick_from(state, t["p"], "dealer")
 
 
+def _gem_return(state: State, p: int, e: Effect) -> None:
+    # The Closed Madrasa's scroll 19 "(incl. gems)": loose gems back into the supply for
+    # e["points"] each, e["left"] at most (after the resources returned).
+    if mine(state, p)["loose"]:
+        push(state, ask("gems_return", p, left=e["left"], pts=e["points"]))
+
+
+@options("gems_return")
+def _return_options(state: State, t: Task) -> list[int]:
+    loose = set(mine(state, t["p"])["loose"])
+    return [PASS] + [action_id("choice", k) for k, c in enumerate(COLOURS) if c in loose]
+
+
+@resolve("gems_return")
+def _return(state: State, t: Task, a: Action) -> None:
+    if a.kind == "pass":
+        return
+    p = t["p"]
+    colour = COLOURS[a.arg]
+    mine(state, p)["loose"].remove(colour)
+    g = _g(state)
+    g["supply"].append(colour)
+    state.rng.shuffle(g["supply"])
+    score(state, p, t["pts"], "madrasa scroll 19: gem returned")
+    if t["left"] > 1:
+        _gem_return(state, p, {"left": t["left"] - 1, "points": t["pts"]})
+
+
 SPECIALS["gem_draw"] = _gem_draw
+SPECIALS["gem_return"] = _gem_return
 SPECIALS["gem_choose"] = _gem_choose
 SPECIALS["gem_search"] = _gem_search
 SPECIALS["gem_trade"] = _gem_trade
