@@ -46,7 +46,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -57,7 +56,7 @@ from tower.marrakesh.actions import GOODS, Action, action_id
 from tower.marrakesh.components import TIMINGS, Components, check_effects
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
-from tower.marrakesh.modules.datafile import DATA, read
+from tower.marrakesh.modules.datafile import DATA, mix_in, read
 from tower.marrakesh.rules import (
     T,
     Task,
@@ -136,13 +135,7 @@ def data(path: str | None = None) -> dict[str, Any]:
 
 def extend(comps: Components) -> Components:
     """The game's components with scrolls 73-76 and the Gems oases mixed in."""
-    d = data()
-    groups = comps.raw["scroll_groups"]
-    scrolls = dict(comps.scrolls)
-    for sid, sc in d["scroll"].items():
-        g = groups[sc["colour"]]
-        scrolls[sid] = {**sc, "scholars": g["scholars"], "dates": g["dates"]}
-    return dataclasses.replace(comps, scrolls=scrolls, oases={**comps.oases, **d["oasis"]})
+    return mix_in(comps, data()["scroll"], data()["oasis"])
 
 
 def _g(state: State) -> dict[str, Any]:
@@ -532,7 +525,8 @@ def _gem_trade(state: State, p: int, e: Effect) -> None:
 
 
 @options("gems_trade")
-def _trade_options(state: State, t: Task) -> list[int]:
+def _loose_options(state: State, t: Task) -> list[int]:
+    """Pass, or one of the loose gems by colour (``choice:k``, colour ``COLOURS[k]``)."""
     loose = set(mine(state, t["p"])["loose"])
     return [PASS] + [action_id("choice", k) for k, c in enumerate(COLOURS) if c in loose]
 
@@ -557,12 +551,6 @@ def _gem_return(state: State, p: int, e: Effect) -> None:
         push(state, ask("gems_return", p, left=e["left"], pts=e["points"]))
 
 
-@options("gems_return")
-def _return_options(state: State, t: Task) -> list[int]:
-    loose = set(mine(state, t["p"])["loose"])
-    return [PASS] + [action_id("choice", k) for k, c in enumerate(COLOURS) if c in loose]
-
-
 @resolve("gems_return")
 def _return(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
@@ -578,6 +566,7 @@ def _return(state: State, t: Task, a: Action) -> None:
         _gem_return(state, p, {"left": t["left"] - 1, "points": t["pts"]})
 
 
+options("gems_return")(_loose_options)
 SPECIALS["gem_draw"] = _gem_draw
 SPECIALS["gem_return"] = _gem_return
 SPECIALS["gem_choose"] = _gem_choose
