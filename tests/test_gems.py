@@ -515,12 +515,16 @@ def test_whole_games_keep_every_gem():
     assert seen["gems_place"] > 0 and seen["gems_souk"] > 0
 
 
-def test_openspiel_with_gems():
-    openspiel_sim("gems")
+#: Every Gems & Experts module but the Second-Hand Shop (it excludes the Closed Madrasa).
+GEMS_EXPERTS = ("alms", "closed_madrasa", "experts", "gems", "gifts", "statuettes")
 
 
-def test_pettingzoo_with_gems():
-    pettingzoo_api(GEMS)
+def test_openspiel_with_gems_and_experts():
+    openspiel_sim("+".join(GEMS_EXPERTS))
+
+
+def test_pettingzoo_with_gems_and_experts():
+    pettingzoo_api(GEMS_EXPERTS)
 
 
 def test_madrasa_scroll_19_returns_gems_too():
