@@ -550,3 +550,15 @@ def test_madrasa_scroll_19_returns_gems_too():
     check(state)
     plain = blank(2, ("closed_madrasa",))
     assert closed_madrasa._effect(plain, 19)[0].get("then") is None
+
+
+def test_with_walls_and_guards_no_track_gem_and_explored_paths_give_the_sahara_gems():
+    state = blank(2, ("gems", "walls_guards"))
+    sites = gems.mine(state, 0)["sites"]
+    assert sites["track"] is None and sites["sahara_a"] is not None
+    assert sum(gems.everywhere(state).values()) == 56
+    state.players[0].explored[2] = True  # path space 4 explored (its brick tile)
+    run(state, T("gems_turn_end", p=0))
+    settle(state)
+    assert sites["sahara_a"] is None and len(gems.possessed(state, 0)) == 1
+    check(state)

@@ -194,12 +194,15 @@ def setup(state: State) -> None:
     g["palace"] = _draw_many(state, n)
     g["mosque"] = _draw_many(state, n)
     g["connection"] = _draw_many(state, n)
+    # Ruling: a game whose oases are replaced (Walls & Guards: brick tiles, no oasis
+    # track) has no space for the oasis-track gem: it is not laid out.
+    absent = {"track"} if "oases" in state.game.hooks.replaced else set()
     for p in range(n):
         state.players[p].ext[NAME] = {
             "necklace": [None] * len(d["necklace"]["colours"]),
             "loose": [],
             "disc": [-1, _draw_many(state, d["gems"]["disc_gems"])],
-            "sites": {s: _draw(state) for s in SITES},
+            "sites": {s: None if s in absent else _draw(state) for s in SITES},
             "got": [],
             "sold": False,
             "bought": False,
@@ -314,7 +317,9 @@ def sweep(state: State, p: int) -> None:
     s = data()["sites"]
     pl = state.players[p]
     for site, space in zip(("sahara_a", "sahara_b"), s["sahara_spaces"], strict=True):
-        if pl.revealed[space - 2]:
+        # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
+        # the path space is explored.
+        if pl.revealed[space - 2] or pl.explored[space - 2]:
             _site(state, p, site)
     if pl.gates[s["gate_space"]] is not None:
         _site(state, p, "gate")
