@@ -690,6 +690,10 @@ class Experts(Module):
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         return sector_action(state, p, sector)
 
+    def count(self, state: State, p: int, what: str) -> int | None:
+        # The expert tiles a player has taken, used or not (Personal Tasks' cards).
+        return len(mine(state, p)["tiles"]) if what == "expert_tiles" else None
+
     def final_scoring(self, state: State, p: int) -> None:
         final_scoring(state, p)
 

@@ -675,6 +675,12 @@ class Gems(Module):
     def final_scoring(self, state: State, p: int) -> None:
         final_scoring(state, p)
 
+    def count(self, state: State, p: int, what: str) -> int | None:
+        # The gems on the necklace board (Personal Tasks' cards: "8 gems").
+        if what != "necklace_gems":
+            return None
+        return sum(c is not None for c in mine(state, p)["necklace"])
+
     def remaining(self, state: State, p: int) -> int:
         # "Unplaced, unsold gems also award points together with the remaining resources."
         return len(mine(state, p)["loose"])
