@@ -562,3 +562,11 @@ def test_with_walls_and_guards_no_track_gem_and_explored_paths_give_the_sahara_g
     settle(state)
     assert sites["sahara_a"] is None and len(gems.possessed(state, 0)) == 1
     check(state)
+
+
+def test_disc_gems_with_the_spectators_side_of_the_disc():
+    """Expansion 4 turns the disc to its purple side: other sections show 1 spectator."""
+    state = Game(
+        GameConfig(players=2, modules=frozenset({"gems", "spectators"}))
+    ).new_initial_state(0)
+    assert gems.one_spectator_sections(state, 0) == [2, 5]

@@ -70,7 +70,6 @@ from tower.marrakesh.rules import (
     score,
     task,
 )
-from tower.marrakesh.sectors import spectators
 from tower.marrakesh.worth import OASIS_KINDS
 
 if TYPE_CHECKING:
@@ -161,11 +160,11 @@ def _draw_many(state: State, n: int) -> list[str]:
 
 # -- setup ------------------------------------------------------------------------------
 def one_spectator_sections(state: State, p: int) -> list[int]:
-    """The audience-disc sections showing the disc gems' number of spectators (1)."""
+    """The audience-disc sections printed with the disc gems' number of spectators (1),
+    on the disc side in play (a scroll's extra spectator does not move the gems)."""
     want = data()["gems"]["disc_spectators"]
-    # spectators(state, p, space) reads section (space - disc) % 8.
-    disc = state.players[p].disc
-    return [s for s in range(8) if spectators(state, p, (s + disc) % 8) == want]
+    discs = state.game.components["audience_disc"]
+    return [s for s, n in enumerate(discs[discs["side"]]) if n == want]
 
 
 def setup(state: State) -> None:
