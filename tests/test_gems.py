@@ -570,3 +570,29 @@ def test_disc_gems_with_the_spectators_side_of_the_disc():
         GameConfig(players=2, modules=frozenset({"gems", "spectators"}))
     ).new_initial_state(0)
     assert gems.one_spectator_sections(state, 0) == [2, 5]
+
+
+def test_alms_worker_keshis_with_walls_and_guards_leave_the_orchard_only():
+    """Alms tile 10 (Gems only): "pay 3 worker keshis". With Walls & Guards a date picker
+    in the sahara cannot be given up; one in the date orchard can."""
+    from test_alms import at_souk
+
+    state = blank(2, ("alms", "gems", "walls_guards"))
+    pl = state.players[0]
+    give(state, 0, "gray", 2)
+    give(state, 0, "green", 1)
+    pl.sahara_green = [2]  # that date picker stands in the sahara
+    pl.sahara[2] = True
+    at_souk(state, 10)  # lower: 3 worker keshis -> 2 gems
+    assert "choice:1" not in legal(state)  # 2 gray + 0 in the orchard: too few
+    give(state, 0, "green", 1)  # a date picker in the orchard
+    state.stack = []
+    at_souk(state, 10)
+    state.apply("choice:1")
+    while state.stack[-1].get("k") != "alms_keshi":
+        state.apply(state.legal_actions()[0])
+    assert legal(state) == ["colour:green", "colour:gray"]
+    state.apply("colour:green")
+    assert pl.keshis["green"] == 1 and pl.sahara_green == [2]  # the orchard's one left
+    settle(state)
+    check(state)
