@@ -596,3 +596,12 @@ def test_alms_worker_keshis_with_walls_and_guards_leave_the_orchard_only():
     assert pl.keshis["green"] == 1 and pl.sahara_green == [2]  # the orchard's one left
     settle(state)
     check(state)
+
+
+def test_a_new_river_gem_at_the_start_of_seasons_2_and_3_only():
+    state = blank(2, GEMS)
+    steps = [n for n, _ in state.game.hooks.season]
+    assert steps.index("gems_river") > steps.index("prepare")  # after "next_season"
+    for season, tasks in ((1, 1), (2, 1), (3, 0)):
+        state.season = season
+        assert len(gems.season_tasks(state)) == tasks
