@@ -128,8 +128,8 @@ def round_trip(game: Game, seed: int, agent_seed: int, when: Callable[[State], b
 
 
 def openspiel_sim(modules: str, players: int = 3) -> None:
-    """OpenSpiel's ``random_sim_test`` (with serialisation) with ``modules`` on (one name,
-    or ``all``: a comma cannot pass through the serialised game string)."""
+    """OpenSpiel's ``random_sim_test`` (with serialisation) with ``modules`` on (names
+    joined by ``+``, or ``all``: a comma cannot pass through the serialised game string)."""
     pyspiel = pytest.importorskip("pyspiel")
     import tower.marrakesh.adapters.openspiel  # noqa: F401 (registers the game)
 

@@ -184,3 +184,32 @@ def test_round_and_turn_hooks_add_decisions():
         assert game.replay(2, final.history).to_json() == final.to_json()
     finally:
         del REGISTRY["toy_turns"]
+
+
+def test_season_step_before_an_anchor():
+    """A step anchored ``before`` a step runs right before it, after the steps anchored
+    after the step preceding it, whatever the module names' order."""
+    from tower.marrakesh.hooks import Hooks
+
+    class Early(Module):  # sorts first, anchored before the provisions
+        name = "aa_before_step"
+        season_steps = (SeasonStep("early", "", _tally("early"), before="provisions"),)
+
+    class Late(Module):  # sorts last, anchored after the river
+        name = "zz_after_step"
+        season_steps = (SeasonStep("late", after="river", tasks=_tally("late")),)
+
+    class Both(Module):
+        name = "both_anchors"
+        season_steps = (SeasonStep("both", "river", _tally("both"), before="provisions"),)
+
+    for mod in (Early, Late, Both):
+        register(mod)
+    try:
+        steps = [n for n, _ in Hooks({"aa_before_step", "zz_after_step"}).season]
+        assert steps == ["river", "late", "early", "provisions", "prepare"]
+        with pytest.raises(RegistryError, match="two anchors"):
+            Hooks({"both_anchors"})
+    finally:
+        for mod in (Early, Late, Both):
+            del REGISTRY[mod.name]

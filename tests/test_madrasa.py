@@ -274,3 +274,16 @@ def test_json_and_replay_exact_with_the_madrasa():
     round_trip(
         game, 2, 2, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "madrasa_use"
     )
+
+
+def test_scroll_14_release_comes_after_the_battle_right_before_the_provisions():
+    """With Walls & Guards the reserved resources join the supply after the Battle at the
+    Wall (no malus can take them), right before the provisions."""
+    from tower.marrakesh.hooks import Hooks
+
+    for mods in ({"closed_madrasa"}, {"closed_madrasa", "walls_guards", "edicts"}):
+        steps = [n for n, _ in Hooks(mods).season]
+        at = steps.index("madrasa_provisions")
+        assert steps[at + 1] == "provisions" and steps.index("river") < at
+        if "walls_guards" in mods:
+            assert steps.index("battle") < at

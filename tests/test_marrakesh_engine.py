@@ -30,6 +30,7 @@ from tower.marrakesh import (
 )
 from tower.marrakesh.hooks import REGISTRY, maximal_sets, refusal
 from tower.marrakesh.invariants import check
+from tower.marrakesh.modules.catalogue import CATALOGUE, GEMS_EXPERTS
 
 #: Every combination of the modules that the rules allow.
 COMBOS = [
@@ -132,6 +133,10 @@ def test_slow_run_plan_covers_the_registry():
     assert {p: sum(q == p for q, _ in plan) for p in (2, 3, 4)} == {2: 1000, 3: 1000, 4: 1000}
     for name in everything:
         assert sum(name in m for _, m in plan) > 1000
+    # All seven Gems & Experts modules (issue 15) are in the plan and in the largest sets.
+    gems_experts = {e.name for e in CATALOGUE if e.rulebook == GEMS_EXPERTS}
+    assert len(gems_experts) == 7 and gems_experts <= everything
+    assert all(gems_experts - {"closed_madrasa", "second_hand_shop"} <= m for m in maximal_sets())
 
 
 def _record(game: Game, seed: int, agent_seed: int, stop: int | None = None):

@@ -75,7 +75,7 @@ def test_cards_that_cannot_be_fulfilled_are_replaced(modules):
             assert not kinds[c] & {"nomads", "camel"}  # Nomads, Camels: never in play
             if "walls_guards" not in modules:
                 assert "wall_bricks" not in kinds[c] and not cards[c][5].get("wood")
-            else:
+            elif "gems" not in modules:
                 assert c not in (10, 16)  # 8 gems OR 4 activated oases: neither possible
         assert all(not pt.possible(cards[c], state.game.config.modules) for c in m["discarded"])
 
@@ -277,3 +277,26 @@ def test_terminal_board_shows_own_cards_only_and_the_choice():
     assert not any(f"task #{c}" in text for c in set(other) - set(own))
     assert "personal tasks: 2 secret" in text
     assert f"choice:0 = #{own[0]}" in text and f"choice:1 = #{own[1]}" in text
+
+
+@pytest.mark.parametrize(("module", "kind"), [("gems", "gems"), ("experts", "experts")])
+def test_gems_and_experts_conditions_count_with_their_modules(module, kind):
+    """Cards: "at least 8 gems on the necklace board", "at least 3 expert tiles": fulfilled
+    with the module on, never without it."""
+    from tower.marrakesh.modules.personal_tasks import fulfilled
+
+    n = 8 if kind == "gems" else 3
+    cond = {"kind": kind, "n": n}
+    plain = Game(GameConfig(players=2, modules=PT)).new_initial_state(0)
+    assert not fulfilled(plain, 0, cond)
+    state = Game(GameConfig(players=2, modules=PT | {module})).new_initial_state(0)
+    mine = state.players[0].ext[module]
+    if kind == "gems":
+        mine["necklace"][: n - 1] = ["yellow"] * (n - 1)
+        assert not fulfilled(state, 0, cond)
+        mine["necklace"][n - 1] = "blue"
+    else:
+        mine["tiles"] += [[1, False], [2, True]]
+        assert not fulfilled(state, 0, cond)
+        mine["tiles"].append([3, False])
+    assert fulfilled(state, 0, cond)

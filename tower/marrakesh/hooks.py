@@ -39,8 +39,9 @@ Class attributes (data):
     (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the souk). Two enabled
     modules may not redirect the same kind.
 ``season_steps``
-    Steps of the season scoring, each anchored after a core step or an earlier module
-    step (:data:`SEASON_STEPS` are the core's: ``river``, ``provisions``, ``prepare``).
+    Steps of the season scoring, each anchored after (or ``before``) a core step or an
+    earlier module step (:data:`SEASON_STEPS` are the core's: ``river``, ``provisions``,
+    ``prepare``).
 ``setup_last``
     The module's ``setup_asks`` come after those of every module without it (in name
     order among themselves): e.g. a keshi deployed at setup needs the other modules'
@@ -85,6 +86,15 @@ Methods (hooks), in the order a game meets them:
    :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
    falling out of the tower with :data:`tower.marrakesh.rules.PIECE_OUT`, and what a
    throw's pieces do with :data:`tower.marrakesh.rules.AFTER_THROW`.
+   ``reached(state, p, what, where)``: player ``p`` just reached a place of the board
+   (after the core's own effects of it are scheduled; pushed tasks run first): ``what`` is
+   ``"river"`` (``where`` = the fisherman's new position), ``"connection"`` (a connection
+   bonus of the line ``[mosque segment, palace segment]`` is due), ``"audience"`` (the
+   bonus of the audience-disc section ``where`` was chosen in a main-square action),
+   ``"sahara"`` (the oasis of sahara space ``where`` was discovered), ``"gate"`` (a city
+   gate with its guard on gate space ``where``), ``"keshi"`` (a keshi of colour ``where``
+   deployed on the player board by the core), ``"track"`` (an activated oasis took
+   oasis-track space ``where``).
    ``vendor_water(state, p)``: a water vendor just gave ``p`` water for an assistant in
    its sector. Resources: ``extra_wood(state, p, received) -> int`` (wood
    added when ``p`` receives ``received`` wood; the answers are summed),
@@ -161,11 +171,15 @@ SEASON_STEPS: tuple[str, ...] = ("river", "provisions", "prepare")
 class SeasonStep(Generic[StateT]):
     """A season-scoring step of a module: ``tasks(state)`` runs right after the step
     named ``after`` (a core step or another module's step), after any step anchored
-    there by a module earlier in the hook order."""
+    there by a module earlier in the hook order; or, with ``after=""`` and ``before``
+    set, right before the step named ``before`` (after any step a module earlier in the
+    hook order anchored before it, and after the steps anchored after the step
+    preceding it)."""
 
     name: str
     after: str
     tasks: Callable[[StateT], list[Task]]
+    before: str = ""
 
 
 class Module(Generic[StateT]):
@@ -250,6 +264,9 @@ class Module(Generic[StateT]):
         return False
 
     def track_slot(self, state: StateT, p: int) -> int | None:
+        return None
+
+    def reached(self, state: StateT, p: int, what: str, where: Any) -> None:
         return None
 
     def vendor_water(self, state: StateT, p: int) -> None:
@@ -454,17 +471,23 @@ class Hooks:
 def _season_steps(modules: tuple[Module, ...]) -> tuple[tuple[str, Callable[..., Any] | None], ...]:
     """Core steps (``None`` tasks: run by the core) with the modules' steps inserted."""
     steps: list[tuple[str, Callable[..., Any] | None]] = [(s, None) for s in SEASON_STEPS]
+    ahead: set[str] = set()  # module steps anchored before another step
     for m in modules:
         for step in m.season_steps:
             names = [n for n, _ in steps]
-            if step.after not in names:
+            where, anchor = ("before", step.before) if step.before else ("after", step.after)
+            if anchor not in names or (step.before and step.after):
                 raise RegistryError(
-                    f"{m.name}: season step {step.name!r} comes after {step.after!r}, "
-                    f"which is not a step of this game ({names})"
+                    f"{m.name}: season step {step.name!r} comes {where} {anchor!r}, "
+                    f"which is not a step of this game ({names}), or has two anchors"
                 )
-            at = names.index(step.after) + 1
-            # After the steps other modules already anchored at the same place.
-            while at < len(steps) and steps[at][0] not in SEASON_STEPS:
-                at += 1
+            if step.before:
+                at = names.index(anchor)
+                ahead.add(step.name)
+            else:
+                at = names.index(anchor) + 1
+                # After the steps other modules already anchored after the same place.
+                while at < len(steps) and steps[at][0] not in {*SEASON_STEPS, *ahead}:
+                    at += 1
             steps.insert(at, (step.name, step.tasks))
     return tuple(steps)

@@ -110,6 +110,13 @@ def take_keshi(state: Board, p: int, colour: str, src: str) -> None:
         state.issued[colour] += 1
 
 
+def reached(state: State, p: int, what: str, where: Any) -> None:
+    """Tell the modules (hook ``reached``) that player ``p`` just reached ``where`` on the
+    board part ``what``."""
+    for hook in state.game.hooks.reached:
+        hook(state, p, what, where)
+
+
 @task("deploy")
 def _deploy(state: Board, t: Task) -> None:
     """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
@@ -133,6 +140,7 @@ def _deploy(state: Board, t: Task) -> None:
         return
     take_keshi(state, p, c, src)
     pl.keshis[c] += 1
+    reached(state, p, "keshi", c)
     if c == "green":
         score(
             state, p, state.game.components["date_orchard"]["deploy_points"], "date picker deployed"
@@ -202,6 +210,7 @@ def _place_brown(state: Board, t: Task, a: Action) -> None:
         run_effects(state, p, sahara["start_left"], "sahara: start oasis")
     elif s < 8:
         pl.revealed[s - 2] = True  # discovering the oasis
+        reached(state, p, "sahara", s)
         if has_mod(state, p, "discover_scores"):
             oid = pl.oases[s - 2]
             score(state, p, oasis_value(state, p, oid), f"scroll 68: oasis {oid} discovered")
@@ -347,6 +356,8 @@ def _river_move(state: Board, t: Task) -> None:
         state.tick += 1
         pl.river_tick = state.tick  # later arrivals queue behind earlier ones on a space
     score(state, p, extra, "river: steps beyond the jetty")
+    if pl.river != start:
+        reached(state, p, "river", pl.river)
     if has_mod(state, p, "rapid_crossing_bonus"):
         # Ruling: scroll 17's "depicted bonus" is the bonus of the rapid just crossed.
         push(state, *[T("rapid", p=p, i=i) for i in crossed])
@@ -427,6 +438,7 @@ def _threshold(state: Board, t: Task) -> None:
     p = t["p"]
     state.players[p].dinars += state.game.components["staircase"]["threshold_dinars"]
     push(state, ask("connection", p, line=t["line"], skip=-1))
+    reached(state, p, "connection", t["line"])
     for value in reversed(mod_values(state, p, "threshold_bonus")):  # scrolls 13-16
         run_effects(state, p, value, "staircase: threshold scroll")
 
@@ -614,6 +626,7 @@ def _square_space(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     effects = state.game.components["main_square"]["spaces"][a.arg]
     run_effects(state, p, scaled(effects, spectators(state, p, a.arg)), "main square")
+    reached(state, p, "audience", (a.arg - state.players[p].disc) % 8)
 
 
 @task("square_extras")
@@ -742,6 +755,7 @@ def _gate_space(state: Board, t: Task, a: Action) -> None:
     p, colour = t["p"], t["c"]
     pl = state.players[p]
     pl.gates[a.arg] = colour  # a guard from the watchtower is committed to it
+    reached(state, p, "gate", a.arg)
     medina = state.game.components["medina"]
     if medina["gate_spaces"][a.arg] == colour:
         score(state, p, medina["matching_gate_points"], "medina: gate on its colour")
@@ -830,6 +844,7 @@ def claim_oasis(state: Board, p: int, oid: int) -> None:
         slot = len(pl.claimed) - 1
     track = state.game.components["sahara"]["track"]
     icon = track[slot] if slot < len(track) else "none"
+    reached(state, p, "track", slot)
     if str(slot) in pl.track:
         colour = pl.track.pop(str(slot))
         pl.held.append(colour)

@@ -15,6 +15,7 @@ from tower.marrakesh.modules import (  # noqa: F401 (each registers its module)
     edicts,
     exchange_offices,
     experts,
+    gems,
     gifts,
     imam_sultan,
     personal_tasks,

@@ -51,6 +51,7 @@ from tower.marrakesh.rules import (
     task,
     total_resources,
 )
+from tower.marrakesh.sectors import returnable
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def affordable(state: State, p: int, option: dict[str, Any]) -> bool:
         and pl.wood >= cost.get("wood", 0)
         and sum(pl.keshis[c] for c in GOODS) >= cost.get("goods", 0)
         and total_resources(pl) >= cost.get("resources", 0)
-        and sum(pl.keshis[c] for c in WORKERS) >= cost.get("workers", 0)
+        and worker_keshis(state, p) >= cost.get("workers", 0)
     )
 
 
@@ -177,11 +178,23 @@ def pay_cost(state: State, p: int, cost: dict[str, int], why: str) -> None:
     pay(state, p, {r: cost.get(r, 0) for r in RESOURCES})
 
 
+def worker_keshis(state: State, p: int) -> int:
+    """The worker keshis player ``p`` can give up: date pickers only from the date
+    orchard (with Walls & Guards not those in the sahara: hook ``count``)."""
+    pl = state.players[p]
+    pickers = state.game.hooks.first("count", state, p, "date_pickers")
+    green = pl.keshis["green"] if pickers is None else pickers
+    return green + sum(pl.keshis[c] for c in WORKERS if c != "green")
+
+
 @options("alms_keshi")
 def _alms_keshi_options(state: State, t: Task) -> list[int]:
     pl = state.players[t["p"]]
-    among = GOODS if t["among"] == "goods" else WORKERS
-    return [action_id("colour", COLOUR_INDEX[c]) for c in among if pl.keshis[c] > 0]
+    if t["among"] == "goods":
+        return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS if pl.keshis[c] > 0]
+    # The keshis the core lets a player give back (the exchange icon), as modules see it.
+    among = [c for c in returnable(state, t["p"]) if c in WORKERS]
+    return [action_id("colour", COLOUR_INDEX[c]) for c in among]
 
 
 @resolve("alms_keshi")
@@ -190,6 +203,8 @@ def _alms_keshi(state: State, t: Task, a: Action) -> None:
     # one taken), so the square and its keshis agree.
     c = KESHI_COLOURS[a.arg]
     pl = state.players[t["p"]]
+    if any(hook(state, t["p"], c) for hook in state.game.hooks.return_keshi):
+        return  # a module placed it (Walls & Guards: a date picker of the orchard)
     if c == "pink":
         pl.square[max(i for i, taken in enumerate(pl.square) if taken)] = False
     pl.keshis[c] -= 1

@@ -11,7 +11,7 @@ Examples
 >>> import tower.marrakesh  # registers the modules
 >>> rows = {r.name: r for r in CATALOGUE}
 >>> rows["walls_guards"].playable, rows["gems"].playable
-(True, False)
+(True, True)
 """
 
 from __future__ import annotations

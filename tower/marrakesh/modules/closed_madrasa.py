@@ -48,7 +48,7 @@ from tower.marrakesh.actions import (
     Action,
     action_id,
 )
-from tower.marrakesh.components import Components, entries
+from tower.marrakesh.components import Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
@@ -89,6 +89,8 @@ def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
     for sid, sc in scrolls.items():
         if sc.get("area") not in SCROLL_COLOURS or sc.get("side") not in ("A", "B"):
             raise InputFileError(path, "needs an area and a side", field=f"madrasa_scroll {sid}")
+        if "needs" in sc:
+            check_effects(path, f"madrasa_scroll {sid}.effect_with", sc.get("effect_with"))
     layout = data["madrasa_layout"]
     if sum(len(layout[p]) for p in POOLS) != 19:
         raise InputFileError(path, "the keshi tiles must number 19", field="madrasa_layout")
@@ -148,7 +150,12 @@ def usable(state: State, p: int, area: int, slot: int) -> bool:
 
 
 def _effect(state: State, sid: int) -> list[Effect]:
-    return state.game.components.tables["madrasa_scroll"][sid]["effect"]
+    """A printed scroll's effect; ``effect_with`` when the module it ``needs`` is on
+    (scroll 05's gem with Gems)."""
+    entry = state.game.components.tables["madrasa_scroll"][sid]
+    if entry.get("needs") in state.game.config.modules:
+        return entry["effect_with"]
+    return entry["effect"]
 
 
 def _special(state: State, sid: int) -> str | None:
@@ -318,11 +325,10 @@ def _release_tasks(state: State) -> list[Task]:
 @task("madrasa_release")
 def _release(state: State, t: Task) -> None:
     """The reserved resources pay for the provisions: as many as the revealed tiles cost
-    of each kind join the player's supply just before the provisions are paid; the rest
-    goes back to the general supply, and scroll 14 may be used twice again.
-
-    Ruling: with Walls & Guards the Battle at the Wall comes between (both steps follow
-    the river evaluation, in the order of the module names), so a malus may take them.
+    of each kind join the player's supply just before the provisions are paid (the step
+    is anchored before ``provisions``: with Walls & Guards after the Battle at the Wall,
+    so no malus can take them, "You may only use these resources for the provisions");
+    the rest goes back to the general supply, and scroll 14 may be used twice again.
     """
     pl = state.players[t["p"]]
     mine = pl.ext[NAME]
@@ -342,7 +348,8 @@ def _souk_vendor(state: State, p: int, e: Effect) -> None:
 
 
 def _return(state: State, p: int, e: Effect) -> None:
-    push(state, ask("madrasa_return", p, r=0, left=_cfg(state)["return_max"], pts=e["points"]))
+    left = _cfg(state)["return_max"]
+    push(state, ask("madrasa_return", p, r=0, left=left, pts=e["points"], then=e.get("then")))
 
 
 @options("madrasa_return")
@@ -358,8 +365,17 @@ def _return_resolve(state: State, t: Task, a: Action) -> None:
     pl = state.players[p]
     setattr(pl, r, getattr(pl, r) - a.arg)
     score(state, p, t["pts"] * a.arg, "madrasa scroll 19: resources returned")
-    if t["r"] < 2 and t["left"] > a.arg:
-        push(state, ask("madrasa_return", p, r=t["r"] + 1, left=t["left"] - a.arg, pts=t["pts"]))
+    left = t["left"] - a.arg
+    if t["r"] < 2 and left > 0:
+        push(
+            state,
+            ask("madrasa_return", p, r=t["r"] + 1, left=left, pts=t["pts"], then=t.get("then")),
+        )
+    elif t.get("then") and left > 0:
+        # "(incl. gems)" with Gems: the effect named `then` returns the rest (data).
+        SPECIALS[t["then"]](
+            state, p, {"op": "special", "name": t["then"], "points": t["pts"], "left": left}
+        )
 
 
 def _gate(state: State, p: int, e: Effect) -> None:
@@ -516,7 +532,9 @@ class ClosedMadrasa(Module):
     # "You cannot play this module together with the module Second-Hand-Shop!"
     excludes = frozenset({"second_hand_shop"})
     redirects = (("track_scroll", "madrasa_track"),)
-    season_steps = (SeasonStep("madrasa_provisions", after="river", tasks=_release_tasks),)
+    season_steps = (
+        SeasonStep("madrasa_provisions", after="", tasks=_release_tasks, before="provisions"),
+    )
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
         return read_tables(path, data)

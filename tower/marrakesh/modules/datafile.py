@@ -15,14 +15,19 @@ Examples
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.components import SCHEMA
 from tower.marrakesh.components import entries as read_entries
 from tower.pieces import KESHI_COLOURS
+
+if TYPE_CHECKING:
+    from tower.marrakesh.component_data import Components
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -55,3 +60,21 @@ def check_colours(path: Path, field: str, colours: Any) -> None:
         raise InputFileError(
             str(path), f"{colours!r} is not a keshi colour (or a list of them)", field=field
         )
+
+
+def mix_in(
+    comps: Components, scrolls: dict[int, Any], oases: dict[int, Any], **raw: Any
+) -> Components:
+    """``comps`` with a module's new ``scrolls`` (each priced by its ``colour``'s scroll
+    group: scholars and dates) and ``oases`` mixed in, and ``raw`` tables added."""
+    groups = comps.raw["scroll_groups"]
+    priced = {
+        sid: {**sc, **{k: groups[sc["colour"]][k] for k in ("scholars", "dates")}}
+        for sid, sc in scrolls.items()
+    }
+    return dataclasses.replace(
+        comps,
+        raw={**comps.raw, **raw},
+        scrolls={**comps.scrolls, **priced},
+        oases={**comps.oases, **copy.deepcopy(oases)},
+    )

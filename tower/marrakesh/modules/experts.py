@@ -34,7 +34,6 @@ None}``; ``player.ext["experts"]`` = ``{"tiles": [[id, used]],
 from __future__ import annotations
 
 import copy
-import dataclasses
 import tomllib
 from collections import Counter
 from functools import cache
@@ -47,6 +46,7 @@ from tower.marrakesh.actions import GOODS, Action, action_id
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect
 from tower.marrakesh.hooks import Module, register
+from tower.marrakesh.modules.datafile import mix_in
 from tower.marrakesh.rules import (
     T,
     Task,
@@ -118,16 +118,7 @@ def data(path: str = str(PATH)) -> dict[str, Any]:
 def extend(comps: Components) -> Components:
     """The game's components with scrolls 77 and 78 and oases 41 and 42 mixed in."""
     d = data()
-    groups = comps.raw["scroll_groups"]
-    scrolls = dict(comps.scrolls)
-    for sid, sc in d["scrolls"].items():
-        g = groups[sc["colour"]]
-        scrolls[sid] = {**sc, "scholars": g["scholars"], "dates": g["dates"]}
-    raw = copy.copy(comps.raw)
-    raw[NAME] = d
-    return dataclasses.replace(
-        comps, raw=raw, scrolls=scrolls, oases={**comps.oases, **copy.deepcopy(d["oases"])}
-    )
+    return mix_in(comps, d["scrolls"], d["oases"], **{NAME: d})
 
 
 def _d(state: State) -> dict[str, Any]:
@@ -698,6 +689,10 @@ class Experts(Module):
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         return sector_action(state, p, sector)
+
+    def count(self, state: State, p: int, what: str) -> int | None:
+        # The expert tiles a player has taken, used or not (Personal Tasks' cards).
+        return len(mine(state, p)["tiles"]) if what == "expert_tiles" else None
 
     def final_scoring(self, state: State, p: int) -> None:
         final_scoring(state, p)

@@ -5,8 +5,8 @@ module (with or without ``"walls_guards"``: the rulebook's high-score variant). 
 are data (``data/personal_tasks.toml``). What the module does:
 
 - setup: the 16 order cards are shuffled; each player is dealt 2 secret cards. A card with a
-  condition that needs a module not in play (Nomads, Camels, Gems, Experts are never in
-  play: the toolkit does not have them; brick tiles and wood need Walls & Guards) is
+  condition that needs a module not in play (Nomads and Camels are never in play: the
+  toolkit does not have them; brick tiles and wood need Walls & Guards) is
   discarded and replaced by the next card of the deck;
 - after season 2's scoring every player keeps one card (decision ``task_keep``:
   ``choice:0`` or ``choice:1``, the index in the hand); the other is laid open with the
@@ -230,8 +230,14 @@ def _resources(state: State, p: int, c: Condition) -> bool:
 
 
 def _absent(state: State, p: int, c: Condition) -> bool:
-    # Nomads, Camels, Gems, Experts: modules the toolkit does not have.
+    # Nomads, Camels: modules the toolkit does not have.
     return False
+
+
+def _counted(what: str) -> Callable[[State, int, Condition], bool]:
+    """A condition "at least n" of what a module counts (hook ``count``: Gems counts the
+    ``necklace_gems``, the Experts the ``expert_tiles``; 0 without the module)."""
+    return lambda s, p, c: (s.game.hooks.first("count", s, p, what) or 0) >= c["n"]
 
 
 CHECKS: dict[str, Callable[[State, int, Condition], bool]] = {
@@ -263,8 +269,8 @@ CHECKS: dict[str, Callable[[State, int, Condition], bool]] = {
     "luxuries_same": lambda s, p, c: _most(_goods(s, p)) >= c["n"],
     "luxury_types": lambda s, p, c: len(_goods(s, p)) >= c["n"],
     "scrolls_same": lambda s, p, c: _most(_scroll_colours(s, p)) >= c["n"],
-    "gems": _absent,
-    "experts": _absent,
+    "gems": _counted("necklace_gems"),
+    "experts": _counted("expert_tiles"),
     "oases": lambda s, p, c: len(s.players[p].claimed) >= c["n"],
     "any": lambda s, p, c: any(fulfilled(s, p, alt) for alt in c["of"]),
     "resources": _resources,
