@@ -110,7 +110,7 @@ def take_keshi(state: Board, p: int, colour: str, src: str) -> None:
         state.issued[colour] += 1
 
 
-def reached(state: State, p: int, what: str, where: Any) -> None:
+def reached(state: Board, p: int, what: str, where: Any) -> None:
     """Tell the modules (hook ``reached``) that player ``p`` just reached ``where`` on the
     board part ``what``."""
     for hook in state.game.hooks.reached:
