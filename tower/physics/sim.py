@@ -196,6 +196,10 @@ class TowerSim:
         # release point of the current throw (a big handful starts in several layers).
         self._bounds = np.array(spec.bounds, dtype=float) * LENGTH
         self._throw_bounds = self._bounds.copy()
+        # a box 1 mm inside the tube (world units), all of it inside (``_settled``)
+        tube = spec.tube
+        self._tube_centre = np.array([0.0, 0.0, tube.height / 2]) * LENGTH
+        self._tube_half = (np.array([tube.width, tube.depth, tube.height]) / 2 - 1.0) * LENGTH
 
     def close(self) -> None:
         """Disconnect the pybullet client (also done when the object is collected)."""
@@ -284,7 +288,10 @@ class TowerSim:
         lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
         ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
         moving = flat[(lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2), :3]
-        # most checks find a piece still moving inside: look at the first one alone first
+        # most checks find a piece still moving inside the tube: a box test says so
+        # without place_of (the tube is never the courtyard)
+        if len(moving) and (np.abs(moving[0] - self._tube_centre) < self._tube_half).all():
+            return False
         return bool(self._outside(moving[:1]).all() and self._outside(moving).all())
 
     def _outside(self, positions: np.ndarray) -> np.ndarray:
@@ -388,7 +395,7 @@ class TowerSim:
 
         def observed() -> np.ndarray:
             """(len(live), 13) float: the states of the pieces still simulated."""
-            flat = np.array([sum(world.state(bodies[k]), ()) for k in live], dtype=float)
+            flat = np.array(world.flat_states([bodies[k] for k in live]), dtype=float)
             return flat.reshape(-1, 13)
 
         for pid in sorted(self.inside):
