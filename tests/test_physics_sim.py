@@ -87,8 +87,10 @@ def test_bad_snapshots_are_refused_with_the_file_named(geometry, tmp_path):
     sim.snapshot(path)
     sim.close()
     data = json.loads(path.read_text())
-    data["inside"][0]["position"] = [1.0, 2.0] if data["inside"] else None
-    data["inside"] = data["inside"] or [{"id": 0, "place": "floor1", "position": [1.0]}]
+    if data["inside"]:
+        data["inside"][0]["position"] = [1.0, 2.0]
+    else:
+        data["inside"] = [{"id": 0, "place": "floor1", "position": [1.0]}]
     path.write_text(json.dumps(data))
     with pytest.raises(SnapshotError, match=r"inside\[0\]"):
         TowerSim.restore(path, geometry.spec, geometry=geometry)

@@ -180,7 +180,7 @@ def season_task(args: dict[str, Any]) -> dict[str, Any]:
         record["trace"] = TraceSequence(
             seq=j,
             seed=sim.seed,
-            source=f"physics:{spec.name}",
+            source=sim.source,
             pieces=tuple(sim.pieces),
             throws=tuple(r.to_trace() for r in results),
         ).to_json()

@@ -152,7 +152,7 @@ def simulate_sequence(args: dict[str, Any]) -> dict[str, Any]:
     seq = TraceSequence(
         seq=int(args["seq"]),
         seed=seed,
-        source=f"physics:{geometry.spec.name}",
+        source=sim.source,
         pieces=tuple(sim.pieces),
         throws=tuple(r.to_trace() for r in results),
     )

@@ -196,10 +196,19 @@ class TowerSim:
         # release point of the current throw (a big handful starts in several layers).
         self._bounds = np.array(spec.bounds, dtype=float) * LENGTH
         self._throw_bounds = self._bounds.copy()
-        # a box 1 mm inside the tube (world units), all of it inside (``_settled``)
-        tube = spec.tube
-        self._tube_centre = np.array([0.0, 0.0, tube.height / 2]) * LENGTH
-        self._tube_half = (np.array([tube.width, tube.depth, tube.height]) / 2 - 1.0) * LENGTH
+        # a box 1 mm inside the tube (world units), all of it inside (``_settled``); towers
+        # without a tube (test boxes) have none
+        tube = getattr(spec, "tube", None)
+        self._tube_box: tuple[np.ndarray, np.ndarray] | None = None
+        if tube is not None:
+            centre = np.array([0.0, 0.0, tube.height / 2]) * LENGTH
+            half = (np.array([tube.width, tube.depth, tube.height]) / 2 - 1.0) * LENGTH
+            self._tube_box = (centre, half)
+
+    @property
+    def source(self) -> str:
+        """What made this tower's traces: ``physics-v<numerics version>:<spec name>``."""
+        return f"physics-v{self.numerics.version}:{self.spec.name}"
 
     def close(self) -> None:
         """Disconnect the pybullet client (also done when the object is collected)."""
@@ -290,7 +299,8 @@ class TowerSim:
         moving = flat[(lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2), :3]
         # most checks find a piece still moving inside the tube: a box test says so
         # without place_of (the tube is never the courtyard)
-        if len(moving) and (np.abs(moving[0] - self._tube_centre) < self._tube_half).all():
+        box = self._tube_box
+        if box is not None and len(moving) and (np.abs(moving[0] - box[0]) < box[1]).all():
             return False
         return bool(self._outside(moving[:1]).all() and self._outside(moving).all())
 
@@ -540,7 +550,8 @@ class TowerSim:
             )
         params = PhysicsParams.from_json(data.get("params"), path=path)
         try:
-            numerics = Numerics(**data["numerics"])
+            # snapshots before the version field hold physics v2 numerics
+            numerics = Numerics(**{"version": 2, **data["numerics"]})
             sim = cls(spec, params, int(data["seed"]), numerics=numerics, geometry=geometry)
             sim.rng.bit_generator.state = data["rng"]
             sim.pieces = [Piece.parse(p) for p in data["pieces"]]
