@@ -97,7 +97,8 @@ class Numerics:
     solver_iterations : int
         Bullet's sequential-impulse iterations per step.
     margin : float or None
-        Collision margin in mm, or ``None`` for pybullet's default (recommended).
+        Collision margin in mm of pieces and tower parts, or ``None`` for pybullet's
+        mesh default (0.01 mm, used until numerics v3).
     ccd : bool
         Continuous collision detection on pieces.
     sleeping : bool
