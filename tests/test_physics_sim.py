@@ -218,3 +218,20 @@ def test_a_throw_lost_in_every_attempt_raises_and_leaves_the_tower_as_it_was(geo
         sim.throw(mixed_keshis(1), retries=2)
     assert sim.pieces == pieces and sim.rng.bit_generator.state == rng and sim.throws == 0
     sim.close()
+
+
+def test_traces_name_the_numerics_version_and_old_snapshots_restore_as_v2(geometry, tmp_path):
+    from tower.physics.world import NUMERICS_VERSION
+
+    sim = TowerSim(geometry.spec, seed=3, geometry=geometry)
+    assert sim.source == f"physics-v{NUMERICS_VERSION}:marrakesh" and NUMERICS_VERSION == 3
+    path = tmp_path / "old.json"
+    sim.snapshot(path)
+    sim.close()
+    data = json.loads(path.read_text())
+    assert data["numerics"]["version"] == NUMERICS_VERSION
+    del data["numerics"]["version"]  # as written before the field existed
+    path.write_text(json.dumps(data))
+    old = TowerSim.restore(path, geometry.spec, geometry=geometry)
+    assert old.numerics.version == 2 and old.source == "physics-v2:marrakesh"
+    old.close()
