@@ -99,3 +99,40 @@ def test_a_battle_season_becomes_one_valid_trace_of_every_throw():
     # the season the cross-check resolves is the same simulation
     outs = season_task(task.args)["outs"]
     assert outs == [sorted(str(seq.pieces[i]) for i in t.out) for t in battles]
+
+
+def test_trace_tasks_without_experts_are_those_of_earlier_batches():
+    import hashlib
+    import json
+
+    from tower.battle.traces import trace_tasks
+
+    def digest(tasks: list) -> str:
+        text = json.dumps([t.args for t in tasks], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    # computed with main's code at 9e75ce3, before --experts existed
+    assert digest(trace_tasks(30, seed=3)) == "ac92243e570c5c43"
+    assert digest(trace_tasks(30, seed=3, experts=False)) == "ac92243e570c5c43"
+    assert all(t.args["experts"] for t in trace_tasks(3, seed=3, experts=True))
+
+
+def test_with_experts_every_warm_up_round_also_throws_one_to_five_experts():
+    pytest.importorskip("pybullet")
+    from tower.battle.traces import SeasonMix, trace_task, trace_tasks
+    from tower.pieces import Kind
+    from tower.traces import TraceSequence
+
+    mix = SeasonMix(players=(2,), seasons=(1,), recruits=(0,), warmups=(2,))
+    (plain,) = trace_tasks(1, seed=8, mix=mix)
+    (task,) = trace_tasks(1, seed=8, mix=mix, experts=True)
+    seq = TraceSequence.from_json(trace_task(task.args))
+    ref = TraceSequence.from_json(trace_task(plain.args))
+    assert len(seq.throws) > 2 and len(ref.throws) > 2  # two warm-up rounds, then battles
+    for warm, before in zip(seq.throws[:2], ref.throws[:2], strict=True):
+        kinds = [seq.pieces[i].kind for i in warm.thrown]
+        assert 1 <= kinds.count(Kind.EXPERT) <= 5
+        assert kinds.count(Kind.KESHI) == 6 and len(kinds) == 6 + kinds.count(Kind.EXPERT)
+        # the rounds' keshis are those drawn without experts (their own random stream)
+        keshis = sorted(str(seq.pieces[i]) for i in warm.thrown if seq.pieces[i].kind is Kind.KESHI)
+        assert keshis == sorted(str(ref.pieces[i]) for i in before.thrown)

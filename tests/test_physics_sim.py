@@ -87,8 +87,10 @@ def test_bad_snapshots_are_refused_with_the_file_named(geometry, tmp_path):
     sim.snapshot(path)
     sim.close()
     data = json.loads(path.read_text())
-    data["inside"][0]["position"] = [1.0, 2.0] if data["inside"] else None
-    data["inside"] = data["inside"] or [{"id": 0, "place": "floor1", "position": [1.0]}]
+    if data["inside"]:
+        data["inside"][0]["position"] = [1.0, 2.0]
+    else:
+        data["inside"] = [{"id": 0, "place": "floor1", "position": [1.0]}]
     path.write_text(json.dumps(data))
     with pytest.raises(SnapshotError, match=r"inside\[0\]"):
         TowerSim.restore(path, geometry.spec, geometry=geometry)
@@ -216,3 +218,20 @@ def test_a_throw_lost_in_every_attempt_raises_and_leaves_the_tower_as_it_was(geo
         sim.throw(mixed_keshis(1), retries=2)
     assert sim.pieces == pieces and sim.rng.bit_generator.state == rng and sim.throws == 0
     sim.close()
+
+
+def test_traces_name_the_numerics_version_and_old_snapshots_restore_as_v2(geometry, tmp_path):
+    from tower.physics.world import NUMERICS_VERSION
+
+    sim = TowerSim(geometry.spec, seed=3, geometry=geometry)
+    assert sim.source == f"physics-v{NUMERICS_VERSION}:marrakesh" and NUMERICS_VERSION == 3
+    path = tmp_path / "old.json"
+    sim.snapshot(path)
+    sim.close()
+    data = json.loads(path.read_text())
+    assert data["numerics"]["version"] == NUMERICS_VERSION
+    del data["numerics"]["version"]  # as written before the field existed
+    path.write_text(json.dumps(data))
+    old = TowerSim.restore(path, geometry.spec, geometry=geometry)
+    assert old.numerics.version == 2 and old.source == "physics-v2:marrakesh"
+    old.close()

@@ -31,7 +31,7 @@ from tower.battle.checker import (
     ordinary_round,
 )
 from tower.marrakesh.modules.battle import fight_season, resolve_battle
-from tower.pieces import Piece
+from tower.pieces import KESHI_COLOURS, Kind, Piece
 
 #: Re-throws allowed for one throw that loses a piece.
 RETRIES = 3
@@ -115,6 +115,12 @@ def run_id(situation: Situation, seed: int, warmup: int, physics: str) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def expert_keshis(rng: random.Random) -> list[Piece]:
+    """The expert keshis thrown with a Gems & Experts round: one per face-up expert tile,
+    1 to 5 (``../shared/seeds/003_c6ac3dd487abab3d.txt``), colours drawn at random."""
+    return [Piece(Kind.EXPERT, rng.choice(KESHI_COLOURS)) for _ in range(rng.randint(1, 5))]
+
+
 def season_task(args: dict[str, Any]) -> dict[str, Any]:
     """One simulated season (a :func:`tower.runs.run_tasks` task; plain data in and out).
 
@@ -124,7 +130,9 @@ def season_task(args: dict[str, Any]) -> dict[str, Any]:
     (:func:`~tower.battle.checker.ordinary_round`), as
     :func:`~tower.battle.checker.warm_tower` does with the model. With ``args["trace"]``
     the record also holds every throw of the season, warm-up included, as a
-    :mod:`tower.traces` sequence (``seq`` = ``j``).
+    :mod:`tower.traces` sequence (``seq`` = ``j``). With ``args["experts"]`` every warm-up
+    round also throws 1 to 5 expert keshis (:func:`expert_keshis`),
+    drawn from their own stream, so the rounds' keshis are those of a run without them.
     """
     from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset
@@ -146,8 +154,13 @@ def season_task(args: dict[str, Any]) -> dict[str, Any]:
 
     try:
         rng = random.Random(f"warm/{seed}/{j}")
+        experts = random.Random(f"experts/{seed}/{j}") if args.get("experts") else None
         for _ in range(args["warmup"]):
-            throw(ordinary_round(len(situation.order), rng))
+            pieces = ordinary_round(len(situation.order), rng)
+            if experts is not None:  # Gems & Experts too: 1-5 experts with every round
+                pieces += expert_keshis(experts)
+                experts.shuffle(pieces)
+            throw(pieces)
         hand = random.Random(f"hand/{seed}/{j}")
         season = fight_season(
             situation.season,
@@ -167,7 +180,7 @@ def season_task(args: dict[str, Any]) -> dict[str, Any]:
         record["trace"] = TraceSequence(
             seq=j,
             seed=sim.seed,
-            source=f"physics:{spec.name}",
+            source=sim.source,
             pieces=tuple(sim.pieces),
             throws=tuple(r.to_trace() for r in results),
         ).to_json()

@@ -62,9 +62,15 @@ def trace_tasks(
     preset: str = "marrakesh",
     params_file: Path | None = None,
     mix: SeasonMix | None = None,
+    experts: bool = False,
 ) -> list[Task]:
     """One task per season, keyed by its index (the trace's ``seq``); season ``j``'s
-    situation comes from ``random.Random(f"situation/{seed}/{j}")``."""
+    situation comes from ``random.Random(f"situation/{seed}/{j}")``.
+
+    With ``experts`` the game also has Gems & Experts: every warm-up round throws 1 to 5
+    expert keshis with its keshis (:func:`tower.battle.physics.expert_keshis`). Battles
+    throw only pawns and keshis, as without. Off, the tasks are those of earlier batches.
+    """
     mix = mix or SeasonMix()
     tasks = []
     for j in range(seasons):
@@ -79,6 +85,8 @@ def trace_tasks(
             "params_file": str(params_file) if params_file is not None else "",
             "trace": True,
         }
+        if experts:
+            args["experts"] = True
         tasks.append(Task(j, args))
     return tasks
 

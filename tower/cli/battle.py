@@ -226,6 +226,11 @@ def battle(
     help="Warm-up rounds to draw from, uniformly, as a comma list with repeats "
     "(default: 0,0,0,0,0,0,0,1,2,3,4,6,8,12, i.e. half of the towers empty).",
 )
+@click.option(
+    "--experts",
+    is_flag=True,
+    help="Gems & Experts too: every warm-up round also throws 1-5 expert keshis.",
+)
 @cluster_options("seasons")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @force_option
@@ -236,6 +241,7 @@ def traces_cmd(
     preset: str,
     params_file: Path | None,
     warmups: str | None,
+    experts: bool,
     workers: int | None,
     scheduler: str | None,
     quiet: bool,
@@ -264,12 +270,14 @@ def traces_cmd(
 
     # a bad preset or params file fails here, once
     spec, params = load_physics(preset, None, params_file)
-    tasks = trace_tasks(seasons, seed=seed, preset=preset, params_file=params_file, mix=mix)
-    header = run_header(
-        "battle traces",
-        {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
-         "warmups": list(mix.warmups)},
-    )  # fmt: skip
+    tasks = trace_tasks(
+        seasons, seed=seed, preset=preset, params_file=params_file, mix=mix, experts=experts
+    )
+    settings = {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
+                "warmups": list(mix.warmups)}  # fmt: skip
+    if experts:  # absent when off, so earlier batches keep their header
+        settings["experts"] = True
+    header = run_header("battle traces", settings)
     summary = run_tasks(
         tasks,
         trace_task,

@@ -22,7 +22,11 @@ import click
 from tower.geometry import PRESETS
 
 #: Mixes of pieces a throw can hold (see :mod:`tower.physics.sequences`).
-MIX_HELP = "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands."
+MIX_HELP = (
+    "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands; "
+    "experts: Gems & Experts rounds, 6, 9 or 12 keshis (at most N, drawn per sequence) "
+    "and 1-5 expert keshis."
+)
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -51,7 +55,7 @@ def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--throws``, ``--pieces`` and ``--mix``: what a sequence of throws holds."""
     f = click.option(
         "--mix",
-        type=click.Choice(("keshis", "walls-guards")),
+        type=click.Choice(("keshis", "walls-guards", "experts")),
         default="keshis",
         show_default=True,
         help=MIX_HELP,
@@ -61,7 +65,7 @@ def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
         type=click.IntRange(1),
         default=12,
         show_default=True,
-        help="Pieces per throw (the most per throw for walls-guards).",
+        help="Pieces per throw (the most per throw for walls-guards, most keshis for experts).",
     )(f)
     return click.option(
         "--throws",

@@ -11,6 +11,12 @@ Mixes (what is thrown each time):
 - ``"keshis"``: ``pieces`` keshis cycling through the 12 colours (a Marrakesh round).
 - ``"walls-guards"``: a random number of pieces, 1 to ``pieces``, each a keshi of a random
   colour, a watchman of a random player colour or a neutral brigand (Walls & Guards).
+- ``"experts"``: Gems & Experts rounds (``../shared/seeds/003_c6ac3dd487abab3d.txt``: each
+  round throws as many expert keshis as there are face-up expert tiles, 1 to 5, "together
+  with the keshis of all players"). The keshi count is drawn once per sequence (one game,
+  a fixed number of players) from 6, 9 and 12 (2-4 players x 3) up to ``pieces``
+  (``pieces`` itself when it is under 6); every throw adds 1 to 5 experts. Colours are
+  random, the order in the hand is shuffled.
 """
 
 from __future__ import annotations
@@ -27,7 +33,12 @@ from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece, mixed_keshis
 from tower.runs import Task
 from tower.traces import TraceSequence
 
-MIXES: tuple[str, ...] = ("keshis", "walls-guards")
+MIXES: tuple[str, ...] = ("keshis", "walls-guards", "experts")
+
+#: Keshis thrown per round by 2, 3 or 4 players (3 each).
+ROUND_KESHIS: tuple[int, ...] = (6, 9, 12)
+#: Expert keshis in the box (at most 5 face-up expert tiles, so 1 to 5 thrown per round).
+MAX_EXPERTS = 5
 
 #: Player colours for watchmen (their colour does not change the physics).
 PLAYER_COLOURS: tuple[str, ...] = ("blue", "red", "white", "yellow")
@@ -43,6 +54,8 @@ def throw_pieces(mix: str, pieces: int, throws: int, seed: int) -> list[list[Pie
     """What is thrown in each throw of one sequence (deterministic in ``seed``)."""
     if mix == "keshis":
         return [mixed_keshis(pieces) for _ in range(throws)]
+    if mix == "experts":
+        return expert_rounds(pieces, throws, seed)
     if mix != "walls-guards":
         raise ValueError(f"unknown mix {mix!r}; expected one of {MIXES}")
     rng = np.random.Generator(np.random.PCG64([int(seed), 7]))
@@ -58,6 +71,30 @@ def throw_pieces(mix: str, pieces: int, throws: int, seed: int) -> list[list[Pie
             else:
                 batch.append(Piece(Kind.BRIGAND, NEUTRAL))
         out.append(batch)
+    return out
+
+
+def expert_rounds(pieces: int, throws: int, seed: int) -> list[list[Piece]]:
+    """The throws of the ``"experts"`` mix: one keshi count for the whole sequence (from
+    :data:`ROUND_KESHIS` up to ``pieces``), 1 to :data:`MAX_EXPERTS` experts a throw.
+
+    >>> rounds = expert_rounds(12, 3, seed=4)
+    >>> len({sum(p.kind is Kind.KESHI for p in r) for r in rounds})
+    1
+    >>> all(1 <= sum(p.kind is Kind.EXPERT for p in r) <= 5 for r in rounds)
+    True
+    """
+    rng = np.random.Generator(np.random.PCG64([int(seed), 11]))
+    counts = [n for n in ROUND_KESHIS if n <= pieces] or [pieces]
+    keshis = counts[int(rng.integers(len(counts)))]
+    out = []
+    for _ in range(throws):
+        colours = rng.integers(12, size=keshis + int(rng.integers(1, MAX_EXPERTS + 1)))
+        batch = [
+            Piece(Kind.KESHI if i < keshis else Kind.EXPERT, KESHI_COLOURS[int(c)])
+            for i, c in enumerate(colours)
+        ]
+        out.append([batch[int(i)] for i in rng.permutation(len(batch))])
     return out
 
 
@@ -115,7 +152,7 @@ def simulate_sequence(args: dict[str, Any]) -> dict[str, Any]:
     seq = TraceSequence(
         seq=int(args["seq"]),
         seed=seed,
-        source=f"physics:{geometry.spec.name}",
+        source=sim.source,
         pieces=tuple(sim.pieces),
         throws=tuple(r.to_trace() for r in results),
     )

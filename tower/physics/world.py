@@ -12,12 +12,12 @@ gravity is 981 units/s², a piece falling the full height of the tower reaches a
 
 Numerics (:class:`Numerics`)
 ----------------------------
-- Time step 1/180 s: at the fastest speeds a piece moves 1.4 units (14 mm) per step, about
-  its own size; CCD (below) catches what discrete detection would miss in thin boards. At
-  1/120 s keshis landing in the courtyard sank through the 2 mm board deep into the slab
-  under it (about 1 throw in 70), so 1/180 is the coarsest step used; 1/240 s (pybullet's
-  default, used until physics v2) takes a third more steps and keeps one or two keshis more
-  inside at equilibrium, less than a calibrated parameter moves it.
+- Time step 1/150 s (numerics v3; 1/180 s in v2, pybullet's 1/240 s until v2): at the
+  fastest speeds a piece moves 1.7 units (17 mm) per step, a little more than its own size;
+  CCD (below) catches what discrete detection would miss in thin boards. At 1/120 s keshis
+  landing in the courtyard sank through the 2 mm board deep into the slab under it (about 1
+  throw in 70), so 1/150 s is the coarsest step used. Each coarser step keeps a little less
+  inside at equilibrium, less than a calibrated parameter moves it (see the README).
 - A collision slab, 50 mm thick, under the tower's lowest point (the underside of the
   courtyard board, :func:`_ground`): Bullet pushes a piece out of a solid the shortest way,
   and a piece pressed more than halfway into the thin board was pushed out below it and
@@ -25,10 +25,15 @@ Numerics (:class:`Numerics`)
 - CCD as a safety net: every piece gets a swept sphere of 40 % of its smallest
   half-size (pybullet sets the motion threshold to half of that), so any step that moves a
   piece farther than about 1 mm is checked by a sweep against the static tower.
-- Collision margins stay at pybullet's mesh default (0.001 units = 0.01 mm): Bullet's
-  generic default of 0.04 units would round every piece by 0.4 mm, and changing the margin
-  of a convex hull after creation (``changeDynamics(collisionMargin=...)``) was seen to
-  leave keshis resting tilted on an edge.
+- Collision margins of 0.2 mm on pieces and tower parts (numerics v3; pybullet's mesh
+  default of 0.01 mm before). Two convex shapes closer than the sum of their margins are
+  handled by GJK alone; with the tiny default nearly every resting contact penetrated the
+  margins and went through EPA, the expensive penetration solver (a tenth of the CPU time of
+  a throw). The shapes grow by the margin (a keshi by 0.2 mm on 11 mm). An earlier change of
+  the margin was seen to leave keshis resting tilted on an edge; at 0.2 mm the resting
+  orientations of keshis inside did not change (12 towers x 15 throws: 1.4 % of them
+  between 20 and 70 degrees from upright or lying, against 1.0 % with the default margin).
+  Bullet's generic default of 0.4 mm was not faster.
 - 8 solver iterations (pybullet's default is 50; 12 until physics v2): the contact problems
   are a handful of pieces resting on a floor, which converge long before that.
 - ``deterministicOverlappingPairs`` so the order of contact pairs, and hence the solver's
@@ -71,6 +76,12 @@ GROUND = "ground"
 #: Thickness (mm) of that slab, and how far (mm) it reaches beyond the tower's footprint.
 GROUND_DEPTH, GROUND_PAD = 50.0, 10.0
 
+#: Version of the numerical settings' defaults (:class:`Numerics`): 1 until physics v2
+#: (1/240 s, 12 solver iterations), 2 with physics v2 (1/180 s, 8 iterations, retiring),
+#: 3 now (1/150 s, 0.2 mm collision margins). Traces name it in their ``source``
+#: (:attr:`tower.physics.TowerSim.source`), so traces of older numerics are recognisable.
+NUMERICS_VERSION = 3
+
 #: Kinds made of the keshi wood density; the others use the pawn density.
 KESHI_LIKE = frozenset({Kind.KESHI, Kind.EXPERT, Kind.CUBE})
 
@@ -86,7 +97,8 @@ class Numerics:
     solver_iterations : int
         Bullet's sequential-impulse iterations per step.
     margin : float or None
-        Collision margin in mm, or ``None`` for pybullet's default (recommended).
+        Collision margin in mm of pieces and tower parts, or ``None`` for pybullet's
+        mesh default (0.01 mm, used until numerics v3).
     ccd : bool
         Continuous collision detection on pieces.
     sleeping : bool
@@ -104,11 +116,14 @@ class Numerics:
     retire : bool
         Take pieces out of the simulation (:meth:`World.retire`) once they are in the
         courtyard and clear of the tube's exit face by two radii of the largest piece.
+    version : int
+        Which defaults these settings started from (:data:`NUMERICS_VERSION`); a label
+        only, kept in snapshots and trace sources.
     """
 
-    time_step: float = 1.0 / 180.0
+    time_step: float = 1.0 / 150.0
     solver_iterations: int = 8
-    margin: float | None = None  # mm; None keeps pybullet's default
+    margin: float | None = 0.2  # mm; None keeps pybullet's default
     ccd: bool = True
     sleeping: bool = True
     early_stop: bool = True
@@ -118,6 +133,7 @@ class Numerics:
     rest_checks: int = 3
     time_cap: float = 8.0
     retire: bool = True
+    version: int = NUMERICS_VERSION
 
     @classmethod
     def pybullet_defaults(cls) -> Numerics:
@@ -441,6 +457,18 @@ class World:
 
     def step(self) -> None:
         pb.stepSimulation(physicsClientId=self.client)
+
+    def flat_states(self, bodies: list[int]) -> list[tuple[float, ...]]:
+        """The 13 numbers of :meth:`state` run together, for each of ``bodies`` (the
+        per-check read of the simulation loop, so kept lean)."""
+        c = self.client
+        pose, speed = pb.getBasePositionAndOrientation, pb.getBaseVelocity
+        out = []
+        for b in bodies:
+            pos, orn = pose(b, physicsClientId=c)
+            lin, ang = speed(b, physicsClientId=c)
+            out.append(pos + orn + lin + ang)
+        return out
 
     def state(self, body: int) -> tuple[tuple, tuple, tuple, tuple]:
         """``(position, orientation xyzw, velocity, spin)`` of a body, world units."""
