@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tower.model.reference import FIELDS, PLACES, bucket_table
+from tower.model.reference import FIELDS, MAKEUP, PLACES, bucket_table
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,10 @@ class BatchTowers:
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
-        self._luts = {f: np.asarray(bucket_table(model["buckets"][f])) for f in FIELDS[1:]}
+        # a v1 file has no edges for w and x (its levels never ask for them)
+        self._luts = {
+            f: np.asarray(bucket_table(model["buckets"].get(f, [0]))) for f in FIELDS[1:]
+        }
         self.classes: list[str] = sorted(set(model["classes"].values()))
         self._class_index = {c: i for i, c in enumerate(self.classes)}
         # visiting order of the reference sampler: fresh by class, then place/class/age
@@ -227,6 +230,11 @@ class BatchTowers:
         occupancy = before.sum(axis=(2, 3))
         inside = occupancy.sum(axis=1)
         n_fresh = counts.sum(axis=1)
+        zeros = np.zeros(self.n, dtype=np.int64)
+        makeup = {
+            f: counts[:, self._class_index[c]] if c in self._class_index else zeros
+            for f, c in MAKEUP.items()
+        }
         out = np.zeros(self.n, dtype=np.int64)
         out_by_class = np.zeros((self.n, len(self.classes)), dtype=np.int64)
         fresh_out = np.zeros(self.n, dtype=np.int64)
@@ -241,6 +249,8 @@ class BatchTowers:
                 "I": inside[rows],
                 "P": inside[rows] if place < 0 else occupancy[rows, place],
                 "J": inside[rows],
+                "w": makeup["w"][rows],
+                "x": makeup["x"][rows],
                 "o": out[rows],
             }
             res = self._outcomes(g, ctx)

@@ -55,7 +55,12 @@ class DistilledModel(TowerModel):
     name = "distilled"
 
     def __init__(self, doc: dict[str, Any]) -> None:
-        problem = fileformat.validate_model_section(doc.get("model"))
+        fields = fileformat.SUPPORTED.get(doc.get("schema", fileformat.SCHEMA))
+        if fields is None:
+            raise ValueError(
+                f"unsupported model version {doc.get('schema')!r}: {fileformat.REDISTIL}"
+            )
+        problem = fileformat.validate_model_section(doc.get("model"), fields)
         if problem:
             raise ValueError(f"model.{problem[0]}: {problem[1]}")
         self.doc = doc
@@ -194,10 +199,9 @@ class DistilledModel(TowerModel):
         cls_of = self.piece_class
         residents = [(cls_of(r.piece), r.place, r.since, r.piece) for r in state.residents]
         fresh = [(cls_of(p), p) for p in pieces]
-        n, inside = len(fresh), len(residents)
         return [
-            (name, (len(members), n, inside, place_count, inside), [p for _, p in members])
-            for name, _, place_count, members in groups(
+            (name, ctx, [p for _, p in members])
+            for name, _, ctx, members in groups(
                 residents, fresh, state.throws, self.sampler.age_cap
             )
         ]

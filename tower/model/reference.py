@@ -3,16 +3,18 @@
 A distilled tower is a Markov chain on *groups* of pieces. Before a throw, every piece
 belongs to one group: the thrown pieces of one class (``"fresh.keshi"``), or the
 residents of one place, class and age (``"floor1.keshi.2"``: keshis on the upper floor
-that entered two throws ago; ages above ``age_cap`` share the last bucket). Groups are
-visited in a fixed order (fresh first, then places top to bottom). For each group of
-``m`` pieces the sampler draws a *joint* outcome: how many of them go ``out`` and how
-many end in each place inside. The draw is conditioned on a context: ``m``, the throw
-size ``n``, the number inside before the throw ``I`` (and ``J``, the same number in
-coarser buckets), the occupancy ``P`` of the group's own place, and ``o``, how many
-pieces already came out in this throw (which carries the correlation between groups).
-Which members take which destination is uniform (a partial shuffle). Context values
-other than ``m`` are bucketed: a value is replaced by the largest edge of
-``buckets[field]`` not above it (exact for small values, coarser for large ones).
+that entered two throws ago; ages above ``age_cap`` share the last bucket). A group never
+mixes classes, so every class has its own laws at every level. Groups are visited in a
+fixed order (fresh first, then places top to bottom). For each group of ``m`` pieces the
+sampler draws a *joint* outcome: how many of them go ``out`` and how many end in each
+place inside. The draw is conditioned on a context: ``m``, the throw size ``n``, the
+number inside before the throw ``I`` (and ``J``, the same number in coarser buckets), the
+occupancy ``P`` of the group's own place, the throw's make-up (``w`` pawns and ``x``
+experts thrown; ``tower.model/2``), and ``o``, how many pieces already came out in this
+throw (which carries the correlation between groups). Which members take which
+destination is uniform (a partial shuffle). Context values other than ``m`` are
+bucketed: a value is replaced by the largest edge of ``buckets[field]`` not above it
+(exact for small values, coarser for large ones).
 
 Outcome tables are smoothed by back-off: level 0 has the finest context; a key seen
 ``N`` times with ``D`` distinct outcomes is used with probability ``N / (N + alpha * D)``
@@ -26,7 +28,11 @@ count, ...]``; a key is ``group|v1|v2...`` with the level's context values, buck
 Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome`,
 :meth:`~ReferenceSampler.piece_law` and :func:`groups` are needed to play; the exact
 laws (:meth:`~ReferenceSampler.out_law`, :meth:`~ReferenceSampler.outcome_probability`)
-serve analysis and tests.
+serve analysis and tests. What a draw needs in one (group, context) - the entries hit
+and the fallback's cumulative law - depends on nothing else, so it is compiled once and
+cached (:meth:`~ReferenceSampler.chain`); a port may skip the cache. A
+``tower.model/1`` file has no ``w``/``x`` (its levels cannot name them) and samples
+exactly as before.
 
 Examples
 --------
@@ -35,6 +41,17 @@ Examples
 >>> sampler = load_shipped("marrakesh").sampler  # doctest: +SKIP
 >>> out, inside = sampler.throw([], [("keshi", i) for i in range(12)], 0, random.Random(1))
 ... # doctest: +SKIP
+
+Contexts: a throw of 9 keshis and 2 experts into a tower holding one pawn on floor 1
+(entered in throw 0, so aged 3 at throw 3):
+
+>>> [(name, ctx) for name, _, ctx, _ in groups(
+...     [("pawn", "floor1", 0, "p1")], [("keshi", i) for i in range(9)]
+...     + [("expert", "e1"), ("expert", "e2")], 3, 7)]
+[('fresh.expert', (2, 11, 1, 1, 1, 0, 2)), ('fresh.keshi', (9, 11, 1, 1, 1, 0, 2)), \
+('floor1.pawn.3', (1, 11, 1, 1, 1, 0, 2))]
+
+A group's draw appends ``o`` (pieces out so far in the throw) to such a context.
 """
 
 from __future__ import annotations
@@ -50,8 +67,14 @@ PLACES: tuple[str, ...] = ("funnel", "floor1", "floor2", "ramp")
 DESTINATIONS: tuple[str, ...] = ("out", *PLACES)
 #: The context fields a level may condition on, in context-tuple order: group size ``m``
 #: (exact), throw size ``n``, number inside ``I``, occupancy of the group's place ``P``,
-#: number inside again ``J`` (with coarser buckets) and pieces out so far ``o``.
-FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
+#: number inside again ``J`` (with coarser buckets), the throw's make-up: pawns ``w`` and
+#: experts ``x`` thrown (pieces of class ``"pawn"`` and ``"expert"``; new in
+#: ``tower.model/2``), and pieces out so far ``o``.
+FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "w", "x", "o")
+#: The fields of a ``tower.model/1`` file (its ``buckets`` name exactly these but ``m``).
+FIELDS_V1: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
+#: The classes counted by the make-up fields ``w`` and ``x``.
+MAKEUP: dict[str, str] = {"w": "pawn", "x": "expert"}
 
 #: A resident as the sampler sees it: (class, place, since, payload). A fresh piece:
 #: (class, payload). Payloads are carried through untouched (pieces, ids, ...).
@@ -102,7 +125,8 @@ class ReferenceSampler:
         self.age_cap = int(model["age_cap"])
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
-        self._luts = [bucket_table(self.buckets[f]) for f in FIELDS[1:]]
+        # a v1 file has no edges for w and x (its levels never ask for them)
+        self._luts = [bucket_table(self.buckets.get(f, [0])) for f in FIELDS[1:]]
         # per level: positions of its fields in a context tuple (m, n, I, P, J, o), and
         # (group, v1, ...) -> (total count, cumulative counts, outcomes, denominator)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
@@ -130,6 +154,7 @@ class ReferenceSampler:
             }
             for table in model["piece_tables"]
         ][::-1]
+        self._chains: dict[tuple[str, tuple[int, ...]], tuple[list, list[float], float]] = {}
 
     def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
         capped = [ctx[0]]
@@ -164,24 +189,38 @@ class ReferenceSampler:
                 reach *= (denominator - total) / denominator
         return parts, reach, self.piece_law(group, capped)
 
+    def chain(self, group: str, ctx: tuple[int, ...]) -> tuple[list, list[float], float]:
+        """What a draw needs: the table entries hit (finest first), the fallback's cumulative
+        per-piece law and its total. Compiled once per (group, context) and cached.
+        """
+        found = self._chains.get((group, ctx))
+        if found is None:
+            capped = self._bucketed(ctx)
+            entries = []
+            for picks, table in zip(self._picks, self.tables, strict=True):
+                entry = table.get((group, *[capped[i] for i in picks]))
+                if entry is not None:
+                    entries.append(entry)
+            cum, acc = [], 0.0
+            for q in self.piece_law(group, capped):
+                acc += q
+                cum.append(acc)
+            if len(self._chains) >= 500_000:  # bound the memory of very long runs
+                self._chains.clear()
+            found = self._chains[(group, ctx)] = (entries, cum, acc)
+        return found
+
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
         """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
 
-        ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, J, o).
+        ``ctx`` holds the context values in the order of :data:`FIELDS`
+        (m, n, I, P, J, w, x, o).
         """
-        capped = self._bucketed(ctx)
-        for picks, table in zip(self._picks, self.tables, strict=True):
-            entry = table.get((group, *[capped[i] for i in picks]))
-            if entry is None:
-                continue
-            total, cum, outcomes, denominator = entry
+        entries, cum, acc = self.chain(group, ctx)
+        for total, entry_cum, outcomes, denominator in entries:
             u = rng.random() * denominator
             if u < total:
-                return outcomes[bisect_right(cum, u)]
-        cum, acc = [], 0.0
-        for q in self.piece_law(group, capped):
-            acc += q
-            cum.append(acc)
+                return outcomes[bisect_right(entry_cum, u)]
         counts = [0, 0, 0, 0, 0]
         for _ in range(ctx[0]):
             counts[min(bisect_right(cum, rng.random() * acc), 4)] += 1
@@ -233,12 +272,12 @@ class ReferenceSampler:
         order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
         Who goes where within a group is uniform: a partial Fisher-Yates shuffle.
         """
-        n, inside, gone = len(fresh), len(residents), 0
+        gone = 0
         out: list[Any] = []
         after: list[Resident] = []
-        for name, cls, place_count, members in groups(residents, fresh, throws, self.age_cap):
-            m = len(members)
-            counts = self.outcome(name, (m, n, inside, place_count, inside, gone), rng)
+        for name, cls, ctx, members in groups(residents, fresh, throws, self.age_cap):
+            m = ctx[0]
+            counts = self.outcome(name, (*ctx, gone), rng)
             # Uniform assignment: shuffle just the members of all but the largest share.
             rest = counts.index(max(counts))
             chosen = m - counts[rest]
@@ -260,12 +299,14 @@ _PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
 
 def groups(
     residents: Sequence[Resident], fresh: Sequence[tuple[str, Any]], throws: int, age_cap: int
-) -> list[tuple[str, str, int, list[tuple[int, Any]]]]:
-    """The groups of a throw in visiting order: (name, class, P, members).
+) -> list[tuple[str, str, tuple[int, ...], list[tuple[int, Any]]]]:
+    """The groups of a throw in visiting order: (name, class, context, members).
 
-    ``P`` is the occupancy of the group's place before the throw (for fresh pieces, the
-    number inside); members are (since, payload) in the order given. Fresh groups come
-    first, then places top to bottom, each by class and age.
+    The context is ``(m, n, I, P, J, w, x)``, all of :data:`FIELDS` but ``o``: ``P`` is
+    the occupancy of the group's place before the throw (for fresh pieces, the number
+    inside), ``w`` and ``x`` count the thrown pieces of the classes in :data:`MAKEUP`.
+    Members are (since, payload) in the order given. Fresh groups come first, then places
+    top to bottom, each by class and age.
     """
     found: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
     occupancy = [0, 0, 0, 0]
@@ -281,8 +322,16 @@ def groups(
         if key not in found:
             found[key] = (cls, [])
         found[key][1].append((since, payload))
+    n, inside = len(fresh), len(residents)
+    made = {cls: len(members) for (index, _), (cls, members) in found.items() if index < 0}
+    w, x = (made.get(MAKEUP[f], 0) for f in ("w", "x"))
     return [
-        (name, cls, occupancy[index] if index >= 0 else len(residents), members)
+        (
+            name,
+            cls,
+            (len(members), n, inside, occupancy[index] if index >= 0 else inside, inside, w, x),
+            members,
+        )
         for (index, name), (cls, members) in sorted(found.items())
     ]
 
