@@ -102,9 +102,7 @@ class BatchTowers:
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
         # a v1 file has no edges for w and x (its levels never ask for them)
-        self._luts = {
-            f: np.asarray(bucket_table(model["buckets"].get(f, [0]))) for f in FIELDS[1:]
-        }
+        self._luts = {f: np.asarray(bucket_table(model["buckets"].get(f, [0]))) for f in FIELDS[1:]}
         self.classes: list[str] = sorted(set(model["classes"].values()))
         self._class_index = {c: i for i, c in enumerate(self.classes)}
         # visiting order of the reference sampler: fresh by class, then place/class/age

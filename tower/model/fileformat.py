@@ -97,8 +97,9 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
         raise bad("schema", f"not a tower model file: schema {schema!r}, expected {SCHEMA!r}")
     if schema not in SUPPORTED:
         reads = ", ".join(repr(v) for v in SUPPORTED)
-        raise bad("schema", f"unsupported model file version {schema!r}; this reads {reads}: "
-                  f"{REDISTIL}")
+        raise bad(
+            "schema", f"unsupported model file version {schema!r}; this reads {reads}: {REDISTIL}"
+        )
     missing = [f for f in TOP_FIELDS if f not in doc]
     if missing:
         raise bad(missing[0], "missing field")
