@@ -222,3 +222,25 @@ def test_held_out_likelihood_prefers_the_right_tower(synthetic, fitted):
     wrong = fit_tables(other.traces(300, seed=5), FitSettings())
     right = log_likelihood(fitted.doc["model"], held[:100])
     assert right > log_likelihood(wrong, held[:100]) + 0.5
+
+
+def test_make_up_fields_pay_off_where_pawns_and_experts_push():
+    """A tower where each pawn or expert thrown dislodges more residents: the v2 default
+    levels (with w, x) predict held-out throws better than the v1 levels (without)."""
+    from tower.model.fit import log_likelihood
+    from tower.pieces import Kind, Piece, mixed_keshis
+
+    def plan(rng):
+        heavy = [Kind.WATCHMAN, Kind.EXPERT]
+        return [
+            mixed_keshis(rng.choice([6, 9, 12]))
+            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, 4))]
+            for _ in range(10)
+        ]
+
+    tower = SyntheticTower(push=0.08)
+    fit, held = tower.traces(300, seed=1, throws=plan), tower.traces(150, seed=2, throws=plan)
+    v1_levels = (("m", "n", "I", "o"), ("m", "n", "J", "o"), ("m", "n", "J"), ("m", "n"), ("m",))
+    v1 = log_likelihood(fit_tables(fit, FitSettings(levels=v1_levels)), held)
+    v2 = log_likelihood(fit_tables(fit, FitSettings()), held)
+    assert v2 > v1 + 0.1, (v1, v2)
