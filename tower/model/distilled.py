@@ -24,19 +24,21 @@ from collections.abc import Sequence
 from importlib import resources
 from itertools import product
 from math import comb, prod
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from tower.errors import TowerError
 from tower.model import fileformat
 from tower.model.interface import Resident, TowerModel, TowerState
-from tower.model.reference import ReferenceSampler, groups
+from tower.model.reference import MAKEUP, PLACES, ReferenceSampler, group_name, groups
 from tower.pieces import Kind, Piece, Place
 
 #: Where shipped models live: package data, so an installed ``tower`` has them.
 SHIPPED_DIR = "shipped"
 
-_PLACE = {p.value: p for p in Place}
+_PLACE_INDEX = {Place(p): i for i, p in enumerate(PLACES)}
+_INSIDE = [Place(p) for p in PLACES]
 
 
 class UnknownPieceError(TowerError, ValueError):
@@ -116,25 +118,71 @@ class DistilledModel(TowerModel):
     def throw(
         self, state: TowerState, pieces: Sequence[Piece], rng: random.Random
     ) -> tuple[list[Piece], TowerState]:
-        classes = self._class
+        """One throw: the same draws as ``self.sampler.throw`` (the reference), faster.
+
+        Groups hold the :class:`Piece` and :class:`Resident` objects themselves (no
+        per-piece tuples), a resident that stays where it was is kept as it is, and the
+        draw of each group is :meth:`~ReferenceSampler.outcome` (its per-context chains
+        are cached). Tested to give the reference's pieces out and state, draw for draw.
+        """
+        sampler, cls_of, throws = self.sampler, self._class, state.throws
+        cap = sampler.age_cap
+        found: dict[tuple[int, str, int], list] = {}
+        occupancy = [0, 0, 0, 0]
         try:
-            residents = [(classes[r.piece.kind], r.place, r.since, r) for r in state.residents]
-            fresh = [(classes[p.kind], p) for p in pieces]
+            kinds = {p.kind for p in pieces}
+            if len(kinds) == 1:  # the usual throw: one kind
+                found[(-1, cls_of[kinds.pop()], 0)] = list(pieces)
+            else:
+                for p in pieces:
+                    key = (-1, cls_of[p.kind], 0)
+                    members = found.get(key)
+                    if members is None:
+                        members = found[key] = []
+                    members.append(p)
+            for r in state.residents:
+                index = _PLACE_INDEX[r.place]
+                occupancy[index] += 1
+                age = throws - r.since
+                key = (index, cls_of[r.piece.kind], age if age < cap else cap)
+                members = found.get(key)
+                if members is None:
+                    members = found[key] = []
+                members.append(r)
         except KeyError:
             for p in [*state.pieces, *pieces]:
                 self.piece_class(p)
             raise
-        out, after = self.sampler.throw(residents, fresh, state.throws, rng)
-        out_pieces = [x.piece if type(x) is Resident else x for x in out]
-        stay = []
-        for _, place, since, x in after:
-            if type(x) is Resident:
-                stay.append(x if x.place == place else Resident(x.piece, _PLACE[place], since))
-            else:
-                stay.append(Resident(x, _PLACE[place], since))
-        out_pieces.sort(key=_piece_key)
+        n, inside, gone = len(pieces), len(state.residents), 0
+        w, x = (len(found.get((-1, MAKEUP[f], 0), ())) for f in ("w", "x"))
+        out: list[Piece] = []
+        stay: list[Resident] = []
+        draw = rng.random
+        for index, name, members in sorted(
+            (index, group_name(index, cls, age), members)
+            for (index, cls, age), members in found.items()
+        ):
+            m = len(members)
+            p_count = occupancy[index] if index >= 0 else inside
+            counts = sampler.outcome(name, (m, n, inside, p_count, inside, w, x, gone), rng)
+            # the reference's uniform assignment: shuffle all but the largest share
+            rest = counts.index(max(counts))
+            chosen = m - counts[rest]
+            if chosen:
+                for i in range(chosen):
+                    j = i + int(draw() * (m - i))
+                    members[i], members[j] = members[j], members[i]
+                start = 0
+                for dest, k in enumerate(counts):
+                    if k and dest != rest:
+                        _settle(dest, index, members[start : start + k], throws, out, stay)
+                        start += k
+                members = members[chosen:]
+            _settle(rest, index, members, throws, out, stay)
+            gone += counts[0]
+        out.sort(key=_piece_key)
         stay.sort(key=_resident_key)
-        return out_pieces, _sorted_state(tuple(stay), state.throws + 1)
+        return out, _sorted_state(tuple(stay), throws + 1)
 
     def distribution(
         self, state: TowerState, pieces: Sequence[Piece], limit: int = 100_000
@@ -207,6 +255,20 @@ class DistilledModel(TowerModel):
         ]
 
 
+def _settle(dest: int, index: int, members: list, throws: int, out: list, stay: list) -> None:
+    """Send ``members`` of a group (pieces if ``index < 0``, else residents) to ``dest``."""
+    if dest == 0:
+        out.extend(members if index < 0 else [r.piece for r in members])
+    elif index < 0:
+        place = _INSIDE[dest - 1]
+        stay.extend([Resident(p, place, throws) for p in members])
+    elif dest - 1 == index:
+        stay.extend(members)
+    else:
+        place = _INSIDE[dest - 1]
+        stay.extend([Resident(r.piece, place, r.since) for r in members])
+
+
 def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int, ...], float]]]:
     """For each ``k``: every way to draw ``k`` of the members (by piece index) and its chance."""
     m = sum(have.values())
@@ -223,12 +285,9 @@ def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int
     return ways
 
 
-def _piece_key(p: Piece) -> tuple[str, str]:
-    return p.kind, p.colour
-
-
-def _resident_key(r: Resident) -> tuple[str, str, str, int]:
-    return r.piece.kind, r.piece.colour, r.place, r.since
+#: Sort keys: a piece by (kind, colour), a resident by (kind, colour, place, since).
+_piece_key = attrgetter("kind", "colour")
+_resident_key = attrgetter("piece.kind", "piece.colour", "place", "since")
 
 
 def _sorted_state(residents: tuple[Resident, ...], throws: int) -> TowerState:

@@ -60,6 +60,7 @@ import random
 from bisect import bisect_right
 from collections.abc import Sequence
 from math import comb, factorial
+from operator import itemgetter
 from typing import Any
 
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
@@ -154,7 +155,12 @@ class ReferenceSampler:
             }
             for table in model["piece_tables"]
         ][::-1]
-        self._chains: dict[tuple[str, tuple[int, ...]], tuple[list, list[float], float]] = {}
+        # draw chains by (group, the context fields some level reads), see chain()
+        used = {
+            FIELDS.index(f) for fields in [*self.levels, *model["piece_levels"]] for f in fields
+        }
+        self._project = itemgetter(*sorted(used | {0}))
+        self._chains: dict[tuple[str, Any], list] = {}
 
     def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
         capped = [ctx[0]]
@@ -189,11 +195,15 @@ class ReferenceSampler:
                 reach *= (denominator - total) / denominator
         return parts, reach, self.piece_law(group, capped)
 
-    def chain(self, group: str, ctx: tuple[int, ...]) -> tuple[list, list[float], float]:
-        """What a draw needs: the table entries hit (finest first), the fallback's cumulative
-        per-piece law and its total. Compiled once per (group, context) and cached.
+    def chain(self, group: str, ctx: tuple[int, ...]) -> list:
+        """What a draw needs: ``[entries, fallback]``, the table entries hit (finest first)
+        and, once first needed, the fallback's cumulative per-piece law and its total.
+
+        It depends only on the group and the context fields that some level reads, so it
+        is compiled once per such key and cached (a port may skip the cache).
         """
-        found = self._chains.get((group, ctx))
+        key = (group, self._project(ctx))
+        found = self._chains.get(key)
         if found is None:
             capped = self._bucketed(ctx)
             entries = []
@@ -201,13 +211,9 @@ class ReferenceSampler:
                 entry = table.get((group, *[capped[i] for i in picks]))
                 if entry is not None:
                     entries.append(entry)
-            cum, acc = [], 0.0
-            for q in self.piece_law(group, capped):
-                acc += q
-                cum.append(acc)
             if len(self._chains) >= 500_000:  # bound the memory of very long runs
                 self._chains.clear()
-            found = self._chains[(group, ctx)] = (entries, cum, acc)
+            found = self._chains[key] = [entries, None]
         return found
 
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
@@ -216,11 +222,18 @@ class ReferenceSampler:
         ``ctx`` holds the context values in the order of :data:`FIELDS`
         (m, n, I, P, J, w, x, o).
         """
-        entries, cum, acc = self.chain(group, ctx)
-        for total, entry_cum, outcomes, denominator in entries:
+        chain = self._chains.get((group, self._project(ctx))) or self.chain(group, ctx)
+        for total, entry_cum, outcomes, denominator in chain[0]:
             u = rng.random() * denominator
             if u < total:
                 return outcomes[bisect_right(entry_cum, u)]
+        if chain[1] is None:
+            cum, acc = [], 0.0
+            for q in self.piece_law(group, self._bucketed(ctx)):
+                acc += q
+                cum.append(acc)
+            chain[1] = (cum, acc)
+        cum, acc = chain[1]
         counts = [0, 0, 0, 0, 0]
         for _ in range(ctx[0]):
             counts[min(bisect_right(cum, rng.random() * acc), 4)] += 1
@@ -308,23 +321,27 @@ def groups(
     Members are (since, payload) in the order given. Fresh groups come first, then places
     top to bottom, each by class and age.
     """
-    found: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
+    found: dict[tuple[int, str, int], list[tuple[int, Any]]] = {}
     occupancy = [0, 0, 0, 0]
     for cls, payload in fresh:
-        key = (-1, fresh_group(cls))
-        if key not in found:
-            found[key] = (cls, [])
-        found[key][1].append((throws, payload))
+        members = found.get((-1, cls, 0))
+        if members is None:
+            members = found[(-1, cls, 0)] = []
+        members.append((throws, payload))
+    n, inside = len(fresh), len(residents)
+    w, x = (len(found.get((-1, MAKEUP[f], 0), ())) for f in ("w", "x"))
     for cls, place, since, payload in residents:
         index = _PLACE_INDEX[place]
         occupancy[index] += 1
-        key = (index, resident_group(place, cls, throws - since, age_cap))
-        if key not in found:
-            found[key] = (cls, [])
-        found[key][1].append((since, payload))
-    n, inside = len(fresh), len(residents)
-    made = {cls: len(members) for (index, _), (cls, members) in found.items() if index < 0}
-    w, x = (made.get(MAKEUP[f], 0) for f in ("w", "x"))
+        key = (index, cls, min(throws - since, age_cap))
+        members = found.get(key)
+        if members is None:
+            members = found[key] = []
+        members.append((since, payload))
+    named = sorted(
+        (index, group_name(index, cls, age), cls, members)
+        for (index, cls, age), members in found.items()
+    )
     return [
         (
             name,
@@ -332,8 +349,20 @@ def groups(
             (len(members), n, inside, occupancy[index] if index >= 0 else inside, inside, w, x),
             members,
         )
-        for (index, name), (cls, members) in sorted(found.items())
+        for index, name, cls, members in named
     ]
+
+
+_NAMES: dict[tuple[int, str, int], str] = {}
+
+
+def group_name(index: int, cls: str, age: int) -> str:
+    """The group name of place ``index`` (-1: fresh), class and capped age, memoised."""
+    name = _NAMES.get((index, cls, age))
+    if name is None:
+        name = fresh_group(cls) if index < 0 else resident_group(PLACES[index], cls, age, age)
+        _NAMES[(index, cls, age)] = name
+    return name
 
 
 def _emit(dest: int, cls: str, members: list, out: list, after: list) -> None:
