@@ -31,7 +31,14 @@ from typing import Any
 from tower.errors import TowerError
 from tower.model import fileformat
 from tower.model.interface import Resident, TowerModel, TowerState
-from tower.model.reference import MAKEUP, PLACES, ReferenceSampler, group_name, groups
+from tower.model.reference import (
+    _NAMES,
+    MAKEUP,
+    PLACES,
+    ReferenceSampler,
+    group_name,
+    groups,
+)
 from tower.pieces import Kind, Piece, Place
 
 #: Where shipped models live: package data, so an installed ``tower`` has them.
@@ -69,6 +76,8 @@ class DistilledModel(TowerModel):
         self.name = str(doc.get("name", "distilled"))
         self.sampler = ReferenceSampler(doc["model"])
         self._class = {Kind(k): c for k, c in self.sampler.classes.items() if k in set(Kind)}
+        #: keys of the fresh groups the make-up fields count (see throw)
+        self._makeup = [(-1, MAKEUP[f], 0) for f in ("w", "x")]
 
     @classmethod
     def from_tables(
@@ -154,13 +163,16 @@ class DistilledModel(TowerModel):
                 self.piece_class(p)
             raise
         n, inside, gone = len(pieces), len(state.residents), 0
-        w, x = (len(found.get((-1, MAKEUP[f], 0), ())) for f in ("w", "x"))
+        w, x = len(found.get(self._makeup[0], ())), len(found.get(self._makeup[1], ()))
         out: list[Piece] = []
         stay: list[Resident] = []
         draw = rng.random
+        names = _NAMES
         for index, name, members in sorted(
-            (index, group_name(index, cls, age), members)
-            for (index, cls, age), members in found.items()
+            [
+                (key[0], names.get(key) or group_name(*key), members)
+                for key, members in found.items()
+            ]
         ):
             m = len(members)
             p_count = occupancy[index] if index >= 0 else inside
@@ -168,6 +180,9 @@ class DistilledModel(TowerModel):
             # the reference's uniform assignment: shuffle all but the largest share
             rest = counts.index(max(counts))
             chosen = m - counts[rest]
+            if not chosen and index >= 0 and rest == index + 1:  # all stay where they were
+                stay.extend(members)
+                continue
             if chosen:
                 for i in range(chosen):
                     j = i + int(draw() * (m - i))

@@ -131,6 +131,8 @@ class ReferenceSampler:
         # per level: positions of its fields in a context tuple (m, n, I, P, J, o), and
         # (group, v1, ...) -> (total count, cumulative counts, outcomes, denominator)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
+        # the same picks as functions giving a key's values as a tuple (for chain())
+        self._keys = [itemgetter(*p) if len(p) > 1 else _single(p[0]) for p in self._picks]
         self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]]] = []
         for table in model["tables"]:
             compiled = {}
@@ -163,10 +165,13 @@ class ReferenceSampler:
         self._chains: dict[tuple[str, Any], list] = {}
 
     def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
-        capped = [ctx[0]]
-        for v, lut in zip(ctx[1:], self._luts, strict=True):
-            capped.append(lut[v] if v < len(lut) else lut[-1])
-        return capped
+        return [
+            ctx[0],
+            *[
+                lut[v] if v < len(lut) else lut[-1]
+                for v, lut in zip(ctx[1:], self._luts, strict=True)
+            ],
+        ]
 
     def piece_law(self, group: str, capped: Sequence[int]) -> list[float]:
         """Per-piece destination probabilities of the base multinomial in a context.
@@ -207,8 +212,8 @@ class ReferenceSampler:
         if found is None:
             capped = self._bucketed(ctx)
             entries = []
-            for picks, table in zip(self._picks, self.tables, strict=True):
-                entry = table.get((group, *[capped[i] for i in picks]))
+            for values, table in zip(self._keys, self.tables, strict=True):
+                entry = table.get((group, *values(capped)))
                 if entry is not None:
                     entries.append(entry)
             if len(self._chains) >= 500_000:  # bound the memory of very long runs
@@ -308,6 +313,11 @@ class ReferenceSampler:
 
 
 _PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
+
+
+def _single(i: int) -> Any:
+    """``ctx -> (ctx[i],)``: what ``itemgetter`` gives for several indices, for one."""
+    return lambda ctx: (ctx[i],)
 
 
 def groups(
