@@ -232,6 +232,12 @@ class ReferenceSampler:
             u = rng.random() * denominator
             if u < total:
                 return outcomes[bisect_right(entry_cum, u)]
+        return self.fallback(group, ctx, chain, rng)
+
+    def fallback(
+        self, group: str, ctx: tuple[int, ...], chain: list, rng: random.Random
+    ) -> tuple[int, ...]:
+        """The base multinomial of :meth:`outcome`, when no level's entry was used."""
         if chain[1] is None:
             cum, acc = [], 0.0
             for q in self.piece_law(group, self._bucketed(ctx)):
