@@ -140,7 +140,7 @@ class DistilledModel(TowerModel):
         found: dict[tuple[int, str, int], list] = {}
         occupancy = [0, 0, 0, 0]
         try:
-            kinds = {p.kind for p in pieces}
+            kinds = set(map(_KIND, pieces))
             if len(kinds) == 1:  # the usual throw: one kind
                 found[(-1, cls_of[kinds.pop()], 0)] = list(pieces)
             else:
@@ -324,6 +324,11 @@ _SET_PIECE, _SET_PLACE, _SET_SINCE = (
 )
 
 
+_SET_RESIDENTS = TowerState.residents.__set__  # type: ignore[attr-defined]
+_SET_THROWS = TowerState.throws.__set__  # type: ignore[attr-defined]
+_KIND = attrgetter("kind")
+
+
 def _resident(piece: Piece, place: Place, since: int) -> Resident:
     """``Resident(piece, place, since)`` for a place inside, through its slots.
 
@@ -343,9 +348,9 @@ def _sorted_state(residents: tuple[Resident, ...], throws: int) -> TowerState:
     The same value ``TowerState(residents, throws)`` builds, without sorting again
     (``_resident_key`` is the dataclass order of :class:`Resident`).
     """
-    state = object.__new__(TowerState)
-    object.__setattr__(state, "residents", residents)
-    object.__setattr__(state, "throws", throws)
+    state = _NEW(TowerState)
+    _SET_RESIDENTS(state, residents)
+    _SET_THROWS(state, throws)
     return state
 
 
