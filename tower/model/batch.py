@@ -69,7 +69,7 @@ class _Index:
     """A vectorised open-addressing hash table: non-negative int64 code -> row, or -1."""
 
     def __init__(self, codes: list[int]) -> None:
-        bits = max(4, (2 * len(codes)).bit_length())  # load factor at most 1/2
+        bits = max(4, (4 * len(codes)).bit_length())  # load factor at most 1/4
         self.mask = np.int64((1 << bits) - 1)
         self.shift = np.int64(64 - bits)
         keys, rows = [-1] * (1 << bits), [-1] * (1 << bits)
@@ -82,15 +82,15 @@ class _Index:
         self.rows = np.asarray(rows, dtype=np.int64)
 
     def _slots(self, codes: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return ((codes * _MULT) >> self.shift) & self.mask
+        return ((codes * _MULT) >> self.shift) & self.mask  # array products wrap silently
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
         """(k,) rows of ``codes`` (k,), -1 where absent."""
         slot = self._slots(codes)
-        key = self.keys[slot]
-        rows = np.where(key == codes, self.rows[slot], -1)
-        todo = np.flatnonzero((key != codes) & (key != -1))
+        key = self.keys.take(slot)
+        found = key == codes
+        rows = np.where(found, self.rows.take(slot), -1)
+        todo = np.flatnonzero(~found & (key != -1))  # neither found nor an empty slot
         while len(todo):
             slot[todo] = (slot[todo] + 1) & self.mask
             key = self.keys[slot[todo]]
@@ -256,8 +256,7 @@ class BatchTowers:
         return self._counts.sum(axis=(0, 1, 2))
 
     def _index(self, f: str, values: np.ndarray) -> np.ndarray:
-        lut = self._index_lut[f]
-        return lut[np.minimum(values, len(lut) - 1)]
+        return self._index_lut[f].take(values, mode="clip")  # take: 2x fancy indexing
 
     def _code(
         self, g: int, level: _Level, prefix: np.ndarray, own: dict[str, np.ndarray], todo
@@ -266,7 +265,7 @@ class BatchTowers:
         ``prefix`` is the shared key part of those rows."""
         code = prefix * len(self.order) + g
         for f in level.own:
-            code = code * self._radix[f] + (own[f] if todo is None else own[f][todo])
+            code = code * self._radix[f] + (own[f] if todo is None else own[f].take(todo))
         return code
 
     def _outcomes(
@@ -285,16 +284,16 @@ class BatchTowers:
 
         def prefix(p: np.ndarray, todo: np.ndarray | None) -> np.ndarray:
             if rows is None:
-                return p if todo is None else p[todo]
-            return p[rows] if todo is None else p[rows[todo]]
+                return p if todo is None else p.take(todo)
+            return p.take(rows if todo is None else rows.take(todo))
 
         todo = None  # all rows
         for level, p in zip(self.levels, prefixes, strict=False):
             e = level.index.lookup(self._code(g, level, prefix(p, todo), own, todo))
-            v = self.rng.random(len(e)) * level.sizes[e]  # uniform on [0, slots)
+            v = self.rng.random(len(e)) * level.sizes.take(e)  # uniform on [0, slots)
             i = v.astype(np.int64)
-            j = level.starts[e] + i
-            drawn = level.packed[np.where(v - i < level.prob[j], j, level.alias[j])]
+            j = level.starts.take(e) + i
+            drawn = level.packed.take(np.where(v - i < level.prob.take(j), j, level.alias.take(j)))
             if todo is None:
                 result = drawn
                 todo = np.flatnonzero(drawn < 0)
@@ -377,22 +376,27 @@ class BatchTowers:
                 continue
             everyone = len(rows) == self.n
             if not everyone:
-                m = m[rows]
+                m = m.take(rows)
             own = {"m": self._index("m", m)}
             if "P" in self._own:
-                own["P"] = p_index[place + 1] if everyone else p_index[place + 1][rows]
+                own["P"] = p_index[place + 1] if everyone else p_index[place + 1].take(rows)
             if "o" in self._own:
-                own["o"] = self._index("o", out if everyone else out[rows])
+                own["o"] = self._index("o", out if everyone else out.take(rows))
             res = self._outcomes(g, prefixes, None if everyone else rows, own, m)
             if place >= 0 and fresh_out is None:  # fresh groups come first
                 fresh_out = out.copy()
+            if not everyone and 16 * len(rows) > self.n:  # dense enough: update full width
+                full = np.zeros(self.n, dtype=np.int64)
+                full[rows] = res
+                res, everyone = full, True
             gone = res & _MASK
             if everyone:
                 out += gone
                 out_by_class[cls] += gone
             else:
-                out[rows] += gone
-                out_by_class[cls][rows] += gone
+                out[rows] = out.take(rows) + gone
+                by_class = out_by_class[cls]
+                by_class[rows] = by_class.take(rows) + gone
             new_age = 0 if place < 0 else min(age, self.age_cap - 1)
             used.add((cls, new_age))
             for dest in range(len(PLACES)):
@@ -400,7 +404,8 @@ class BatchTowers:
                 if everyone:
                     after[dest, cls, new_age] += k
                 else:
-                    after[dest, cls, new_age][rows] += k
+                    row = after[dest, cls, new_age]
+                    row[rows] = row.take(rows) + k
         if fresh_out is None:
             fresh_out = out.copy()
         self._counts, self._spare = after, before
