@@ -234,7 +234,7 @@ class BatchTowers:
         #: (the next throw's result); _used: the (class, age bucket - 1) slices that may
         #: hold pieces, so a throw reads and clears only those
         shape = (len(PLACES), len(self.classes), self.age_cap, n)
-        self._counts, self._spare = np.zeros(shape, np.int32), np.zeros(shape, np.int32)
+        self._counts, self._spare = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
         self._used: set[tuple[int, int]] = set()
         self._spare_used: set[tuple[int, int]] = set()
         self.throws = 0
