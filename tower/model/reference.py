@@ -201,24 +201,28 @@ class ReferenceSampler:
         return parts, reach, self.piece_law(group, capped)
 
     def chain(self, group: str, ctx: tuple[int, ...]) -> list:
-        """What a draw needs: ``[entries, fallback]``, the table entries hit (finest first)
-        and, once first needed, the fallback's cumulative per-piece law and its total.
+        """What a draw needs, compiled once and cached: ``[entries, fallback, capped,
+        level]``: the table entries hit so far (finest first), the fallback's cumulative
+        per-piece law once first needed, the bucketed context, and the next level to look
+        up. A new chain looks up levels only until the first entry (most draws stop
+        there); :meth:`fallback` looks further when a draw gets past the known entries.
 
         It depends only on the group and the context fields that some level reads, so it
-        is compiled once per such key and cached (a port may skip the cache).
+        is cached under that key (a port may skip the cache).
         """
         key = (group, self._project(ctx))
         found = self._chains.get(key)
         if found is None:
             capped = self._bucketed(ctx)
-            entries = []
-            for values, table in zip(self._keys, self.tables, strict=True):
-                entry = table.get((group, *values(capped)))
+            entries, level = [], 0
+            while level < len(self.tables) and not entries:
+                entry = self.tables[level].get((group, *self._keys[level](capped)))
+                level += 1
                 if entry is not None:
                     entries.append(entry)
             if len(self._chains) >= 500_000:  # bound the memory of very long runs
                 self._chains.clear()
-            found = self._chains[key] = [entries, None]
+            found = self._chains[key] = [entries, None, capped, level]
         return found
 
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
@@ -237,10 +241,22 @@ class ReferenceSampler:
     def fallback(
         self, group: str, ctx: tuple[int, ...], chain: list, rng: random.Random
     ) -> tuple[int, ...]:
-        """The base multinomial of :meth:`outcome`, when no level's entry was used."""
+        """The rest of :meth:`outcome` once the chain's known entries were passed: the
+        entries of the levels not yet looked up, in order, then the base multinomial."""
+        entries, _, capped, level = chain
+        while level < len(self.tables):
+            entry = self.tables[level].get((group, *self._keys[level](capped)))
+            level += 1
+            chain[3] = level
+            if entry is not None:
+                entries.append(entry)
+                total, entry_cum, outcomes, denominator = entry
+                u = rng.random() * denominator
+                if u < total:
+                    return outcomes[bisect_right(entry_cum, u)]
         if chain[1] is None:
             cum, acc = [], 0.0
-            for q in self.piece_law(group, self._bucketed(ctx)):
+            for q in self.piece_law(group, capped):
                 acc += q
                 cum.append(acc)
             chain[1] = (cum, acc)
