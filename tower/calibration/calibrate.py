@@ -238,14 +238,8 @@ def calibrate(
         ]
     truth = {k: float(v) for k, v in recording.meta.get("truth", {}).get("theta", {}).items()}
     truth_keys = (
-        true_key_statistics(
-            simulator,
-            truth,
-            plan_of(training),
-            derive_seed(settings.seed, 11),
-            settings.truth_replays,
-            runner,
-        )
+        true_key_statistics(simulator, truth, plan_of(training), derive_seed(settings.seed, 11),
+                            settings.truth_replays, runner)
         if truth and all(p.name in truth for p in simulator.parameters)
         else None
     )
@@ -283,3 +277,4 @@ def calibrate(
     )
     _save_params(out_dir / "params.json", simulator, result, extra)
     return Calibration(result, checks, out_dir, seconds, truth_keys, truth)
+

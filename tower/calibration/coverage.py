@@ -17,14 +17,8 @@ Examples
 >>> from tower.calibration.simulators import BaselineSimulator
 >>> from tower.calibration.synthetic import synthetic_plan
 >>> with tempfile.TemporaryDirectory() as tmp:
-...     out = run_coverage(
-...         BaselineSimulator(),
-...         synthetic_plan(60, 12),
-...         pathlib.Path(tmp),
-...         recordings=2,
-...         budget=24,
-...         progress=False,
-...     )
+...     out = run_coverage(BaselineSimulator(), synthetic_plan(60, 12), pathlib.Path(tmp),
+...                        recordings=2, budget=24, progress=False)
 >>> len(out.rows), sorted(out.summary())[:2]
 (2, ['key_statistics', 'parameters'])
 """
@@ -192,10 +186,8 @@ def run_coverage(
         if report is not None:
             report(k, row)
     summary = coverage.summary()
-    atomic_write_text(
-        out_dir / "coverage.json",
-        json.dumps({"summary": summary, "rows": coverage.rows}, indent=2) + "\n",
-    )
+    atomic_write_text(out_dir / "coverage.json",
+                      json.dumps({"summary": summary, "rows": coverage.rows}, indent=2) + "\n")
     atomic_write_text(out_dir / "coverage.md",
                       coverage.markdown(f"Coverage: {simulator.name} simulator"))  # fmt: skip
     return coverage

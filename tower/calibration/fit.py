@@ -661,13 +661,7 @@ def _fit(
         u = _pick_healthy(pool, clog, n_w)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
         ok, s_ok, k_ok, u_failed = _design_stats(
-            simulator,
-            plan,
-            params,
-            u,
-            seeds,
-            execute,
-            f"design wave {w + 1}/{waves}",
+            simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
             reference,
         )
         failed_u = np.vstack([failed_u, u_failed])

@@ -406,11 +406,7 @@ def write_report(
     med_u = np.median(result.samples_u, axis=0)
     pred = result.emulator.predict(med_u)[0]
     for name, o, m, r2, top in zip(
-        STAT_NAMES,
-        result.observed,
-        pred,
-        result.emulator.loo_r2,
-        result.emulator.noise_r2,
+        STAT_NAMES, result.observed, pred, result.emulator.loo_r2, result.emulator.noise_r2,
         strict=True,
     ):
         lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} | {top:.2f} |")

@@ -70,13 +70,8 @@ _design_budget = click.option("--budget", type=click.IntRange(min=8), default=40
     help="Full design replays of the training throws (clog screening adds half as many "
     "short ones, at least 8 per fitted parameter).",
 )
-@click.option(
-    "--waves",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Design waves: the first over the prior, the others around the posterior.",
-)
+@click.option("--waves", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Design waves: the first over the prior, the others around the posterior.")
 @click.option(
     "--checks",
     type=click.IntRange(min=2),
@@ -212,13 +207,8 @@ def plan_command(
     folder = OutputFolder(out_dir, "calibrate plan", force=force)
     folder.check(outputs)
     with folder.claiming(outputs):
-        runner = ReplayRunner(
-            simulator,
-            out_dir / "cache" / "replays.jsonl",
-            scheduler=scheduler,
-            workers=workers,
-            progress=not quiet,
-        )
+        runner = ReplayRunner(simulator, out_dir / "cache" / "replays.jsonl",
+                              scheduler=scheduler, workers=workers, progress=not quiet)
         found = run_plan(simulator, chosen, out_dir, runner, truths=truths, budget=budget,
                          seed=seed, minutes=minutes)  # fmt: skip
     click.echo(plan_markdown(found, {}))
@@ -236,12 +226,8 @@ def plan_command(
 @click.option("--pieces", type=click.IntRange(min=1), default=12, show_default=True,
               help="Keshis per throw (colours in groups of three).")  # fmt: skip
 @_design_budget
-@click.option(
-    "--fit",
-    "fit_names",
-    default=None,
-    help="Comma-separated physics parameters to fit (default: as `tower calibrate`).",
-)
+@click.option("--fit", "fit_names", default=None,
+              help="Comma-separated physics parameters to fit (default: as `tower calibrate`).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @cluster_options("replays")
 @click.option("--quiet", is_flag=True, help="No progress bars.")

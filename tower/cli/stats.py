@@ -63,10 +63,7 @@ def _sizes(text: str) -> list[int]:
 )
 @click.option("--sizes", default="6,9,12", show_default=True, help="Keshis per throw.")
 @click.option(
-    "--sequences",
-    default=2000,
-    type=click.IntRange(1),
-    show_default=True,
+    "--sequences", default=2000, type=click.IntRange(1), show_default=True,
     help="Model sequences per size.",
 )
 @click.option(
