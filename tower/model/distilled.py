@@ -189,8 +189,7 @@ class DistilledModel(TowerModel):
             else:
                 counts = sampler.fallback(name, ctx, chain, rng)
             # the reference's uniform assignment: shuffle all but the largest share
-            rest = counts.index(max(counts))
-            chosen = m - counts[rest]
+            rest, chosen, shares = _PLANS.get(counts) or _plan(counts)
             if not chosen and index >= 0 and rest == index + 1:  # all stay where they were
                 stay.extend(members)
                 continue
@@ -199,10 +198,9 @@ class DistilledModel(TowerModel):
                     j = i + int(draw() * (m - i))
                     members[i], members[j] = members[j], members[i]
                 start = 0
-                for dest, k in enumerate(counts):
-                    if k and dest != rest:
-                        _settle(dest, index, members[start : start + k], throws, out, stay)
-                        start += k
+                for dest, k in shares:
+                    _settle(dest, index, members[start : start + k], throws, out, stay)
+                    start += k
                 members = members[chosen:]
             _settle(rest, index, members, throws, out, stay)
             gone += counts[0]
@@ -279,6 +277,20 @@ class DistilledModel(TowerModel):
                 residents, fresh, state.throws, self.sampler.age_cap
             )
         ]
+
+
+#: counts -> (rest, chosen, shares): the reference's assignment of a joint outcome (the
+#: largest share, first if tied, is the rest; the others, in destination order).
+_PLANS: dict[tuple[int, ...], tuple[int, int, tuple[tuple[int, int], ...]]] = {}
+
+
+def _plan(counts: tuple[int, ...]) -> tuple[int, int, tuple[tuple[int, int], ...]]:
+    rest = counts.index(max(counts))
+    shares = tuple((d, k) for d, k in enumerate(counts) if k and d != rest)
+    if len(_PLANS) >= 100_000:  # bound the memory (huge groups have many outcomes)
+        _PLANS.clear()
+    plan = _PLANS[counts] = (rest, sum(counts) - counts[rest], shares)
+    return plan
 
 
 def _settle(dest: int, index: int, members: list, throws: int, out: list, stay: list) -> None:
