@@ -149,7 +149,43 @@ class _Level:
         self.prob = np.asarray([*probs, 1.0], dtype=np.float64)
         self.alias = np.asarray([*aliases, len(packed)], dtype=np.int64)
         self.packed = np.asarray([*packed, -1], dtype=np.int64)
+        self.codes = codes
         self.index = _Index(codes)
+
+    @classmethod
+    def merged(cls, levels: list[_Level]) -> _Level:
+        """The entries of ``levels`` in one table, a key ``code * len(levels) + l``.
+
+        The coarser levels are drawn together: each row tries every level at once, and
+        the first level whose draw does not back off is used, which is the law of trying
+        them one after the other (independent trials).
+        """
+        merged = cls.__new__(cls)
+        codes, parts = [], {f: [] for f in ("starts", "sizes", "prob", "alias", "packed")}
+        offset = 0
+        for i, level in enumerate(levels):
+            codes += [c * len(levels) + i for c in level.codes]
+            parts["starts"].append(level.starts[:-1] + offset)
+            parts["sizes"].append(level.sizes[:-1])
+            parts["prob"].append(level.prob[:-1])
+            parts["alias"].append(level.alias[:-1] + offset)
+            parts["packed"].append(level.packed[:-1])
+            offset += len(level.packed) - 1
+        merged.starts = np.concatenate([*parts["starts"], [offset]]).astype(np.int64)
+        merged.sizes = np.concatenate([*parts["sizes"], [1.0]])
+        merged.prob = np.concatenate([*parts["prob"], [1.0]])
+        merged.alias = np.concatenate([*parts["alias"], [offset]]).astype(np.int64)
+        merged.packed = np.concatenate([*parts["packed"], [-1]]).astype(np.int64)
+        merged.codes = codes
+        merged.index = _Index(codes)
+        return merged
+
+    def draw(self, e: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Packed outcomes of the entries ``e`` (-1: absent), -1 where the draw backs off."""
+        v = rng.random(len(e)) * self.sizes.take(e)  # uniform on [0, slots)
+        i = v.astype(np.int64)
+        j = self.starts.take(e) + i
+        return self.packed.take(np.where(v - i < self.prob.take(j), j, self.alias.take(j)))
 
 
 class BatchTowers:
@@ -220,6 +256,7 @@ class BatchTowers:
             _Level(self.alpha, list(fields), table, code)
             for fields, table in zip(model["levels"], model["tables"], strict=True)
         ]
+        self._deep = _Level.merged(self.levels[1:]) if len(self.levels) > 1 else None
         self.prior = float(model["prior"])
         # per-piece counts by context, coarsest first: (fields, index, counts)
         self.piece_levels = []
@@ -287,20 +324,28 @@ class BatchTowers:
                 return p if todo is None else p.take(todo)
             return p.take(rows if todo is None else rows.take(todo))
 
-        todo = None  # all rows
-        for level, p in zip(self.levels, prefixes, strict=False):
-            e = level.index.lookup(self._code(g, level, prefix(p, todo), own, todo))
-            v = self.rng.random(len(e)) * level.sizes.take(e)  # uniform on [0, slots)
-            i = v.astype(np.int64)
-            j = level.starts.take(e) + i
-            drawn = level.packed.take(np.where(v - i < level.prob.take(j), j, level.alias.take(j)))
-            if todo is None:
-                result = drawn
-                todo = np.flatnonzero(drawn < 0)
-            else:
-                hit = drawn >= 0
-                result[todo[hit]] = drawn[hit]
-                todo = todo[~hit]
+        finest = self.levels[0]
+        result = finest.draw(
+            finest.index.lookup(self._code(g, finest, prefix(prefixes[0], None), own, None)),
+            self.rng,
+        )
+        todo = np.flatnonzero(result < 0)
+        if not len(todo):
+            return result
+        if self._deep is not None:  # the coarser levels, drawn together
+            deep, count = self._deep, len(self.levels) - 1
+            codes = np.concatenate(
+                [
+                    self._code(g, level, prefix(p, todo), own, todo) * count + i
+                    for i, (level, p) in enumerate(zip(self.levels[1:], prefixes[1:], strict=False))
+                ]
+            )
+            drawn = deep.draw(deep.index.lookup(codes), self.rng).reshape(count, len(todo))
+            hit = drawn >= 0
+            first = hit.argmax(axis=0)  # the first level whose draw was used
+            used = np.flatnonzero(hit.any(axis=0))
+            result[todo[used]] = drawn[first[used], used]
+            todo = np.delete(todo, used)
             if not len(todo):
                 return result
         law = np.broadcast_to(self.base[g], (len(todo), 5))
