@@ -266,6 +266,13 @@ class BatchTowers:
             level.counts = np.asarray(list(table.values()), dtype=np.float64).reshape(-1, 5)
             self.piece_levels.append(level)
         self.piece_levels.reverse()
+        # a key's place values: the group's and each own field's (mixed radix, see code())
+        for level in [*self.levels, *self.piece_levels]:
+            level.strides, stride = [], 1
+            for f in reversed(level.own):
+                level.strides.insert(0, (f, stride))
+                stride *= self._radix[f]
+            level.group_stride = stride
         self._own = {f for lv in [*self.levels, *self.piece_levels] for f in lv.own}
         #: _counts[place, class, age bucket - 1, tower], and a spare array of that shape
         #: (the next throw's result); _used: the (class, age bucket - 1) slices that may
@@ -300,9 +307,10 @@ class BatchTowers:
     ) -> np.ndarray:
         """Keys of group ``g`` at ``level`` for the rows ``todo`` (or all) of the group;
         ``prefix`` is the shared key part of those rows."""
-        code = prefix * len(self.order) + g
-        for f in level.own:
-            code = code * self._radix[f] + (own[f] if todo is None else own[f].take(todo))
+        code = prefix + g * level.group_stride  # prefix: already scaled (see throw)
+        for f, stride in level.strides:
+            v = own[f] if todo is None else own[f].take(todo)
+            code += v * stride if stride != 1 else v
         return code
 
     def _outcomes(
@@ -396,12 +404,12 @@ class BatchTowers:
             },
         }
         # each level's shared key part, once for the whole throw
-        prefixes = []
+        prefixes = []  # each level's shared key part, times its place value
         for level in [*self.levels, *self.piece_levels]:
             prefix = zeros
             for f in level.shared:
                 prefix = prefix * self._radix[f] + self._index(f, values[f])
-            prefixes.append(prefix)
+            prefixes.append(prefix * (level.group_stride * len(self.order)))
         p_index = [self._index("P", inside), *(self._index("P", occ) for occ in occupancy)]
         fresh_any = counts.any(axis=1)
         out = np.zeros(self.n, dtype=np.int64)
