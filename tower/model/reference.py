@@ -25,14 +25,17 @@ in the same contexts).
 
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
 count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.
-Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome`,
-:meth:`~ReferenceSampler.piece_law` and :func:`groups` are needed to play; the exact
-laws (:meth:`~ReferenceSampler.out_law`, :meth:`~ReferenceSampler.outcome_probability`)
-serve analysis and tests. What a draw needs in one (group, context) - the entries hit
-and the fallback's cumulative law - depends on nothing else, so it is compiled once and
-cached (:meth:`~ReferenceSampler.chain`); a port may skip the cache. A
-``tower.model/1`` file has no ``w``/``x`` (its levels cannot name them) and samples
-exactly as before.
+Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome` (with its
+:meth:`~ReferenceSampler.fallback`), :meth:`~ReferenceSampler.piece_law` and
+:func:`groups` are needed to play; the exact laws (:meth:`~ReferenceSampler.out_law`,
+:meth:`~ReferenceSampler.outcome_probability`) serve analysis and tests. A draw takes one
+uniform per level that has an entry for its key, finest first, until one is used, then
+``m`` uniforms for the multinomial. What it needs in one (group, context) - the entries
+hit and the fallback's cumulative law - depends on nothing else, so it is compiled once
+(levels looked up only as far as draws reach) and cached (:meth:`~ReferenceSampler.chain`);
+a port may skip the cache and look the levels up on every draw, as
+``docs/model-format.md`` describes. A ``tower.model/1`` file has no ``w``/``x`` (its
+levels cannot name them) and samples exactly as before.
 
 Examples
 --------
