@@ -279,6 +279,8 @@ class BatchTowers:
         #: hold pieces, so a throw reads and clears only those
         shape = (len(PLACES), len(self.classes), self.age_cap, n)
         self._counts, self._spare = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
+        for counts in (self._counts, self._spare):  # touch the memory now, not in the throws
+            counts.fill(0)
         self._used: set[tuple[int, int]] = set()
         self._spare_used: set[tuple[int, int]] = set()
         self.throws = 0
