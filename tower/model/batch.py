@@ -88,9 +88,10 @@ class _Index:
         """(k,) rows of ``codes`` (k,), -1 where absent."""
         slot = self._slots(codes)
         key = self.keys.take(slot)
-        found = key == codes
-        rows = np.where(found, self.rows.take(slot), -1)
-        todo = np.flatnonzero(~found & (key != -1))  # neither found nor an empty slot
+        rows = self.rows.take(slot)
+        missed = np.flatnonzero(key != codes)  # usually few: absent keys and collisions
+        rows[missed] = -1
+        todo = missed[key.take(missed) != -1]  # not an empty slot: probe on
         while len(todo):
             slot[todo] = (slot[todo] + 1) & self.mask
             key = self.keys[slot[todo]]
