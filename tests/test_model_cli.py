@@ -72,7 +72,7 @@ def test_distill_defaults_to_model_v2_levels(model_path):
     assert model.doc["schema"] == "tower.model/2"
     assert [tuple(lv) for lv in model.doc["model"]["levels"]] == list(DEFAULT_LEVELS)
     source = model.doc["provenance"]["traces"][0]
-    assert source["seq_range"] == [0, 299] and source["batch_seed"] is None
+    assert source["seq_ranges"] == [[0, 299]] and source["batch_seed"] is None
 
 
 def test_validate_model_refuses_fitted_sequences(model_path, traces, tmp_path, capsys):

@@ -232,7 +232,12 @@ def distill(
                 obs.add_sequence(seq)
             except ValueError as exc:
                 raise TowerError(f"{path}: {exc}") from None
-        seqs = [seq.seq for seq in sequences]
+        runs: list[list[int]] = []  # the fitted seq numbers as runs [first, last]
+        for q in sorted({seq.seq for seq in sequences}):
+            if runs and q == runs[-1][1] + 1:
+                runs[-1][1] = q
+            else:
+                runs.append([q, q])
         sources.append(
             {
                 "file": path.name,
@@ -243,7 +248,7 @@ def distill(
                 "sha256_of_sequences": digest.hexdigest(),
                 # for validate-model's check that held-out sequences were not fitted
                 "batch_seed": batch_seed(path),
-                "seq_range": [min(seqs), max(seqs)] if seqs else [0, -1],
+                "seq_ranges": runs,
             }
         )
     if obs.throws == 0:

@@ -55,21 +55,21 @@ def seed_overlap(
     """Whether held-out sequences were fitted: ``(problem or None, one report line)``.
 
     A held-out sequence was fitted when a fitted trace source (the model's
-    ``provenance.traces``) has its batch seed (or, without one, its file name) and its
-    ``seq`` range covers the sequence's ``seq``.
+    ``provenance.traces``) has its batch seed (or, without one, its file name) and one of
+    its ``seq_ranges`` covers the sequence's ``seq``.
     """
     held_batch = batch_seed(traces_path)
     held_seqs = sorted({s.seq for s in held})
     fitted = [t for t in provenance.get("traces") or [] if isinstance(t, dict)]
-    recorded = [t for t in fitted if isinstance(t.get("seq_range"), list)]
+    recorded = [t for t in fitted if isinstance(t.get("seq_ranges"), list)]
     for t in recorded:
-        lo, hi = t["seq_range"]
         same = (
             held_batch is not None and t.get("batch_seed") == held_batch
             if t.get("batch_seed") is not None
             else t.get("file") == traces_path.name
         )
-        hits = [q for q in held_seqs if lo <= q <= hi] if same else []
+        runs = t["seq_ranges"] if same else []
+        hits = [q for q in held_seqs if any(lo <= q <= hi for lo, hi in runs)]
         if hits:
             return (
                 f"{len(hits)} held-out sequences (seq {hits[0]}..{hits[-1]}, batch seed "
