@@ -223,7 +223,7 @@ class ReferenceSampler:
                 level += 1
                 if entry is not None:
                     entries.append(entry)
-            if len(self._chains) >= 500_000:  # bound the memory of very long runs
+            if len(self._chains) >= 200_000:  # bound the memory (a chain is a few hundred bytes)
                 self._chains.clear()
             found = self._chains[key] = [entries, None, capped, level]
         return found
