@@ -201,9 +201,9 @@ def test_outcome_probabilities_are_a_law(fitted):
 
     sampler = fitted.sampler
     for group, ctx in [
-        ("fresh.keshi", (3, 12, 4, 4, 4, 0)),
-        ("floor1.keshi.2", (4, 12, 9, 6, 9, 7)),
-        ("floor2.pawn.1", (2, 17, 30, 12, 30, 3)),
+        ("fresh.keshi", (3, 12, 4, 4, 4, 0, 0, 0)),
+        ("floor1.keshi.2", (4, 12, 9, 6, 9, 0, 0, 7)),
+        ("floor2.pawn.1", (2, 17, 30, 12, 30, 5, 0, 3)),
     ]:
         m = ctx[0]
         vectors = [v for v in product(range(m + 1), repeat=5) if sum(v) == m]
@@ -222,3 +222,68 @@ def test_held_out_likelihood_prefers_the_right_tower(synthetic, fitted):
     wrong = fit_tables(other.traces(300, seed=5), FitSettings())
     right = log_likelihood(fitted.doc["model"], held[:100])
     assert right > log_likelihood(wrong, held[:100]) + 0.5
+
+
+def test_make_up_fields_pay_off_where_pawns_and_experts_push():
+    """A tower where each pawn or expert thrown dislodges more residents: the v2 default
+    levels (with w, x) predict held-out throws better than the v1 levels (without)."""
+    from tower.model.fit import log_likelihood
+    from tower.pieces import Kind, Piece, mixed_keshis
+
+    def plan(rng):
+        heavy = [Kind.WATCHMAN, Kind.EXPERT]
+        return [
+            mixed_keshis(rng.choice([6, 9, 12]))
+            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, 4))]
+            for _ in range(10)
+        ]
+
+    tower = SyntheticTower(push=0.08)
+    fit, held = tower.traces(300, seed=1, throws=plan), tower.traces(150, seed=2, throws=plan)
+    v1_levels = (("m", "n", "I", "o"), ("m", "n", "J", "o"), ("m", "n", "J"), ("m", "n"), ("m",))
+    v1 = log_likelihood(fit_tables(fit, FitSettings(levels=v1_levels)), held)
+    v2 = log_likelihood(fit_tables(fit, FitSettings()), held)
+    assert v2 > v1 + 0.1, (v1, v2)
+
+
+def _reference_throw(model, state, pieces, rng):
+    """A throw through the pure-Python reference sampler, as a DistilledModel returns it."""
+    from tower.model.interface import Resident
+    from tower.pieces import Place
+
+    cls = model.piece_class
+    residents = [(cls(r.piece), r.place.value, r.since, r) for r in state.residents]
+    out, after = model.sampler.throw(residents, [(cls(p), p) for p in pieces], state.throws, rng)
+    out = sorted((x.piece if isinstance(x, Resident) else x for x in out), key=str)
+    stay = [
+        Resident(x.piece if isinstance(x, Resident) else x, Place(place), since)
+        for _, place, since, x in after
+    ]
+    return out, TowerState(tuple(stay), state.throws + 1)
+
+
+@pytest.mark.parametrize("which", ["shipped-v1", "synthetic-v2"])
+def test_fast_throw_draws_exactly_as_the_reference(which, fitted):
+    """DistilledModel.throw (the fast path) and ReferenceSampler.throw: same pieces out,
+    same state and same random stream, throw for throw, with pawns, experts and old
+    residents."""
+    from tower.model import load_shipped
+    from tower.pieces import NEUTRAL, Kind, Piece
+
+    model = load_shipped("marrakesh") if which == "shipped-v1" else fitted
+    plan = random.Random(4)
+    fast_rng, ref_rng = random.Random(9), random.Random(9)
+    state = model.new_state()
+    for t in range(1500):
+        if t % 20 == 0:
+            state = model.new_state()
+        pieces = mixed_keshis(plan.randint(0, 12))  # with empty throws now and then
+        pieces += [Piece(Kind.WATCHMAN, "blue")] * plan.randint(0, 3)
+        pieces += [Piece(Kind.BRIGAND, NEUTRAL)] * plan.randint(0, 2)
+        pieces += [Piece(Kind.EXPERT, "red")] * plan.randint(0, 3)
+        plan.shuffle(pieces)
+        out, new = model.throw(state, pieces, fast_rng)
+        ref_out, ref_new = _reference_throw(model, state, pieces, ref_rng)
+        assert sorted(out, key=str) == ref_out and new == ref_new, t
+        assert fast_rng.random() == ref_rng.random()
+        state = new

@@ -89,3 +89,38 @@ def test_batch_matches_reference_on_the_per_piece_path():
     ref_out = np.array([r.out for r in ref])
     assert binned_chi2(ref_out[:, 5], throws[5].out).pvalue > 0.001
     assert binned_chi2([r.inside[-1] for r in ref], towers.inside).pvalue > 0.001
+
+
+def test_batch_matches_reference_with_the_throws_make_up():
+    """A v2 model of a tower where experts thrown dislodge residents (synthetic push):
+    the batch path and the reference agree on residents dislodged by 4 keshis and 5
+    experts, which differs from a throw of 9 keshis, and on each class out."""
+    from tower.pieces import Kind
+
+    def plan(rng):
+        expert = Piece(Kind.EXPERT, "red")
+        return [mixed_keshis(rng.choice([4, 9])) + [expert] * rng.choice([0, 5]) for _ in range(2)]
+
+    traces = SyntheticTower(push=0.12).traces(1500, seed=31, throws=plan)
+    model = DistilledModel.from_tables(fit_tables(traces, FitSettings()))
+    rng = random.Random(3)
+    dislodged = {}
+    heavy = mixed_keshis(4) + [Piece(Kind.EXPERT, "red")] * 5
+    for label, second in (("light", mixed_keshis(9)), ("heavy", heavy)):
+        old_out, by_kind = [], {Kind.KESHI: [], Kind.EXPERT: []}
+        for _ in range(N):
+            state = model.new_state()
+            _, state = model.throw(state, mixed_keshis(9), rng)
+            out, new = model.throw(state, second, rng)
+            old_out.append(len(state.residents) - sum(r.since < 1 for r in new.residents))
+            for k, found in by_kind.items():
+                found.append(sum(p.kind is k for p in out))
+        dislodged[label] = np.mean(old_out)
+    assert dislodged["heavy"] > dislodged["light"] + 0.3  # the model sees the make-up
+    towers = BatchTowers(model.doc["model"], N, seed=4)
+    towers.throw({"keshi": 9})
+    res = towers.throw({"keshi": 4, "expert": 5})
+    assert binned_chi2(old_out, res.out - res.fresh_out).pvalue > 0.001
+    for kind, cls in ((Kind.KESHI, "keshi"), (Kind.EXPERT, "expert")):
+        batch = res.out_by_class[:, towers.classes.index(cls)]
+        assert binned_chi2(by_kind[kind], batch).pvalue > 0.001, cls

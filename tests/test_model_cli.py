@@ -65,6 +65,68 @@ def test_validate_model_writes_a_report(model_path, traces, tmp_path):
     assert (tmp_path / "statistics.png").is_file() and (tmp_path / "retention.png").is_file()
 
 
+def test_distill_defaults_to_model_v2_levels(model_path):
+    from tower.model.fit import DEFAULT_LEVELS
+
+    model = load_model(model_path)
+    assert model.doc["schema"] == "tower.model/2"
+    assert [tuple(lv) for lv in model.doc["model"]["levels"]] == list(DEFAULT_LEVELS)
+    source = model.doc["provenance"]["traces"][0]
+    assert source["seq_ranges"] == [[0, 299]] and source["batch_seed"] is None
+
+
+def test_validate_model_refuses_fitted_sequences(model_path, traces, tmp_path, capsys):
+    argv = ["validate-model", str(model_path), "--traces", str(traces), "--replicates", "1"]
+    err = run_error([*argv, "--sequences", "290:400", "--out", str(tmp_path / "a")], capsys)
+    assert "10 held-out sequences (seq 290..299" in err and "were fitted" in err
+    assert not (tmp_path / "a").exists()
+    main([*argv, "--sequences", "290:400", "--allow-overlap", "--out", str(tmp_path / "b")])
+    assert "OVERLAP" in (tmp_path / "b" / "report.md").read_text()
+    main([*argv, "--sequences", "300:400", "--out", str(tmp_path / "c")])
+    assert (
+        "no overlap with the 1 fitted trace sources" in (tmp_path / "c" / "report.md").read_text()
+    )
+
+
+def _with_header(path, seed, sequences):
+    from tower.files.outputs import run_header
+
+    with path.open("w") as fh:
+        fh.write(json.dumps(run_header("simulate", {"seed": seed})) + "\n")
+        for seq in sequences:
+            fh.write(seq.to_line())
+    return path
+
+
+def test_validate_model_checks_batch_seeds_and_counts_out_by_kind(tmp_path, capsys):
+    """Rounds with experts: a held-out file with the fitting batch seed and fitted seq
+    numbers is refused, another seed is not; the report tests experts out separately."""
+    from tower.pieces import Kind, Piece, mixed_keshis
+
+    def plan(rng):
+        return [
+            mixed_keshis(rng.randint(6, 12)) + [Piece(Kind.EXPERT, "red")] * rng.randint(1, 5)
+            for _ in range(8)
+        ]
+
+    tower = SyntheticTower(push=0.05)
+    fit = _with_header(tmp_path / "fit.jsonl", 7, tower.traces(200, seed=1, throws=plan))
+    model = tmp_path / "m.json"
+    main(["distill", "--traces", str(fit), "--out", str(model)])
+    assert load_model(model).doc["provenance"]["traces"][0]["batch_seed"] == 7
+    held = tower.traces(300, seed=2, throws=plan)[150:]
+    same = _with_header(tmp_path / "same.jsonl", 7, held)
+    argv = ["validate-model", str(model), "--replicates", "1"]
+    err = run_error([*argv, "--traces", str(same), "--out", str(tmp_path / "a")], capsys)
+    assert "seq 150..199, batch seed 7) were fitted" in err
+    other = _with_header(tmp_path / "other.jsonl", 8, held)
+    main([*argv, "--traces", str(other), "--out", str(tmp_path / "b")])
+    data = json.loads((tmp_path / "b" / "validation.json").read_text())
+    tests = {t["name"]: t for t in data["verdicts"][0]["tests"]}
+    assert {"out_total.expert", "out_total.keshi"} <= set(tests)
+    assert 0 < tests["out_total.expert"]["reference_mean"] < 8 * 5
+
+
 def test_stats_of_a_model_and_of_traces(model_path, traces, tmp_path, capsys):
     main(
         [

@@ -60,8 +60,68 @@ def test_corrupt_file_fails_its_checksum(model, tmp_path):
 
 
 def test_wrong_version(model, tmp_path):
-    doc = {**model.doc, "schema": "tower.model/2"}
-    with pytest.raises(InputFileError, match=r"field schema: unsupported model file version"):
+    doc = {**model.doc, "schema": "tower.model/3"}
+    with pytest.raises(
+        InputFileError,
+        match=r"field schema: unsupported model file version 'tower.model/3'; this reads "
+        r"'tower.model/1', 'tower.model/2': re-distil it .*`tower distill`",
+    ):
+        load_model(write_doc(tmp_path, doc))
+
+
+def test_distilled_files_are_version_2(model):
+    assert model.doc["schema"] == "tower.model/2"
+    assert model.dumps().startswith('{"model":')
+    assert '"schema":"tower.model/2"' in model.dumps()
+    assert {"w", "x"} <= set(model.doc["model"]["buckets"])
+    assert any("w" in level for level in model.doc["model"]["levels"])
+
+
+def test_version_1_shipped_file_loads_samples_as_before_and_stays_v1(tmp_path):
+    """The shipped v1 file: same draws as the v1 sampler (digest taken with it), saved as v1."""
+    import hashlib
+    import random
+
+    from tower.model import load_shipped
+    from tower.model.reference import ReferenceSampler
+
+    shipped = load_shipped("marrakesh")
+    if shipped.doc["schema"] != "tower.model/1":
+        pytest.skip("the shipped model has been re-distilled as v2")
+    shipped.save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_text() == shipped.dumps()
+    assert json.loads(shipped.dumps())["schema"] == "tower.model/1"
+    sampler = ReferenceSampler(shipped.doc["model"])
+    rng = random.Random(17)
+    digest = hashlib.sha256()
+    residents: list = []
+    for t in range(3000):
+        if t % 15 == 0:
+            residents = []
+        fresh = [("keshi", f"k{t}.{i}") for i in range(rng.randint(6, 12))]
+        fresh += [("pawn", f"p{t}.{i}") for i in range(rng.randint(0, 4))]
+        fresh += [("expert", f"e{t}.{i}") for i in range(rng.randint(0, 3))]
+        out, residents = sampler.throw(residents, fresh, t, rng)
+        digest.update(repr((out, residents)).encode())
+    # taken with the v1 reference sampler (commit 9e75ce3) on the same file and loop
+    assert digest.hexdigest() == "7979217173118fcdc979e6d973d79a1f8c5ba0567448f0ca3c054957910211b0"
+
+
+def test_version_1_file_cannot_name_the_new_fields(model, tmp_path):
+    v1_model = {**model.doc["model"], "levels": [["m", "n", "w"]], "tables": [{}]}
+    v1_model["buckets"] = {f: e for f, e in v1_model["buckets"].items() if f not in "wx"}
+    doc = {**model.doc, "schema": "tower.model/1", "model": v1_model}
+    with pytest.raises(InputFileError, match=r"field model.levels\[0\]: expected a list of"):
+        load_model(write_doc(tmp_path, doc))
+    v1_model["levels"] = [["m", "n"]]
+    v1_model["piece_levels"], v1_model["piece_tables"] = [], []
+    assert load_model(write_doc(tmp_path, doc)).doc["schema"] == "tower.model/1"
+
+
+def test_version_2_file_needs_make_up_buckets(model, tmp_path):
+    buckets = {f: e for f, e in model.doc["model"]["buckets"].items() if f != "x"}
+    doc = {**model.doc, "model": {**model.doc["model"], "buckets": buckets}}
+    with pytest.raises(InputFileError, match=r"field model.buckets: buckets must give edges"):
         load_model(write_doc(tmp_path, doc))
 
 

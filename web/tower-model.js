@@ -428,8 +428,12 @@ class PythonRandom {
 const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
 /** Destinations of a piece in a throw; index 0 is out (§2). */
 const DESTINATIONS = Object.freeze(["out", ...PLACES]);
-/** Context fields in context-tuple order (§4). */
-const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "o"]);
+/** Context fields in context-tuple order (§4); w and x are new in tower.model/2. */
+const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "o"]);
+/** The context fields of a tower.model/1 file (§4, §11). */
+const FIELDS_V1 = Object.freeze(["m", "n", "I", "P", "J", "o"]);
+/** The classes counted by the make-up fields w and x (§4). */
+const MAKEUP = Object.freeze({ w: "pawn", x: "expert" });
 
 const PLACE_INDEX = new Map(PLACES.map((p, i) => [p, i]));
 
@@ -505,7 +509,8 @@ class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
-    this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f]));
+    // a v1 file has no edges for w and x (its levels never ask for them)
+    this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
     // §5: per level, the positions of its fields in a context, and its compiled entries
     this.picks = this.levels.map((fields) => fields.map((f) => FIELDS.indexOf(f)));
     this.tables = model.tables.map((table) => {
@@ -586,7 +591,7 @@ class Sampler {
   /**
    * Destination counts [out, funnel, floor1, floor2, ramp] of one group (§5, §6).
    * @param {string} group
-   * @param {number[]} ctx (m, n, I, P, J, o)
+   * @param {number[]} ctx (m, n, I, P, J, w, x, o)
    * @param {{random(): number}} rng
    */
   outcome(group, ctx, rng) {
@@ -649,14 +654,12 @@ class Sampler {
    * `throws` is this throw's index. Returns the payloads out and the residents after.
    */
   throw(residents, fresh, throws, rng) {
-    const n = fresh.length;
-    const inside = residents.length;
     let gone = 0;
     const out = [];
     const after = [];
-    for (const { name, cls, placeCount, members } of groups(residents, fresh, throws, this.ageCap)) {
+    for (const { name, cls, ctx, members } of groups(residents, fresh, throws, this.ageCap)) {
       const m = members.length;
-      const counts = this.outcome(name, [m, n, inside, placeCount, inside, gone], rng);
+      const counts = this.outcome(name, [...ctx, gone], rng);
       // uniform assignment: shuffle just the members of all but the (first) largest share
       const rest = counts.indexOf(Math.max(...counts));
       const chosen = m - counts[rest];
@@ -680,8 +683,9 @@ class Sampler {
 
 /**
  * The groups of a throw in visiting order (§3): fresh groups first, then places top to
- * bottom, each by group name. `placeCount` is the occupancy of the group's place before
- * the throw (for fresh pieces, the number inside); members are [since, payload].
+ * bottom, each by group name. `ctx` is the context (m, n, I, P, J, w, x) without o (§4):
+ * P is the occupancy of the group's place before the throw (for fresh pieces, the number
+ * inside), w and x the pawns and experts thrown; members are [since, payload].
  */
 function groups(residents, fresh, throws, ageCap) {
   const found = new Map();
@@ -698,12 +702,17 @@ function groups(residents, fresh, throws, ageCap) {
     occupancy[index] += 1;
     add(index, residentGroup(place, cls, throws - since, ageCap), cls, [since, payload]);
   }
+  const n = fresh.length;
+  const inside = residents.length;
+  const thrown = (cls) => found.get(`-1\u0000${freshGroup(cls)}`)?.members.length ?? 0;
+  const w = thrown(MAKEUP.w);
+  const x = thrown(MAKEUP.x);
   return [...found.values()]
     .sort((a, b) => a.index - b.index || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ index, name, cls, members }) => ({
       name,
       cls,
-      placeCount: index >= 0 ? occupancy[index] : residents.length,
+      ctx: [members.length, n, inside, index >= 0 ? occupancy[index] : inside, inside, w, x],
       members,
     }));
 }
@@ -712,17 +721,19 @@ function emit(dest, cls, members, out, after) {
   if (dest === 0) for (const [, payload] of members) out.push(payload);
   else for (const [since, payload] of members) after.push([cls, PLACES[dest - 1], since, payload]);
 }
-    return { PLACES, DESTINATIONS, FIELDS, bucketTable, freshGroup, residentGroup, Sampler, groups };
+    return { PLACES, DESTINATIONS, FIELDS, FIELDS_V1, MAKEUP, bucketTable, freshGroup, residentGroup, Sampler, groups };
   })();
   const mod_model = (() => {
   const { canonicalJson } = mod_canonical;
-  const { DESTINATIONS, FIELDS, PLACES, Sampler } = mod_sampler;
+  const { DESTINATIONS, FIELDS, FIELDS_V1, PLACES, Sampler } = mod_sampler;
   const { sha256Hex } = mod_sha256;
 // Loading a model file (§1, §9 of docs/model-format.md): parse, check the schema version,
 // verify the checksum, validate the model section, and compile its sampler.
 
 
 const SCHEMA_PREFIX = "tower.model/";
+/** What to do with a file of a version this port does not read (as Python says it). */
+const REDISTIL = "re-distil it from its traces with `tower distill` (see the file's provenance.command)";
 const TOP_FIELDS = Object.freeze(["schema", "name", "tower", "params", "provenance", "model", "sha256"]);
 
 /** A model file that cannot be used; `field` names the faulty field (dotted), if any. */
@@ -752,6 +763,7 @@ const DIGITS = /^[0-9]+$/;
  */
 const FORMATS = {
   "tower.model/1": { validate: validateModelV1, compile: (model) => new Sampler(model) },
+  "tower.model/2": { validate: validateModelV2, compile: (model) => new Sampler(model) },
 };
 
 /**
@@ -779,7 +791,7 @@ function loadModel(text, source = "<model>") {
   }
   const format = FORMATS[schema];
   if (format === undefined) {
-    throw bad("schema", `unsupported model file version '${schema}'; this port reads ${supported.map((s) => `'${s}'`).join(", ")}`);
+    throw bad("schema", `unsupported model file version '${schema}'; this port reads ${supported.map((s) => `'${s}'`).join(", ")}: ${REDISTIL}`);
   }
   const missing = TOP_FIELDS.filter((f) => !(f in doc));
   if (missing.length) throw bad(missing[0], "missing field");
@@ -843,8 +855,8 @@ function groupNames(classes, ageCap) {
   return names;
 }
 
-function bucketsProblem(buckets) {
-  const fields = FIELDS.slice(1);
+function bucketsProblem(buckets, allowed) {
+  const fields = allowed.slice(1);
   if (
     buckets === null || typeof buckets !== "object" || Array.isArray(buckets) ||
     Object.keys(buckets).length !== fields.length || !fields.every((f) => Object.hasOwn(buckets, f))
@@ -865,6 +877,16 @@ function bucketsProblem(buckets) {
 
 /** `[field, message]` of the first fault of a version-1 model section, or null (§1). */
 function validateModelV1(model) {
+  return validateModel(model, FIELDS_V1);
+}
+
+/** `[field, message]` of the first fault of a version-2 model section (§1, §4: w, x), or null. */
+function validateModelV2(model) {
+  return validateModel(model, FIELDS);
+}
+
+/** The checks of §1 with the context fields `fields` of the file's version. */
+function validateModel(model, fields) {
   if (model === null || typeof model !== "object" || Array.isArray(model)) return ["", "expected an object"];
   for (const f of ["levels", "alpha", "buckets", "age_cap", "classes", "base", "tables", "prior", "piece_levels", "piece_tables"]) {
     if (!(f in model)) return [f, "missing field"];
@@ -873,13 +895,13 @@ function validateModelV1(model) {
   if (!Array.isArray(levels) || !levels.length) return ["levels", "expected a non-empty list of field lists"];
   for (let i = 0; i < levels.length; i++) {
     const lv = levels[i];
-    if (!Array.isArray(lv) || !lv.includes("m") || !lv.every((f) => FIELDS.includes(f))) {
-      return [`levels[${i}]`, `expected a list of fields from ${FIELDS.join(",")} holding 'm'`];
+    if (!Array.isArray(lv) || !lv.includes("m") || !lv.every((f) => fields.includes(f))) {
+      return [`levels[${i}]`, `expected a list of fields from ${fields.join(",")} holding 'm'`];
     }
   }
   if (!isNumber(model.alpha) || model.alpha <= 0) return ["alpha", "expected a positive number"];
   if (!Number.isInteger(model.age_cap) || model.age_cap < 1 || model.age_cap > 9) return ["age_cap", "expected an integer in 1..9"];
-  const bp = bucketsProblem(model.buckets);
+  const bp = bucketsProblem(model.buckets, fields);
   if (bp) return ["buckets", bp];
   const { classes } = model;
   if (
@@ -914,8 +936,8 @@ function validateModelV1(model) {
   if (!isNumber(model.prior) || model.prior <= 0) return ["prior", "expected a positive number"];
   const pieceLevels = model.piece_levels;
   const pieceTables = model.piece_tables;
-  if (!Array.isArray(pieceLevels) || !pieceLevels.every((lv) => Array.isArray(lv) && lv.length && lv.every((f) => FIELDS.slice(1).includes(f)))) {
-    return ["piece_levels", `expected a list of non-empty field lists from ${FIELDS.slice(1).join(",")}`];
+  if (!Array.isArray(pieceLevels) || !pieceLevels.every((lv) => Array.isArray(lv) && lv.length && lv.every((f) => fields.slice(1).includes(f)))) {
+    return ["piece_levels", `expected a list of non-empty field lists from ${fields.slice(1).join(",")}`];
   }
   if (!Array.isArray(pieceTables) || pieceTables.length !== pieceLevels.length) return ["piece_tables", "expected one table per piece level"];
   for (let i = 0; i < pieceTables.length; i++) {
@@ -948,7 +970,7 @@ function entryProblem(key, flat, level, groups) {
   }
   return null;
 }
-    return { SCHEMA_PREFIX, TOP_FIELDS, ModelFileError, FORMATS, loadModel, Model, pieceKind, validateModelV1 };
+    return { SCHEMA_PREFIX, REDISTIL, TOP_FIELDS, ModelFileError, FORMATS, loadModel, Model, pieceKind, validateModelV1, validateModelV2 };
   })();
   const mod_stats = (() => {
 // The chi-square goodness-of-fit test a port's sampler must pass against the exact laws.
@@ -1136,15 +1158,13 @@ class Tower {
   countLaw(pieces) {
     const { residents, fresh } = this.#inputs(pieces);
     const sampler = this.model.sampler;
-    const n = fresh.length;
-    const inside = residents.length;
-    const total = inside + n;
+    const total = residents.length + fresh.length;
     let law = [1.0, ...new Array(total).fill(0.0)];
-    for (const { name, placeCount, members } of groups(residents, fresh, this.throws, sampler.ageCap)) {
+    for (const { name, ctx } of groups(residents, fresh, this.throws, sampler.ageCap)) {
       const next = new Array(total + 1).fill(0.0);
       law.forEach((p, gone) => {
         if (p === 0.0) return;
-        sampler.outLaw(name, [members.length, n, inside, placeCount, inside, gone]).forEach((pk, k) => {
+        sampler.outLaw(name, [...ctx, gone]).forEach((pk, k) => {
           next[gone + k] += p * pk;
         });
       });

@@ -21,7 +21,9 @@ export interface TowerStateJSON {
 
 export const PLACES: readonly Place[];
 export const DESTINATIONS: readonly ["out", ...Place[]];
-export const FIELDS: readonly ["m", "n", "I", "P", "J", "o"];
+export const FIELDS: readonly ["m", "n", "I", "P", "J", "w", "x", "o"];
+export const FIELDS_V1: readonly ["m", "n", "I", "P", "J", "o"];
+export const MAKEUP: Readonly<{ w: string; x: string }>;
 
 /** A model file that cannot be used. */
 export class ModelFileError extends Error {
@@ -81,7 +83,7 @@ export function groups<T>(
   fresh: [string, T][],
   throws: number,
   ageCap: number,
-): { name: string; cls: string; placeCount: number; members: [number, T][] }[];
+): { name: string; cls: string; ctx: number[]; members: [number, T][] }[];
 
 /** Python's random.Random: same integer seed, same doubles. */
 export class PythonRandom implements RandomSource {

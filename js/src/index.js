@@ -4,7 +4,7 @@
 export { canonicalJson, pythonFloatRepr } from "./canonical.js";
 export { FORMATS, Model, ModelFileError, loadModel, pieceKind } from "./model.js";
 export { PythonRandom } from "./random.js";
-export { DESTINATIONS, FIELDS, PLACES, Sampler, bucketTable, groups } from "./sampler.js";
+export { DESTINATIONS, FIELDS, FIELDS_V1, MAKEUP, PLACES, Sampler, bucketTable, groups } from "./sampler.js";
 export { sha256Hex } from "./sha256.js";
 export { chi2Sf, chiSquareTest } from "./stats.js";
 export { Tower } from "./tower.js";

@@ -2,10 +2,12 @@
 // verify the checksum, validate the model section, and compile its sampler.
 
 import { canonicalJson } from "./canonical.js";
-import { DESTINATIONS, FIELDS, PLACES, Sampler } from "./sampler.js";
+import { DESTINATIONS, FIELDS, FIELDS_V1, PLACES, Sampler } from "./sampler.js";
 import { sha256Hex } from "./sha256.js";
 
 export const SCHEMA_PREFIX = "tower.model/";
+/** What to do with a file of a version this port does not read (as Python says it). */
+export const REDISTIL = "re-distil it from its traces with `tower distill` (see the file's provenance.command)";
 export const TOP_FIELDS = Object.freeze(["schema", "name", "tower", "params", "provenance", "model", "sha256"]);
 
 /** A model file that cannot be used; `field` names the faulty field (dotted), if any. */
@@ -35,6 +37,7 @@ const DIGITS = /^[0-9]+$/;
  */
 export const FORMATS = {
   "tower.model/1": { validate: validateModelV1, compile: (model) => new Sampler(model) },
+  "tower.model/2": { validate: validateModelV2, compile: (model) => new Sampler(model) },
 };
 
 /**
@@ -62,7 +65,7 @@ export function loadModel(text, source = "<model>") {
   }
   const format = FORMATS[schema];
   if (format === undefined) {
-    throw bad("schema", `unsupported model file version '${schema}'; this port reads ${supported.map((s) => `'${s}'`).join(", ")}`);
+    throw bad("schema", `unsupported model file version '${schema}'; this port reads ${supported.map((s) => `'${s}'`).join(", ")}: ${REDISTIL}`);
   }
   const missing = TOP_FIELDS.filter((f) => !(f in doc));
   if (missing.length) throw bad(missing[0], "missing field");
@@ -126,8 +129,8 @@ function groupNames(classes, ageCap) {
   return names;
 }
 
-function bucketsProblem(buckets) {
-  const fields = FIELDS.slice(1);
+function bucketsProblem(buckets, allowed) {
+  const fields = allowed.slice(1);
   if (
     buckets === null || typeof buckets !== "object" || Array.isArray(buckets) ||
     Object.keys(buckets).length !== fields.length || !fields.every((f) => Object.hasOwn(buckets, f))
@@ -148,6 +151,16 @@ function bucketsProblem(buckets) {
 
 /** `[field, message]` of the first fault of a version-1 model section, or null (§1). */
 export function validateModelV1(model) {
+  return validateModel(model, FIELDS_V1);
+}
+
+/** `[field, message]` of the first fault of a version-2 model section (§1, §4: w, x), or null. */
+export function validateModelV2(model) {
+  return validateModel(model, FIELDS);
+}
+
+/** The checks of §1 with the context fields `fields` of the file's version. */
+function validateModel(model, fields) {
   if (model === null || typeof model !== "object" || Array.isArray(model)) return ["", "expected an object"];
   for (const f of ["levels", "alpha", "buckets", "age_cap", "classes", "base", "tables", "prior", "piece_levels", "piece_tables"]) {
     if (!(f in model)) return [f, "missing field"];
@@ -156,13 +169,13 @@ export function validateModelV1(model) {
   if (!Array.isArray(levels) || !levels.length) return ["levels", "expected a non-empty list of field lists"];
   for (let i = 0; i < levels.length; i++) {
     const lv = levels[i];
-    if (!Array.isArray(lv) || !lv.includes("m") || !lv.every((f) => FIELDS.includes(f))) {
-      return [`levels[${i}]`, `expected a list of fields from ${FIELDS.join(",")} holding 'm'`];
+    if (!Array.isArray(lv) || !lv.includes("m") || !lv.every((f) => fields.includes(f))) {
+      return [`levels[${i}]`, `expected a list of fields from ${fields.join(",")} holding 'm'`];
     }
   }
   if (!isNumber(model.alpha) || model.alpha <= 0) return ["alpha", "expected a positive number"];
   if (!Number.isInteger(model.age_cap) || model.age_cap < 1 || model.age_cap > 9) return ["age_cap", "expected an integer in 1..9"];
-  const bp = bucketsProblem(model.buckets);
+  const bp = bucketsProblem(model.buckets, fields);
   if (bp) return ["buckets", bp];
   const { classes } = model;
   if (
@@ -197,8 +210,8 @@ export function validateModelV1(model) {
   if (!isNumber(model.prior) || model.prior <= 0) return ["prior", "expected a positive number"];
   const pieceLevels = model.piece_levels;
   const pieceTables = model.piece_tables;
-  if (!Array.isArray(pieceLevels) || !pieceLevels.every((lv) => Array.isArray(lv) && lv.length && lv.every((f) => FIELDS.slice(1).includes(f)))) {
-    return ["piece_levels", `expected a list of non-empty field lists from ${FIELDS.slice(1).join(",")}`];
+  if (!Array.isArray(pieceLevels) || !pieceLevels.every((lv) => Array.isArray(lv) && lv.length && lv.every((f) => fields.slice(1).includes(f)))) {
+    return ["piece_levels", `expected a list of non-empty field lists from ${fields.slice(1).join(",")}`];
   }
   if (!Array.isArray(pieceTables) || pieceTables.length !== pieceLevels.length) return ["piece_tables", "expected one table per piece level"];
   for (let i = 0; i < pieceTables.length; i++) {

@@ -5,8 +5,12 @@
 export const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
 /** Destinations of a piece in a throw; index 0 is out (§2). */
 export const DESTINATIONS = Object.freeze(["out", ...PLACES]);
-/** Context fields in context-tuple order (§4). */
-export const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "o"]);
+/** Context fields in context-tuple order (§4); w and x are new in tower.model/2. */
+export const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "o"]);
+/** The context fields of a tower.model/1 file (§4, §11). */
+export const FIELDS_V1 = Object.freeze(["m", "n", "I", "P", "J", "o"]);
+/** The classes counted by the make-up fields w and x (§4). */
+export const MAKEUP = Object.freeze({ w: "pawn", x: "expert" });
 
 const PLACE_INDEX = new Map(PLACES.map((p, i) => [p, i]));
 
@@ -82,7 +86,8 @@ export class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
-    this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f]));
+    // a v1 file has no edges for w and x (its levels never ask for them)
+    this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
     // §5: per level, the positions of its fields in a context, and its compiled entries
     this.picks = this.levels.map((fields) => fields.map((f) => FIELDS.indexOf(f)));
     this.tables = model.tables.map((table) => {
@@ -163,7 +168,7 @@ export class Sampler {
   /**
    * Destination counts [out, funnel, floor1, floor2, ramp] of one group (§5, §6).
    * @param {string} group
-   * @param {number[]} ctx (m, n, I, P, J, o)
+   * @param {number[]} ctx (m, n, I, P, J, w, x, o)
    * @param {{random(): number}} rng
    */
   outcome(group, ctx, rng) {
@@ -226,14 +231,12 @@ export class Sampler {
    * `throws` is this throw's index. Returns the payloads out and the residents after.
    */
   throw(residents, fresh, throws, rng) {
-    const n = fresh.length;
-    const inside = residents.length;
     let gone = 0;
     const out = [];
     const after = [];
-    for (const { name, cls, placeCount, members } of groups(residents, fresh, throws, this.ageCap)) {
+    for (const { name, cls, ctx, members } of groups(residents, fresh, throws, this.ageCap)) {
       const m = members.length;
-      const counts = this.outcome(name, [m, n, inside, placeCount, inside, gone], rng);
+      const counts = this.outcome(name, [...ctx, gone], rng);
       // uniform assignment: shuffle just the members of all but the (first) largest share
       const rest = counts.indexOf(Math.max(...counts));
       const chosen = m - counts[rest];
@@ -257,8 +260,9 @@ export class Sampler {
 
 /**
  * The groups of a throw in visiting order (§3): fresh groups first, then places top to
- * bottom, each by group name. `placeCount` is the occupancy of the group's place before
- * the throw (for fresh pieces, the number inside); members are [since, payload].
+ * bottom, each by group name. `ctx` is the context (m, n, I, P, J, w, x) without o (§4):
+ * P is the occupancy of the group's place before the throw (for fresh pieces, the number
+ * inside), w and x the pawns and experts thrown; members are [since, payload].
  */
 export function groups(residents, fresh, throws, ageCap) {
   const found = new Map();
@@ -275,12 +279,17 @@ export function groups(residents, fresh, throws, ageCap) {
     occupancy[index] += 1;
     add(index, residentGroup(place, cls, throws - since, ageCap), cls, [since, payload]);
   }
+  const n = fresh.length;
+  const inside = residents.length;
+  const thrown = (cls) => found.get(`-1\u0000${freshGroup(cls)}`)?.members.length ?? 0;
+  const w = thrown(MAKEUP.w);
+  const x = thrown(MAKEUP.x);
   return [...found.values()]
     .sort((a, b) => a.index - b.index || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ index, name, cls, members }) => ({
       name,
       cls,
-      placeCount: index >= 0 ? occupancy[index] : residents.length,
+      ctx: [members.length, n, inside, index >= 0 ? occupancy[index] : inside, inside, w, x],
       members,
     }));
 }

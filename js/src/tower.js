@@ -92,15 +92,13 @@ export class Tower {
   countLaw(pieces) {
     const { residents, fresh } = this.#inputs(pieces);
     const sampler = this.model.sampler;
-    const n = fresh.length;
-    const inside = residents.length;
-    const total = inside + n;
+    const total = residents.length + fresh.length;
     let law = [1.0, ...new Array(total).fill(0.0)];
-    for (const { name, placeCount, members } of groups(residents, fresh, this.throws, sampler.ageCap)) {
+    for (const { name, ctx } of groups(residents, fresh, this.throws, sampler.ageCap)) {
       const next = new Array(total + 1).fill(0.0);
       law.forEach((p, gone) => {
         if (p === 0.0) return;
-        sampler.outLaw(name, [members.length, n, inside, placeCount, inside, gone]).forEach((pk, k) => {
+        sampler.outLaw(name, [...ctx, gone]).forEach((pk, k) => {
           next[gone + k] += p * pk;
         });
       });

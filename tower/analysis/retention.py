@@ -54,12 +54,15 @@ class SequenceRecord:
         Pieces inside after each throw.
     colour_hits : tuple of (int, int)
         For each throw: thrown colours (kind:colour) that had a piece out, and thrown colours.
+    out_kinds : tuple of tuple of str
+        For each throw: the kinds of the pieces out, sorted (for per-kind statistics).
     """
 
     thrown: tuple[int, ...]
     left: tuple[tuple[int, ...], ...]
     inside: tuple[int, ...]
     colour_hits: tuple[tuple[int, int], ...]
+    out_kinds: tuple[tuple[str, ...], ...] = ()
 
     @property
     def out(self) -> list[int]:
@@ -80,17 +83,18 @@ def _hits(thrown: Sequence[Piece], out: Iterable[Piece]) -> tuple[int, int]:
 def trace_record(seq: TraceSequence) -> SequenceRecord:
     """The record of one traced sequence."""
     entry: dict[int, int] = {}
-    left, inside, hits, thrown = [], [], [], []
+    left, inside, hits, thrown, kinds = [], [], [], [], []
     for t, throw in enumerate(seq.throws):
         for pid in throw.thrown:
             entry[pid] = t
         left.append(tuple(sorted(entry[pid] for pid in throw.out)))
+        kinds.append(tuple(sorted(seq.pieces[pid].kind.value for pid in throw.out)))
         inside.append(len(throw.inside))
         thrown.append(len(throw.thrown))
         hits.append(
             _hits([seq.pieces[i] for i in throw.thrown], (seq.pieces[i] for i in throw.out))
         )
-    return SequenceRecord(tuple(thrown), tuple(left), tuple(inside), tuple(hits))
+    return SequenceRecord(tuple(thrown), tuple(left), tuple(inside), tuple(hits), tuple(kinds))
 
 
 def trace_plan(seq: TraceSequence) -> Plan:
@@ -105,7 +109,7 @@ def model_record(model: TowerModel, plan: Plan, rng: random.Random) -> SequenceR
     after each throw, so this works for any model that keeps ``since`` honestly.
     """
     state = model.new_state()
-    left, inside, hits, thrown = [], [], [], []
+    left, inside, hits, thrown, kinds = [], [], [], [], []
     for t, pieces in enumerate(plan):
         before = Counter(r.since for r in state.residents)
         out, state = model.throw(state, pieces, rng)
@@ -118,7 +122,8 @@ def model_record(model: TowerModel, plan: Plan, rng: random.Random) -> SequenceR
         inside.append(len(state.residents))
         thrown.append(len(pieces))
         hits.append(_hits(pieces, out))
-    return SequenceRecord(tuple(thrown), tuple(left), tuple(inside), tuple(hits))
+        kinds.append(tuple(sorted(p.kind.value for p in out)))
+    return SequenceRecord(tuple(thrown), tuple(left), tuple(inside), tuple(hits), tuple(kinds))
 
 
 def model_records(model: TowerModel, plans: Sequence[Plan], seed: int) -> list[SequenceRecord]:

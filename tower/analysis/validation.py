@@ -4,7 +4,10 @@ Each model replays the throw plans of the held-out traced sequences (same pieces
 same order, fresh towers). Then, per model:
 
 - one chi-square homogeneity test per sequence statistic
-  (:data:`tower.analysis.retention.STATISTICS`), rejected at ``level``;
+  (:data:`tower.analysis.retention.STATISTICS`), rejected at ``level``; when the
+  held-out sequences throw pieces of several kinds (rounds with experts, battle
+  seasons), also one per kind: ``out_total.<kind>``, that kind's pieces out over the
+  sequence (:func:`kind_stats`);
 - a classifier two-sample test (logistic regression on per-throw counts and the
   statistics, 5-fold cross-validated accuracy; about 0.5 when the model is faithful).
 
@@ -14,6 +17,7 @@ same order, fresh towers). Then, per model:
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -62,6 +66,17 @@ class ModelVerdict:
     passed: bool
 
 
+def kind_stats(rec: SequenceRecord, kinds: Sequence[str]) -> dict[str, float]:
+    """``out_total.<kind>``: pieces of each of ``kinds`` out over the whole sequence."""
+    out = Counter(k for throw in rec.out_kinds for k in throw)
+    return {f"out_total.{k}": float(out[k]) for k in kinds}
+
+
+def thrown_kinds(held_out: Sequence[TraceSequence]) -> list[str]:
+    """The kinds of piece thrown in ``held_out``, sorted."""
+    return sorted({p.kind.value for seq in held_out for p in seq.pieces})
+
+
 def validate(
     models: Mapping[str, TowerModel],
     held_out: Sequence[TraceSequence],
@@ -80,14 +95,20 @@ def validate(
     plans = [trace_plan(s) for s in held_out]
     samples = {"physics": reference}
     verdicts = []
-    ref_stats = [sequence_stats(r) for r in reference]
+    kinds = thrown_kinds(held_out)
+    kinds = kinds if len(kinds) > 1 else []
+
+    def stats(rec: SequenceRecord) -> dict[str, float]:
+        return {**sequence_stats(rec), **kind_stats(rec, kinds)}
+
+    ref_stats = [stats(r) for r in reference]
     same_length = len({len(r.thrown) for r in reference}) == 1
     for i, (label, model) in enumerate(models.items()):
         recs = model_records(model, plans * replicates, seed=seed + 1000 * i)
         samples[label] = recs
-        mod_stats = [sequence_stats(r) for r in recs]
+        mod_stats = [stats(r) for r in recs]
         tests = []
-        for name in STATISTICS:
+        for name in ref_stats[0]:
             a = np.array([x[name] for x in ref_stats])
             b = np.array([x[name] for x in mod_stats])
             res = binned_chi2(a, b)
@@ -165,6 +186,8 @@ def write_report(
             )
     lines += ["", "Statistics:", ""]
     lines += [f"- `{k}`: {v}" for k, v in STATISTICS.items()]
+    if verdicts and len(verdicts[0].tests) > len(STATISTICS):
+        lines.append("- `out_total.<kind>`: pieces of that kind out over the whole sequence")
     lines += ["", "![statistics](statistics.png)", "", "![retention](retention.png)", ""]
     report = out_dir / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")

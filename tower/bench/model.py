@@ -5,8 +5,11 @@ All figures are throws of 12 keshis, measured in this process on one core, as CP
 
 - ``single_throws_per_s``: the shipped distilled model, one throw at a time as a game
   engine calls it (12-throw sequences from an empty tower);
-- ``batch_throws_per_s``: the numpy fast path, many independent towers in lockstep;
-- ``baseline_single_throws_per_s``: the baseline model, one throw at a time;
+- ``batch_throws_per_s``: the numpy fast path, 20 000 independent towers in lockstep
+  (2 000 with ``--quick``); ``batch_wide_throws_per_s``: the same with 100 000 towers
+  (its fixed cost per lockstep throw, a few ms of numpy calls per group, spread wider);
+- ``baseline_single_throws_per_s``: the baseline model, one throw at a time, measured in
+  turns with the distilled model (10 blocks each), so both see the same load;
 - ``physics_throws_per_s``: pybullet throws of the ``marrakesh`` preset (a short run);
 - ``speedup_vs_physics``: single distilled throws against physics throws.
 
@@ -24,16 +27,27 @@ from tower.model.batch import BatchTowers
 from tower.pieces import mixed_keshis
 
 
-def _single(model: TowerModel, throws: int, seed: int) -> float:
-    rng = random.Random(seed)
+def _single(models: list[TowerModel], throws: int, seed: int, blocks: int = 10) -> list[float]:
+    """Throws per second of each model, one throw at a time.
+
+    The models take turns in ``blocks`` blocks of 12-throw sequences, so that a change
+    in the machine's load during the run affects each of them alike.
+    """
     pieces = mixed_keshis(12)
-    state = model.new_state()
-    start = time.process_time()
-    for i in range(throws):
-        if i % 12 == 0:
-            state = model.new_state()
-        _, state = model.throw(state, pieces, rng)
-    return throws / (time.process_time() - start)
+    rngs = [random.Random(seed) for _ in models]
+    spent = [0.0] * len(models)
+    per_block = max(12, throws // blocks // 12 * 12)
+    for _ in range(max(1, throws // per_block)):
+        for k, model in enumerate(models):
+            rng = rngs[k]
+            start = time.process_time()
+            for i in range(per_block):
+                if i % 12 == 0:
+                    state = model.new_state()
+                _, state = model.throw(state, pieces, rng)
+            spent[k] += time.process_time() - start
+    done = max(1, throws // per_block) * per_block
+    return [done / t for t in spent]
 
 
 def _batch(model_section: dict[str, Any], towers: int, seed: int) -> float:
@@ -65,14 +79,15 @@ def run(quick: bool = False) -> dict[str, Any]:
     from tower.model import load_shipped
 
     model = load_shipped("marrakesh")
-    single = _single(model, 12_000 if quick else 60_000, seed=1)
-    baseline = _single(BaselineModel(), 12_000 if quick else 60_000, seed=1)
+    single, baseline = _single([model, BaselineModel()], 12_000 if quick else 60_000, seed=1)
     batch = _batch(model.doc["model"], 2_000 if quick else 20_000, seed=1)
+    wide = _batch(model.doc["model"], 10_000 if quick else 100_000, seed=1)
     physics, note = _physics(2 if quick else 6, seed=1)
     counts = model.doc["provenance"].get("counts", {})
     return {
         "single_throws_per_s": round(single, 1),
         "batch_throws_per_s": round(batch, 1),
+        "batch_wide_throws_per_s": round(wide, 1),
         "baseline_single_throws_per_s": round(baseline, 1),
         "physics_throws_per_s": round(physics, 4),
         "speedup_vs_physics": round(single / physics, 1),

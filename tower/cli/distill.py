@@ -143,9 +143,10 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
 )
 @click.option(
     "--levels",
-    default="m,n,I,o;m,n,J,o;m,n,J;m,n;m",
+    default="m,n,w,x,I,o;m,n,w,x,J,o;m,n,J;m,n;m",  # tower.model.fit.DEFAULT_LEVELS
     show_default=True,
-    help="Context fields of each back-off level, finest first.",
+    help="Context fields of each back-off level, finest first (w, x: pawns and experts "
+    "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
 )
 @force_option
 def distill(
@@ -168,6 +169,7 @@ def distill(
     """Fit a distilled tower model from simulator traces and write it to --out."""
     from tqdm import tqdm
 
+    from tower.cli.validate_model import batch_seed
     from tower.files.outputs import check_output
     from tower.model import DistilledModel
     from tower.model.fit import DEFAULT_CLASSES, FitSettings, Observations
@@ -230,6 +232,12 @@ def distill(
                 obs.add_sequence(seq)
             except ValueError as exc:
                 raise TowerError(f"{path}: {exc}") from None
+        runs: list[list[int]] = []  # the fitted seq numbers as runs [first, last]
+        for q in sorted({seq.seq for seq in sequences}):
+            if runs and q == runs[-1][1] + 1:
+                runs[-1][1] = q
+            else:
+                runs.append([q, q])
         sources.append(
             {
                 "file": path.name,
@@ -238,6 +246,9 @@ def distill(
                 "throws": obs.throws - before["throws"],
                 "sources": sorted(kinds),
                 "sha256_of_sequences": digest.hexdigest(),
+                # for validate-model's check that held-out sequences were not fitted
+                "batch_seed": batch_seed(path),
+                "seq_ranges": runs,
             }
         )
     if obs.throws == 0:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -26,6 +28,64 @@ def open_model(spec: str):
     if spec.startswith("shipped:"):
         return load_shipped(spec.split(":", 1)[1])
     return load_model(spec)
+
+
+def batch_seed(path: Path) -> int | None:
+    """The batch seed in the run header of a trace file (``tower simulate --seed``), if any.
+
+    A physics sequence's seed is derived from the batch seed and its index ``seq``, so two
+    files with one batch seed share the seeds of equal indices, whatever they throw.
+    """
+    from tower.files.outputs import is_header
+
+    try:
+        with path.open("rb") as fh:
+            first = json.loads(fh.readline(1 << 20) or b"null")
+    except (OSError, ValueError):
+        return None
+    if not is_header(first):
+        return None
+    seed = (first["header"].get("settings") or {}).get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def seed_overlap(
+    provenance: dict[str, Any], traces_path: Path, held: list[Any]
+) -> tuple[str | None, str]:
+    """Whether held-out sequences were fitted: ``(problem or None, one report line)``.
+
+    A held-out sequence was fitted when a fitted trace source (the model's
+    ``provenance.traces``) has its batch seed (or, without one, its file name) and one of
+    its ``seq_ranges`` covers the sequence's ``seq``.
+    """
+    held_batch = batch_seed(traces_path)
+    held_seqs = sorted({s.seq for s in held})
+    fitted = [t for t in provenance.get("traces") or [] if isinstance(t, dict)]
+    recorded = [t for t in fitted if isinstance(t.get("seq_ranges"), list)]
+    for t in recorded:
+        same = (
+            held_batch is not None and t.get("batch_seed") == held_batch
+            if t.get("batch_seed") is not None
+            else t.get("file") == traces_path.name
+        )
+        runs = t["seq_ranges"] if same else []
+        hits = [q for q in held_seqs if any(lo <= q <= hi for lo, hi in runs)]
+        if hits:
+            return (
+                f"{len(hits)} held-out sequences (seq {hits[0]}..{hits[-1]}, batch seed "
+                f"{held_batch}) were fitted: {t.get('file')} {t.get('sequences')}; hold out "
+                "other sequences or another --seed (or pass --allow-overlap)",
+                "held-out seeds: OVERLAP with the fitting seeds",
+            )
+    if not fitted or len(recorded) < len(fitted):
+        return None, (
+            "held-out seeds: not checked (the model does not record the batch seeds and "
+            "sequence ranges it was fitted on; distil again to record them)"
+        )
+    return None, (
+        f"held-out seeds: batch seed {held_batch}, seq {held_seqs[0]}..{held_seqs[-1]}; "
+        f"no overlap with the {len(recorded)} fitted trace sources"
+    )
 
 
 def parse_range(text: str | None, what: str) -> slice:
@@ -78,6 +138,11 @@ def parse_range(text: str | None, what: str) -> slice:
     show_default=True,
     help="Model sequences per held-out sequence (for the per-statistic tests).",
 )
+@click.option(
+    "--allow-overlap",
+    is_flag=True,
+    help="Validate even if held-out sequences were fitted (reported, not refused).",
+)
 @force_option
 def validate_model(
     model: str,
@@ -87,12 +152,15 @@ def validate_model(
     seed: int,
     level: float,
     replicates: int,
+    allow_overlap: bool,
     force: bool,
 ) -> None:
     """Compare MODEL (a model file or shipped:NAME) with held-out simulator sequences.
 
-    Runs one chi-square test per sequence statistic and a classifier two-sample test,
-    for MODEL and for the baseline, and writes a report with plots to --out.
+    Runs one chi-square test per sequence statistic (and per kind thrown, when the
+    sequences throw several kinds) and a classifier two-sample test, for MODEL and for the
+    baseline, and writes a report with plots to --out. Held-out sequences that the model
+    was fitted on (same batch seed and seq, from the model's provenance) are refused.
     """
     from tqdm import tqdm
 
@@ -106,12 +174,15 @@ def validate_model(
     rows = parse_range(seq_range, "--sequences")
     reading = tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False,
                    disable=None)  # fmt: skip
-    held = list(reading)[
-        rows
-    ]
+    held = list(reading)[rows]
     if not held:
         raise TowerError(f"{traces_path}: no sequences in range {seq_range or ':'}")
+    provenance = getattr(tested, "doc", {}).get("provenance") or {}
+    overlap, seeds_line = seed_overlap(provenance, traces_path, held)
+    if overlap and not allow_overlap:
+        raise TowerError(f"{traces_path}: {overlap}")
     click.echo(f"validating {model} on {len(held)} held-out sequences of {traces_path}")
+    click.echo(f"  {seeds_line}")
     models = {tested.name if isinstance(tested, BaselineModel) else "distilled": tested}
     models.setdefault("baseline", BaselineModel())
     verdicts, samples = validate(models, held, seed=seed, level=level, replicates=replicates)
@@ -120,6 +191,7 @@ def validate_model(
         "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
         "seed": seed,
         "model sequences per held-out sequence": replicates,
+        "seeds": seeds_line,
     }
     with tempfile.TemporaryDirectory() as tmp:
         write_report(verdicts, samples, tmp, header=header, level=level)

@@ -1,8 +1,8 @@
 """The model file: versioned, checksummed, deterministic JSON.
 
-Layout (schema ``tower.model/1``)::
+Layout (schema ``tower.model/2``)::
 
-    {"schema": "tower.model/1",
+    {"schema": "tower.model/2",
      "name": "marrakesh",
      "tower": {"preset": "marrakesh", "spec": "<resolved spec TOML or null>"},
      "params": {...} | null,            # physics parameters the traces were made with
@@ -17,6 +17,11 @@ Files are written as canonical JSON (sorted keys, no spaces, one trailing newlin
 dates, so loading and saving again gives the same bytes. The loader names the file and
 the field of any problem: not JSON (truncated or corrupt), a foreign file, a wrong schema
 version, a checksum mismatch (edited or damaged), or a malformed table.
+
+Versions: ``tower.model/2`` adds the context fields ``w`` and ``x`` (pawns and experts
+thrown; ``buckets`` gives their edges, levels may name them). A ``tower.model/1`` file
+(no ``w``/``x``) still loads, keeps its version when saved again, and samples exactly as
+before: its levels cannot name the new fields.
 """
 
 from __future__ import annotations
@@ -32,11 +37,15 @@ from typing import Any
 from tower.errors import InputFileError
 from tower.files.inputs import parse_json, read_text
 from tower.model.fit import buckets_problem
-from tower.model.reference import DESTINATIONS, FIELDS, PLACES
+from tower.model.reference import DESTINATIONS, FIELDS, FIELDS_V1, PLACES
 
 SCHEMA_PREFIX = "tower.model/"
-VERSION = 1
+VERSION = 2
 SCHEMA = f"{SCHEMA_PREFIX}{VERSION}"
+#: The versions this code reads, with the context fields each allows.
+SUPPORTED: dict[str, tuple[str, ...]] = {f"{SCHEMA_PREFIX}1": FIELDS_V1, SCHEMA: FIELDS}
+#: What to do with a file of a version this code does not read.
+REDISTIL = "re-distil it from its traces with `tower distill` (see the file's provenance.command)"
 TOP_FIELDS = ("schema", "name", "tower", "params", "provenance", "model", "sha256")
 
 
@@ -52,9 +61,10 @@ def checksum(doc: dict[str, Any]) -> str:
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """The file text of ``doc``, with a fresh checksum."""
+    """The file text of ``doc``, with a fresh checksum (a v1 document stays v1)."""
     body = {k: v for k, v in doc.items() if k != "sha256"}
-    body["schema"] = SCHEMA
+    if body.get("schema") not in SUPPORTED:
+        body["schema"] = SCHEMA
     return canonical({**body, "sha256": checksum(body)}) + "\n"
 
 
@@ -85,8 +95,11 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
     schema = doc["schema"]
     if not isinstance(schema, str) or not schema.startswith(SCHEMA_PREFIX):
         raise bad("schema", f"not a tower model file: schema {schema!r}, expected {SCHEMA!r}")
-    if schema != SCHEMA:
-        raise bad("schema", f"unsupported model file version {schema!r}; this reads {SCHEMA!r}")
+    if schema not in SUPPORTED:
+        reads = ", ".join(repr(v) for v in SUPPORTED)
+        raise bad(
+            "schema", f"unsupported model file version {schema!r}; this reads {reads}: {REDISTIL}"
+        )
     missing = [f for f in TOP_FIELDS if f not in doc]
     if missing:
         raise bad(missing[0], "missing field")
@@ -102,14 +115,17 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
             raise bad(fld, "expected an object")
     if doc["params"] is not None and not isinstance(doc["params"], dict):
         raise bad("params", "expected an object or null")
-    problem = validate_model_section(doc["model"])
+    problem = validate_model_section(doc["model"], SUPPORTED[schema])
     if problem:
         raise bad(f"model.{problem[0]}", problem[1])
     return doc
 
 
-def validate_model_section(model: Any) -> tuple[str, str] | None:
-    """``(field, message)`` of the first fault of a ``model`` section, or ``None``."""
+def validate_model_section(model: Any, fields: tuple[str, ...] = FIELDS) -> tuple[str, str] | None:
+    """``(field, message)`` of the first fault of a ``model`` section, or ``None``.
+
+    ``fields`` are the context fields of the file's version (:data:`SUPPORTED`).
+    """
     if not isinstance(model, dict):
         return "", "expected an object"
     for fld in (
@@ -130,13 +146,13 @@ def validate_model_section(model: Any) -> tuple[str, str] | None:
     if not isinstance(levels, list) or not levels:
         return "levels", "expected a non-empty list of field lists"
     for i, lv in enumerate(levels):
-        if not isinstance(lv, list) or "m" not in lv or not set(lv) <= set(FIELDS):
-            return f"levels[{i}]", f"expected a list of fields from {FIELDS} holding 'm'"
+        if not isinstance(lv, list) or "m" not in lv or not set(lv) <= set(fields):
+            return f"levels[{i}]", f"expected a list of fields from {fields} holding 'm'"
     if not _number(model["alpha"]) or model["alpha"] <= 0:
         return "alpha", "expected a positive number"
     if not isinstance(model["age_cap"], int) or not 1 <= model["age_cap"] <= 9:
         return "age_cap", "expected an integer in 1..9"
-    problem = buckets_problem(model["buckets"])
+    problem = buckets_problem(model["buckets"], fields)
     if problem:
         return "buckets", problem
     classes = model["classes"]
@@ -174,9 +190,9 @@ def validate_model_section(model: Any) -> tuple[str, str] | None:
         return "prior", "expected a positive number"
     piece_levels, piece_tables = model["piece_levels"], model["piece_tables"]
     if not isinstance(piece_levels, list) or not all(
-        isinstance(lv, list) and lv and set(lv) <= set(FIELDS[1:]) for lv in piece_levels
+        isinstance(lv, list) and lv and set(lv) <= set(fields[1:]) for lv in piece_levels
     ):
-        return "piece_levels", f"expected a list of non-empty field lists from {FIELDS[1:]}"
+        return "piece_levels", f"expected a list of non-empty field lists from {fields[1:]}"
     if not isinstance(piece_tables, list) or len(piece_tables) != len(piece_levels):
         return "piece_tables", "expected one table per piece level"
     for i, (lv, table) in enumerate(zip(piece_levels, piece_tables, strict=True)):

@@ -57,13 +57,19 @@ DEFAULT_BUCKETS: dict[str, list[int]] = {
     "P": _COARSE,
     "J": [0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 70, 90, 120],
     "o": _COARSE,
+    "w": [0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15],
+    "x": [0, 1, 2, 3, 4, 5],
 }
 
-#: Back-off levels, finest first (chosen on physics scratch traces by held-out
-#: sequence statistics; see calibration/models/README.md).
+#: Back-off levels, finest first. Version 1 chose ``m,n,I,o; m,n,J,o; m,n,J; m,n; m`` on
+#: physics scratch traces by held-out sequence statistics (calibration/models/README.md).
+#: Version 2 adds the throw's make-up (pawns ``w``, experts ``x`` thrown) to the two finest
+#: levels, and keeps the coarse ones without it: a make-up seen rarely backs off to the
+#: same size and fill without it. For keshi-only throws (w = x = 0) the make-up adds no
+#: keys, so the file grows only with the pawn and expert throws.
 DEFAULT_LEVELS: tuple[tuple[str, ...], ...] = (
-    ("m", "n", "I", "o"),
-    ("m", "n", "J", "o"),
+    ("m", "n", "w", "x", "I", "o"),
+    ("m", "n", "w", "x", "J", "o"),
     ("m", "n", "J"),
     ("m", "n"),
     ("m",),
@@ -84,8 +90,8 @@ class FitSettings:
     age_cap : int
         Residents older than this many throws share one age bucket (1..9).
     buckets : dict
-        Bucket edges of the context fields n, I, P, J, o (ascending, from 0): a value is
-        replaced by the largest edge not above it.
+        Bucket edges of the context fields n, I, P, J, w, x, o (ascending, from 0): a
+        value is replaced by the largest edge not above it.
     prior : float
         Pseudo-pieces pulling a per-piece destination law towards the coarser law (a
         group's towards its pool; a context's towards the group's).
@@ -170,7 +176,7 @@ class Observations:
         luts = {f: bucket_table(s.buckets[f]) for f in FIELDS[1:]}
         for throw, found in zip(seq.throws, group_outcomes(seq, s.classes, s.age_cap), strict=True):
             for name, ctx, outcome in found:
-                values = dict(zip(FIELDS, ctx, strict=True))
+                values = dict(zip(FIELDS, ctx, strict=True))  # ctx has every field
                 for level, table in zip(s.levels, self.counts, strict=True):
                     key = name + "".join(
                         f"|{_bucket(values[f], luts[f]) if f != 'm' else values[f]}" for f in level
@@ -261,7 +267,8 @@ def group_outcomes(
 ) -> Iterator[list[tuple[str, tuple[int, ...], tuple[int, ...]]]]:
     """For every throw of ``seq``: its groups in the sampler's order with their outcomes.
 
-    Yields one list per throw of ``(group name, (m, n, I, P, J, o), destination counts)``.
+    Yields one list per throw of ``(group name, (m, n, I, P, J, w, x, o), destination
+    counts)``.
     """
     piece_class = []
     for piece in seq.pieces:
@@ -277,13 +284,12 @@ def group_outcomes(
         fresh = [(piece_class[p], p) for p in throw.thrown]
         out = set(throw.out)
         after = {pid: place.value for pid, place in throw.inside.items()}
-        n, total, gone = len(fresh), len(residents), 0
+        gone = 0
         found = []
-        for name, _, place_count, members in groups(residents, fresh, t, age_cap):
+        for name, _, ctx, members in groups(residents, fresh, t, age_cap):
             dests = ["out" if pid in out else after[pid] for _, pid in members]
             outcome = tuple(dests.count(d) for d in DESTINATIONS)
-            ctx = (len(members), n, total, place_count, total, gone)
-            found.append((name, ctx, outcome))
+            found.append((name, (*ctx, gone), outcome))
             gone += outcome[0]
         yield found
         inside = after
@@ -295,10 +301,10 @@ def _bucket(v: int, lut: list[int]) -> int:
     return lut[v] if v < len(lut) else lut[-1]
 
 
-def buckets_problem(buckets: object) -> str | None:
-    """What is wrong with a ``buckets`` mapping, or ``None``."""
-    if not isinstance(buckets, dict) or set(buckets) != set(FIELDS[1:]):
-        return f"buckets must give edges for exactly the fields {FIELDS[1:]}"
+def buckets_problem(buckets: object, fields: tuple[str, ...] = FIELDS) -> str | None:
+    """What is wrong with a ``buckets`` mapping (edges of ``fields`` but ``m``), or ``None``."""
+    if not isinstance(buckets, dict) or set(buckets) != set(fields[1:]):
+        return f"buckets must give edges for exactly the fields {fields[1:]}"
     for f, edges in buckets.items():
         if (
             not isinstance(edges, list)

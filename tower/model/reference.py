@@ -3,16 +3,18 @@
 A distilled tower is a Markov chain on *groups* of pieces. Before a throw, every piece
 belongs to one group: the thrown pieces of one class (``"fresh.keshi"``), or the
 residents of one place, class and age (``"floor1.keshi.2"``: keshis on the upper floor
-that entered two throws ago; ages above ``age_cap`` share the last bucket). Groups are
-visited in a fixed order (fresh first, then places top to bottom). For each group of
-``m`` pieces the sampler draws a *joint* outcome: how many of them go ``out`` and how
-many end in each place inside. The draw is conditioned on a context: ``m``, the throw
-size ``n``, the number inside before the throw ``I`` (and ``J``, the same number in
-coarser buckets), the occupancy ``P`` of the group's own place, and ``o``, how many
-pieces already came out in this throw (which carries the correlation between groups).
-Which members take which destination is uniform (a partial shuffle). Context values
-other than ``m`` are bucketed: a value is replaced by the largest edge of
-``buckets[field]`` not above it (exact for small values, coarser for large ones).
+that entered two throws ago; ages above ``age_cap`` share the last bucket). A group never
+mixes classes, so every class has its own laws at every level. Groups are visited in a
+fixed order (fresh first, then places top to bottom). For each group of ``m`` pieces the
+sampler draws a *joint* outcome: how many of them go ``out`` and how many end in each
+place inside. The draw is conditioned on a context: ``m``, the throw size ``n``, the
+number inside before the throw ``I`` (and ``J``, the same number in coarser buckets), the
+occupancy ``P`` of the group's own place, the throw's make-up (``w`` pawns and ``x``
+experts thrown; ``tower.model/2``), and ``o``, how many pieces already came out in this
+throw (which carries the correlation between groups). Which members take which
+destination is uniform (a partial shuffle). Context values other than ``m`` are
+bucketed: a value is replaced by the largest edge of ``buckets[field]`` not above it
+(exact for small values, coarser for large ones).
 
 Outcome tables are smoothed by back-off: level 0 has the finest context; a key seen
 ``N`` times with ``D`` distinct outcomes is used with probability ``N / (N + alpha * D)``
@@ -23,10 +25,17 @@ in the same contexts).
 
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
 count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.
-Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome`,
-:meth:`~ReferenceSampler.piece_law` and :func:`groups` are needed to play; the exact
-laws (:meth:`~ReferenceSampler.out_law`, :meth:`~ReferenceSampler.outcome_probability`)
-serve analysis and tests.
+Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome` (with its
+:meth:`~ReferenceSampler.fallback`), :meth:`~ReferenceSampler.piece_law` and
+:func:`groups` are needed to play; the exact laws (:meth:`~ReferenceSampler.out_law`,
+:meth:`~ReferenceSampler.outcome_probability`) serve analysis and tests. A draw takes one
+uniform per level that has an entry for its key, finest first, until one is used, then
+``m`` uniforms for the multinomial. What it needs in one (group, context) - the entries
+hit and the fallback's cumulative law - depends on nothing else, so it is compiled once
+(levels looked up only as far as draws reach) and cached (:meth:`~ReferenceSampler.chain`);
+a port may skip the cache and look the levels up on every draw, as
+``docs/model-format.md`` describes. A ``tower.model/1`` file has no ``w``/``x`` (its
+levels cannot name them) and samples exactly as before.
 
 Examples
 --------
@@ -35,6 +44,17 @@ Examples
 >>> sampler = load_shipped("marrakesh").sampler  # doctest: +SKIP
 >>> out, inside = sampler.throw([], [("keshi", i) for i in range(12)], 0, random.Random(1))
 ... # doctest: +SKIP
+
+Contexts: a throw of 9 keshis and 2 experts into a tower holding one pawn on floor 1
+(entered in throw 0, so aged 3 at throw 3):
+
+>>> [(name, ctx) for name, _, ctx, _ in groups(
+...     [("pawn", "floor1", 0, "p1")], [("keshi", i) for i in range(9)]
+...     + [("expert", "e1"), ("expert", "e2")], 3, 7)]
+[('fresh.expert', (2, 11, 1, 1, 1, 0, 2)), ('fresh.keshi', (9, 11, 1, 1, 1, 0, 2)), \
+('floor1.pawn.3', (1, 11, 1, 1, 1, 0, 2))]
+
+A group's draw appends ``o`` (pieces out so far in the throw) to such a context.
 """
 
 from __future__ import annotations
@@ -43,6 +63,7 @@ import random
 from bisect import bisect_right
 from collections.abc import Sequence
 from math import comb, factorial
+from operator import itemgetter
 from typing import Any
 
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
@@ -50,8 +71,14 @@ PLACES: tuple[str, ...] = ("funnel", "floor1", "floor2", "ramp")
 DESTINATIONS: tuple[str, ...] = ("out", *PLACES)
 #: The context fields a level may condition on, in context-tuple order: group size ``m``
 #: (exact), throw size ``n``, number inside ``I``, occupancy of the group's place ``P``,
-#: number inside again ``J`` (with coarser buckets) and pieces out so far ``o``.
-FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
+#: number inside again ``J`` (with coarser buckets), the throw's make-up: pawns ``w`` and
+#: experts ``x`` thrown (pieces of class ``"pawn"`` and ``"expert"``; new in
+#: ``tower.model/2``), and pieces out so far ``o``.
+FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "w", "x", "o")
+#: The fields of a ``tower.model/1`` file (its ``buckets`` name exactly these but ``m``).
+FIELDS_V1: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
+#: The classes counted by the make-up fields ``w`` and ``x``.
+MAKEUP: dict[str, str] = {"w": "pawn", "x": "expert"}
 
 #: A resident as the sampler sees it: (class, place, since, payload). A fresh piece:
 #: (class, payload). Payloads are carried through untouched (pieces, ids, ...).
@@ -102,10 +129,13 @@ class ReferenceSampler:
         self.age_cap = int(model["age_cap"])
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
-        self._luts = [bucket_table(self.buckets[f]) for f in FIELDS[1:]]
+        # a v1 file has no edges for w and x (its levels never ask for them)
+        self._luts = [bucket_table(self.buckets.get(f, [0])) for f in FIELDS[1:]]
         # per level: positions of its fields in a context tuple (m, n, I, P, J, o), and
         # (group, v1, ...) -> (total count, cumulative counts, outcomes, denominator)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
+        # the same picks as functions giving a key's values as a tuple (for chain())
+        self._keys = [itemgetter(*p) if len(p) > 1 else _single(p[0]) for p in self._picks]
         self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]]] = []
         for table in model["tables"]:
             compiled = {}
@@ -130,12 +160,21 @@ class ReferenceSampler:
             }
             for table in model["piece_tables"]
         ][::-1]
+        # draw chains by (group, the context fields some level reads), see chain()
+        used = {
+            FIELDS.index(f) for fields in [*self.levels, *model["piece_levels"]] for f in fields
+        }
+        self._project = itemgetter(*sorted(used | {0}))
+        self._chains: dict[tuple[str, Any], list] = {}
 
     def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
-        capped = [ctx[0]]
-        for v, lut in zip(ctx[1:], self._luts, strict=True):
-            capped.append(lut[v] if v < len(lut) else lut[-1])
-        return capped
+        return [
+            ctx[0],
+            *[
+                lut[v] if v < len(lut) else lut[-1]
+                for v, lut in zip(ctx[1:], self._luts, strict=True)
+            ],
+        ]
 
     def piece_law(self, group: str, capped: Sequence[int]) -> list[float]:
         """Per-piece destination probabilities of the base multinomial in a context.
@@ -164,24 +203,67 @@ class ReferenceSampler:
                 reach *= (denominator - total) / denominator
         return parts, reach, self.piece_law(group, capped)
 
+    def chain(self, group: str, ctx: tuple[int, ...]) -> list:
+        """What a draw needs, compiled once and cached: ``[entries, fallback, capped,
+        level]``: the table entries hit so far (finest first), the fallback's cumulative
+        per-piece law once first needed, the bucketed context, and the next level to look
+        up. A new chain looks up levels only until the first entry (most draws stop
+        there); :meth:`fallback` looks further when a draw gets past the known entries.
+
+        It depends only on the group and the context fields that some level reads, so it
+        is cached under that key (a port may skip the cache).
+        """
+        key = (group, self._project(ctx))
+        found = self._chains.get(key)
+        if found is None:
+            capped = self._bucketed(ctx)
+            entries, level = [], 0
+            while level < len(self.tables) and not entries:
+                entry = self.tables[level].get((group, *self._keys[level](capped)))
+                level += 1
+                if entry is not None:
+                    entries.append(entry)
+            if len(self._chains) >= 200_000:  # bound the memory (a chain is a few hundred bytes)
+                self._chains.clear()
+            found = self._chains[key] = [entries, None, capped, level]
+        return found
+
     def outcome(self, group: str, ctx: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
         """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
 
-        ``ctx`` holds the context values in the order of :data:`FIELDS` (m, n, I, P, J, o).
+        ``ctx`` holds the context values in the order of :data:`FIELDS`
+        (m, n, I, P, J, w, x, o).
         """
-        capped = self._bucketed(ctx)
-        for picks, table in zip(self._picks, self.tables, strict=True):
-            entry = table.get((group, *[capped[i] for i in picks]))
-            if entry is None:
-                continue
-            total, cum, outcomes, denominator = entry
+        chain = self._chains.get((group, self._project(ctx))) or self.chain(group, ctx)
+        for total, entry_cum, outcomes, denominator in chain[0]:
             u = rng.random() * denominator
             if u < total:
-                return outcomes[bisect_right(cum, u)]
-        cum, acc = [], 0.0
-        for q in self.piece_law(group, capped):
-            acc += q
-            cum.append(acc)
+                return outcomes[bisect_right(entry_cum, u)]
+        return self.fallback(group, ctx, chain, rng)
+
+    def fallback(
+        self, group: str, ctx: tuple[int, ...], chain: list, rng: random.Random
+    ) -> tuple[int, ...]:
+        """The rest of :meth:`outcome` once the chain's known entries were passed: the
+        entries of the levels not yet looked up, in order, then the base multinomial."""
+        entries, _, capped, level = chain
+        while level < len(self.tables):
+            entry = self.tables[level].get((group, *self._keys[level](capped)))
+            level += 1
+            chain[3] = level
+            if entry is not None:
+                entries.append(entry)
+                total, entry_cum, outcomes, denominator = entry
+                u = rng.random() * denominator
+                if u < total:
+                    return outcomes[bisect_right(entry_cum, u)]
+        if chain[1] is None:
+            cum, acc = [], 0.0
+            for q in self.piece_law(group, capped):
+                acc += q
+                cum.append(acc)
+            chain[1] = (cum, acc)
+        cum, acc = chain[1]
         counts = [0, 0, 0, 0, 0]
         for _ in range(ctx[0]):
             counts[min(bisect_right(cum, rng.random() * acc), 4)] += 1
@@ -233,12 +315,12 @@ class ReferenceSampler:
         order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
         Who goes where within a group is uniform: a partial Fisher-Yates shuffle.
         """
-        n, inside, gone = len(fresh), len(residents), 0
+        gone = 0
         out: list[Any] = []
         after: list[Resident] = []
-        for name, cls, place_count, members in groups(residents, fresh, throws, self.age_cap):
-            m = len(members)
-            counts = self.outcome(name, (m, n, inside, place_count, inside, gone), rng)
+        for name, cls, ctx, members in groups(residents, fresh, throws, self.age_cap):
+            m = ctx[0]
+            counts = self.outcome(name, (*ctx, gone), rng)
             # Uniform assignment: shuffle just the members of all but the largest share.
             rest = counts.index(max(counts))
             chosen = m - counts[rest]
@@ -258,33 +340,64 @@ class ReferenceSampler:
 _PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
 
 
+def _single(i: int) -> Any:
+    """``ctx -> (ctx[i],)``: what ``itemgetter`` gives for several indices, for one."""
+    return lambda ctx: (ctx[i],)
+
+
 def groups(
     residents: Sequence[Resident], fresh: Sequence[tuple[str, Any]], throws: int, age_cap: int
-) -> list[tuple[str, str, int, list[tuple[int, Any]]]]:
-    """The groups of a throw in visiting order: (name, class, P, members).
+) -> list[tuple[str, str, tuple[int, ...], list[tuple[int, Any]]]]:
+    """The groups of a throw in visiting order: (name, class, context, members).
 
-    ``P`` is the occupancy of the group's place before the throw (for fresh pieces, the
-    number inside); members are (since, payload) in the order given. Fresh groups come
-    first, then places top to bottom, each by class and age.
+    The context is ``(m, n, I, P, J, w, x)``, all of :data:`FIELDS` but ``o``: ``P`` is
+    the occupancy of the group's place before the throw (for fresh pieces, the number
+    inside), ``w`` and ``x`` count the thrown pieces of the classes in :data:`MAKEUP`.
+    Members are (since, payload) in the order given. Fresh groups come first, then places
+    top to bottom, each by class and age.
     """
-    found: dict[tuple[int, str], tuple[str, list[tuple[int, Any]]]] = {}
+    found: dict[tuple[int, str, int], list[tuple[int, Any]]] = {}
     occupancy = [0, 0, 0, 0]
     for cls, payload in fresh:
-        key = (-1, fresh_group(cls))
-        if key not in found:
-            found[key] = (cls, [])
-        found[key][1].append((throws, payload))
+        members = found.get((-1, cls, 0))
+        if members is None:
+            members = found[(-1, cls, 0)] = []
+        members.append((throws, payload))
+    n, inside = len(fresh), len(residents)
+    w, x = (len(found.get((-1, MAKEUP[f], 0), ())) for f in ("w", "x"))
     for cls, place, since, payload in residents:
         index = _PLACE_INDEX[place]
         occupancy[index] += 1
-        key = (index, resident_group(place, cls, throws - since, age_cap))
-        if key not in found:
-            found[key] = (cls, [])
-        found[key][1].append((since, payload))
+        key = (index, cls, min(throws - since, age_cap))
+        members = found.get(key)
+        if members is None:
+            members = found[key] = []
+        members.append((since, payload))
+    named = sorted(
+        (index, group_name(index, cls, age), cls, members)
+        for (index, cls, age), members in found.items()
+    )
     return [
-        (name, cls, occupancy[index] if index >= 0 else len(residents), members)
-        for (index, name), (cls, members) in sorted(found.items())
+        (
+            name,
+            cls,
+            (len(members), n, inside, occupancy[index] if index >= 0 else inside, inside, w, x),
+            members,
+        )
+        for index, name, cls, members in named
     ]
+
+
+_NAMES: dict[tuple[int, str, int], str] = {}
+
+
+def group_name(index: int, cls: str, age: int) -> str:
+    """The group name of place ``index`` (-1: fresh), class and capped age, memoised."""
+    name = _NAMES.get((index, cls, age))
+    if name is None:
+        name = fresh_group(cls) if index < 0 else resident_group(PLACES[index], cls, age, age)
+        _NAMES[(index, cls, age)] = name
+    return name
 
 
 def _emit(dest: int, cls: str, members: list, out: list, after: list) -> None:

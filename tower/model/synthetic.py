@@ -5,7 +5,10 @@ It is not physics: it is a tower whose answer is known. Each throw has a hidden 
 pieces of one throw. Thrown pieces land in the funnel, on floor 1 or on floor 2, or go
 out; residents leave with a chance that depends on their place, on the vigour and on
 their age (pieces inside for three throws or more are stuck harder), and some slide
-from floor 1 to floor 2. Pawns come out less readily than keshis. It writes the trace
+from floor 1 to floor 2. Pawns come out less readily than keshis. With ``push > 0``
+every pawn or expert thrown raises the residents' exit chance by ``push`` (a heavy throw
+dislodges more: what the make-up fields ``w``, ``x`` of ``tower.model/2`` condition on).
+It writes the trace
 format of :mod:`tower.traces`, so everything downstream reads it like simulator output.
 
 Examples
@@ -38,6 +41,7 @@ class SyntheticTower:
     stuck_factor: float = 0.4
     slide: float = 0.2  # floor1 -> floor2 among residents that stay
     pawn_factor: float = 0.7
+    push: float = 0.0  # added to residents' exit chance per pawn or expert thrown
 
     def throw(
         self,
@@ -49,10 +53,11 @@ class SyntheticTower:
     ) -> tuple[list[int], dict[int, tuple[Place, int]]]:
         """One throw: ``inside`` maps id -> (place, since). Returns ids out and the new map."""
         strong = rng.random() < self.p_strong
+        heavy = sum(kinds[pid] is not Kind.KESHI for pid in fresh) * self.push
         out: list[int] = []
         after: dict[int, tuple[Place, int]] = {}
         for pid, (place, since) in sorted(inside.items()):
-            h = self.hazard[INSIDE.index(place)] + (self.strong_boost if strong else 0.0)
+            h = self.hazard[INSIDE.index(place)] + (self.strong_boost if strong else 0.0) + heavy
             if t - since >= self.stuck_age:
                 h *= self.stuck_factor
             if kinds[pid] in (Kind.WATCHMAN, Kind.BRIGAND):

@@ -155,14 +155,12 @@ def _cases(
     cls_of = model.piece_class
     residents = [(cls_of(r.piece), r.place.value, r.since, r.piece) for r in state.residents]
     fresh = [(cls_of(p), p) for p in pieces]
-    n, inside = len(fresh), len(residents)
+    total = len(fresh) + len(residents)
     found = []
-    for name, _, place_count, members in groups(residents, fresh, state.throws, sampler.age_cap):
-        m = len(members)
+    for name, _, ctx, _ in groups(residents, fresh, state.throws, sampler.age_cap):
         # o: none out yet, and a value anywhere up to (and past) the bucket edges
-        for o in sorted({0, rng.randint(0, n + inside), rng.choice([rng.randint(0, 9), 150])}):
-            ctx = (m, n, inside, place_count, inside, o)
-            found.append(_case(model, name, ctx, rng))
+        for o in sorted({0, rng.randint(0, total), rng.choice([rng.randint(0, 9), 150])}):
+            found.append(_case(model, name, (*ctx, o), rng))
     return found
 
 
