@@ -293,3 +293,28 @@ def test_fast_throw_draws_exactly_as_the_reference(which, others, fitted):
         assert sorted(out, key=str) == ref_out and new == ref_new, t
         assert fast_rng.random() == ref_rng.random()
         state = new
+
+
+def test_fast_throw_groups_very_old_residents_as_the_reference():
+    """Residents far older than the age cap (past the fast path's table of ages) land in
+    the oldest group, as in the reference; one entered after the current throw is refused."""
+    from tower.model import load_shipped
+    from tower.model.interface import Resident
+    from tower.pieces import Piece, Place
+
+    model = load_shipped("marrakesh")
+    old = [
+        Resident(Piece.keshi(c), Place.FLOOR2, since) for c, since in (("red", 0), ("pink", 390))
+    ]
+    state = TowerState(tuple(old), 400)
+    for seed in range(30):
+        out, new = model.throw(state, mixed_keshis(6), random.Random(seed))
+        assert (sorted(out, key=str), new) == _reference_throw(
+            model, state, mixed_keshis(6), random.Random(seed)
+        )
+    with pytest.raises(ValueError, match="entered after throw 400"):
+        model.throw(
+            TowerState((Resident(Piece.keshi("red"), Place.FLOOR2, 401),), 400),
+            [],
+            random.Random(1),
+        )

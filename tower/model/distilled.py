@@ -45,6 +45,8 @@ from tower.pieces import Kind, Piece, Place
 SHIPPED_DIR = "shipped"
 
 _INSIDE = [Place(p) for p in PLACES]
+#: Ages past ``age_cap`` whose group ids a model keeps at hand (older: a slower lookup).
+_AGES = 64
 
 
 class UnknownPieceError(TowerError, ValueError):
@@ -76,9 +78,10 @@ class DistilledModel(TowerModel):
         self.sampler = ReferenceSampler(doc["model"])
         self._class = {Kind(k): c for k, c in self.sampler.classes.items() if k in set(Kind)}
         self._compile_groups()
-        #: draw chains by the throw's shared context (n, I, w, x), then by (group id, m,
-        #: P, o): the sampler's chains, reached with one small key per group
-        self._chains: dict[tuple[int, int, int, int], dict[tuple[int, ...], list]] = {}
+        #: draw chains by the throw's shared context (n, I, w, x, and the occupancies if
+        #: a level reads P), then by (group id, m, o): the sampler's chains, reached
+        #: with one small key per group
+        self._chains: dict[tuple[int, ...], dict[tuple[int, int, int], list]] = {}
         self._plans: dict[int, tuple] = {}
 
     def _compile_groups(self) -> None:
@@ -86,7 +89,8 @@ class DistilledModel(TowerModel):
 
         A group id is an ``int``, so a throw groups and orders its pieces with plain ints:
         ``_fresh_gid[kind]`` for thrown pieces, ``_gids[place][kind][age]`` for residents
-        (ages ``0..age_cap``), and per id its place index (-1: fresh) and name.
+        (ages up to ``age_cap`` + :data:`_AGES`, older ones: :meth:`_old`), and per id its
+        place index (-1: fresh) and name.
         """
         cap = self.sampler.age_cap
         classes = sorted(set(self._class.values()))
@@ -99,7 +103,8 @@ class DistilledModel(TowerModel):
         self._fresh_gid = {kind: gid[(-1, c, 0)] for kind, c in self._class.items()}
         self._gids = {
             place: {
-                kind: [gid[(i, c, a)] for a in range(cap + 1)] for kind, c in self._class.items()
+                kind: {a: gid[(i, c, min(a, cap))] for a in range(cap + _AGES)}
+                for kind, c in self._class.items()
             }
             for i, place in enumerate(_INSIDE)
         }
@@ -171,7 +176,7 @@ class DistilledModel(TowerModel):
         looked up once), and each outcome carries its assignment plan. Tested to give
         the reference's pieces out and state, draw for draw.
         """
-        sampler, throws, cap = self.sampler, state.throws, self.sampler.age_cap
+        sampler, throws = self.sampler, state.throws
         residents = state.residents
         found: dict[int, list] = {}
         try:
@@ -187,19 +192,10 @@ class DistilledModel(TowerModel):
                         found[gid] = [p]
                     else:
                         members.append(p)
-            gids = self._gids
-            for r in residents:
-                age = throws - r.since
-                if age >= cap:
-                    age = cap
-                elif age < 0:
-                    raise ValueError(f"{r} entered after throw {throws}, the tower's last")
-                gid = gids[r.place][r.piece.kind][age]
-                members = found.get(gid)
-                if members is None:
-                    found[gid] = [r]
-                else:
-                    members.append(r)
+            gids, group = self._gids, found.setdefault
+            for r in residents:  # (a resident's group id is never 0: fresh groups come first)
+                gid = gids[r.place][r.piece.kind].get(throws - r.since) or self._old(r, throws)
+                group(gid, []).append(r)
         except KeyError:
             for p in [*state.pieces, *pieces]:
                 self.piece_class(p)
@@ -209,43 +205,38 @@ class DistilledModel(TowerModel):
         place_of, names = self._place_of, self._names
         # P by place index (the last, index -1: fresh groups, the number inside); all 0
         # when no level reads P, as a chain then does not depend on it
-        occupancy = [0, 0, 0, 0, inside]
+        occupancy = [0, 0, 0, 0, 0]
+        shared: tuple[int, ...] = (n, inside, w, x)
         if self._uses_p:
+            occupancy[-1] = inside
             for gid, members in found.items():
                 if place_of[gid] >= 0:
                     occupancy[place_of[gid]] += len(members)
-        else:
-            occupancy[-1] = 0
-        # the chains of this throw's shared context (n, I, w, x), by (group, m, P, o)
-        chains = self._chains.get((n, inside, w, x))
+            shared += tuple(occupancy)
+        # the chains of this throw's shared context, by (group, m, o)
+        chains = self._chains.get(shared)
         if chains is None:
             if len(self._chains) >= 20_000:  # bound the memory
                 self._chains.clear()
-            chains = self._chains[(n, inside, w, x)] = {}
+            chains = self._chains[shared] = {}
         out: list[Piece] = []
         stay: list[Resident] = []
         draw = rng.random
         new_resident, set_piece, set_place, set_since = _NEW, _SET_PIECE, _SET_PLACE, _SET_SINCE
-        for gid in sorted(found) if len(found) > 1 else found:
-            members = found[gid]
+        for gid, members in sorted(found.items()) if len(found) > 1 else found.items():
             index = place_of[gid]
             m = len(members)
-            p_count = occupancy[index]
             # sampler.outcome, inlined, with each outcome's assignment plan at hand
-            chain = chains.get((gid, m, p_count, gone))
+            chain = chains.get((gid, m, gone))
             if chain is None:
-                ctx = (m, n, inside, p_count, inside, w, x, gone)
-                chain = chains[(gid, m, p_count, gone)] = self._planned(
-                    sampler.chain(names[gid], ctx)
-                )
+                ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
+                chain = chains[(gid, m, gone)] = self._planned(sampler.chain(names[gid], ctx))
             for total, cum, plans, denominator, outcomes in chain[0]:
-                u = draw() * denominator
-                if u < total:
-                    k = bisect_right(cum, u)
-                    plan = plans[k] or _fill(plans, k, outcomes[k])
+                if (u := draw() * denominator) < total:
+                    plan = plans[k := bisect_right(cum, u)] or _fill(plans, k, outcomes[k])
                     break
             else:
-                ctx = (m, n, inside, p_count, inside, w, x, gone)
+                ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
                 plan = self._fallback(names[gid], ctx, chain, rng)
             # the reference's uniform assignment: shuffle all but the largest share
             out_k, rest, chosen, shares = plan
@@ -286,6 +277,12 @@ class DistilledModel(TowerModel):
         _SET_RESIDENTS(new_state, tuple(stay))
         _SET_THROWS(new_state, throws + 1)
         return out, new_state
+
+    def _old(self, resident: Resident, throws: int) -> int:
+        """The group id of a resident older than ``_gids`` lists (or a ``ValueError``)."""
+        if resident.since > throws:
+            raise ValueError(f"{resident} entered after throw {throws}, the tower's last")
+        return self._gids[resident.place][resident.piece.kind][self.sampler.age_cap]
 
     def _planned(self, chain: list) -> list:
         """``[entries, chain]``: a sampler chain's entries with each outcome replaced by
