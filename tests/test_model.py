@@ -291,6 +291,7 @@ def test_fast_throw_draws_exactly_as_the_reference(which, others, fitted):
         out, new = model.throw(state, pieces, fast_rng)
         ref_out, ref_new = _reference_throw(model, state, pieces, ref_rng)
         assert sorted(out, key=str) == ref_out and new == ref_new, t
+        assert out == sorted(out) and list(new.residents) == sorted(new.residents), t
         assert fast_rng.random() == ref_rng.random()
         state = new
 

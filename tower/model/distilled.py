@@ -182,7 +182,8 @@ class DistilledModel(TowerModel):
         try:
             kinds = set(map(_KIND, pieces))
             if len(kinds) == 1:  # the usual throw: one kind
-                found[self._fresh_gid[kinds.pop()]] = list(pieces)
+                [kind] = kinds
+                found[self._fresh_gid[kind]] = list(pieces)
             else:
                 fresh_gid = self._fresh_gid
                 for p in pieces:
@@ -271,8 +272,12 @@ class DistilledModel(TowerModel):
                         set_place(new, place)
                         stay.append(new)
             gone += out_k
-        out.sort(key=_piece_key)
-        stay.sort(key=_resident_key)  # the order TowerState keeps, so it need not sort
+        # sorted by kind and colour (only colour if all are of one kind: the same order)
+        kinds.update(map(_RESIDENT_KIND, residents))
+        one_kind = len(kinds) == 1
+        out.sort(key=_COLOUR if one_kind else _piece_key)
+        # the order TowerState keeps, so it need not sort
+        stay.sort(key=_RESIDENT_BY_COLOUR if one_kind else _resident_key)
         new_state = new_resident(TowerState)
         _SET_RESIDENTS(new_state, tuple(stay))
         _SET_THROWS(new_state, throws + 1)
@@ -429,9 +434,13 @@ def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int
     return ways
 
 
-#: Sort keys: a piece by (kind, colour), a resident by (kind, colour, place, since).
+#: Sort keys: a piece by (kind, colour), a resident by (kind, colour, place, since); the
+#: same without the kind, for pieces all of one kind (half the work).
 _piece_key = attrgetter("kind", "colour")
 _resident_key = attrgetter("piece.kind", "piece.colour", "place", "since")
+_COLOUR = attrgetter("colour")
+_RESIDENT_BY_COLOUR = attrgetter("piece.colour", "place", "since")
+_RESIDENT_KIND = attrgetter("piece.kind")
 
 
 #: ``Resident(piece, place, since)`` through its slots: the frozen dataclass's
