@@ -240,21 +240,16 @@ class DistilledModel(TowerModel):
                 ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
                 plan = self._fallback(names[gid], ctx, chain, rng)
             # the reference's uniform assignment: shuffle all but the largest share
-            out_k, rest, chosen, shares = plan
-            if not chosen:
-                if rest == index + 1 and index >= 0:  # all stay where they were
-                    stay.extend(members)
-                    continue
-                parts: Sequence[tuple[int, list]] = ((rest, members),)
-            else:
+            out_k, rest, chosen, parts = plan
+            if chosen:
                 for i in range(chosen):
                     j = i + int(draw() * (m - i))
                     members[i], members[j] = members[j], members[i]
-                parts = []
-                for dest, start, end in shares:
-                    parts.append((dest, members[start:end]))
-                parts.append((rest, members[chosen:]))
-            for dest, part in parts:  # send each part to its destination
+            elif rest == index + 1 and index >= 0:  # all stay where they were
+                stay.extend(members)
+                continue
+            for dest, cut in parts:  # send each part to its destination
+                part = members[cut]
                 if dest == 0:
                     out.extend(part if index < 0 else [r.piece for r in part])
                 elif dest - 1 == index:  # residents that stay where they were
@@ -305,9 +300,7 @@ class DistilledModel(TowerModel):
             self._plans[id(entry)] = planned
         return planned
 
-    def _fallback(
-        self, name: str, ctx: tuple[int, ...], planned: list, rng: random.Random
-    ) -> tuple[int, int, int, tuple[tuple[int, int, int], ...]]:
+    def _fallback(self, name: str, ctx: tuple[int, ...], planned: list, rng: random.Random) -> Plan:
         """The plan of a draw that passed the planned entries: the sampler chain's entries
         found since it was planned, then :meth:`~ReferenceSampler.fallback`."""
         chain = planned[1]
@@ -392,29 +385,32 @@ class DistilledModel(TowerModel):
         ]
 
 
-#: counts -> (out, rest, chosen, shares): the reference's assignment of a joint outcome
-#: with ``out`` pieces out (the largest share, first if tied, is the rest; the others, in
-#: destination order, are (destination, start, end) slices of the ``chosen`` shuffled
-#: members).
-_PLANS: dict[tuple[int, ...], tuple[int, int, int, tuple[tuple[int, int, int], ...]]] = {}
+#: The reference's assignment of a joint outcome: (pieces out, rest, chosen, parts). The
+#: largest share, first if tied, is the rest; the ``chosen`` members before it are
+#: shuffled; parts are (destination, slice of the members): the other shares in
+#: destination order, then the rest.
+Plan = tuple[int, int, int, tuple[tuple[int, slice], ...]]
+#: counts -> its plan
+_PLANS: dict[tuple[int, ...], Plan] = {}
 
 
-def _fill(plans: list, k: int, counts: tuple[int, ...]) -> tuple:
+def _fill(plans: list, k: int, counts: tuple[int, ...]) -> Plan:
     """``plans[k]``, the plan of ``counts``, filled in."""
     plan = plans[k] = _PLANS.get(counts) or _plan(counts)
     return plan
 
 
-def _plan(counts: tuple[int, ...]) -> tuple[int, int, int, tuple[tuple[int, int, int], ...]]:
+def _plan(counts: tuple[int, ...]) -> Plan:
     rest = counts.index(max(counts))
-    shares, start = [], 0
+    parts, start = [], 0
     for d, k in enumerate(counts):
         if k and d != rest:
-            shares.append((d, start, start + k))
+            parts.append((d, slice(start, start + k)))
             start += k
+    parts.append((rest, slice(start, None)))
     if len(_PLANS) >= 100_000:  # bound the memory (huge groups have many outcomes)
         _PLANS.clear()
-    plan = _PLANS[counts] = (counts[0], rest, start, tuple(shares))
+    plan = _PLANS[counts] = (counts[0], rest, start, tuple(parts))
     return plan
 
 
