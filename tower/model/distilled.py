@@ -81,7 +81,7 @@ class DistilledModel(TowerModel):
         #: draw chains by the throw's shared context (n, I, w, x, and the occupancies if
         #: a level reads P), then by (group id, m, o): the sampler's chains, reached
         #: with one small key per group
-        self._chains: dict[tuple[int, ...], dict[tuple[int, int, int], list]] = {}
+        self._chains: dict[tuple[int, ...], dict[tuple[int, int, int], tuple]] = {}
         self._plans: dict[int, tuple] = {}
 
     def _compile_groups(self) -> None:
@@ -232,10 +232,10 @@ class DistilledModel(TowerModel):
             if chain is None:
                 ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
                 chain = chains[(gid, m, gone)] = self._planned(sampler.chain(names[gid], ctx))
-            for total, cum, plans, denominator, outcomes in chain[0]:
-                if (u := draw() * denominator) < total:
-                    plan = plans[k := bisect_right(cum, u)] or _fill(plans, k, outcomes[k])
-                    break
+            # the first entry (total 0: none), then the rest (_fallback)
+            if (total := chain[0]) and (u := draw() * chain[3]) < total:
+                plans = chain[2]
+                plan = plans[k := bisect_right(chain[1], u)] or _fill(plans, k, chain[4][k])
             else:
                 ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
                 plan = self._fallback(names[gid], ctx, chain, rng)
@@ -284,10 +284,11 @@ class DistilledModel(TowerModel):
             raise ValueError(f"{resident} entered after throw {throws}, the tower's last")
         return self._gids[resident.place][resident.piece.kind][self.sampler.age_cap]
 
-    def _planned(self, chain: list) -> list:
-        """``[entries, chain]``: a sampler chain's entries with each outcome replaced by
-        its assignment plan (``_plan``), for the draws of :meth:`throw`."""
-        return [[self._entry_plans(entry) for entry in chain[0]], chain]
+    def _planned(self, chain: list) -> tuple:
+        """``(total, cum, plans, denominator, outcomes, chain)``: a sampler chain with its
+        first entry (:meth:`_entry_plans`; total 0 if it has none) at hand, for the
+        draws of :meth:`throw`."""
+        return (*(self._entry_plans(chain[0][0]) if chain[0] else _NO_ENTRY), chain)
 
     def _entry_plans(self, entry: tuple) -> tuple:
         """A table entry ``(total, cum, outcomes, denominator)`` as ``(total, cum, plans,
@@ -300,18 +301,22 @@ class DistilledModel(TowerModel):
             self._plans[id(entry)] = planned
         return planned
 
-    def _fallback(self, name: str, ctx: tuple[int, ...], planned: list, rng: random.Random) -> Plan:
-        """The plan of a draw that passed the planned entries: the sampler chain's entries
-        found since it was planned, then :meth:`~ReferenceSampler.fallback`."""
-        chain = planned[1]
-        for total, cum, outcomes, denominator in chain[0][len(planned[0]) :]:
+    def _fallback(
+        self, name: str, ctx: tuple[int, ...], planned: tuple, rng: random.Random
+    ) -> Plan:
+        """The plan of a draw that got past the first entry of a planned chain (or found
+        none, then it never will: :meth:`~ReferenceSampler.chain` looked up every level):
+        the sampler chain's further entries, then :meth:`~ReferenceSampler.fallback`.
+        The chain may have grown since it was planned (its entries are looked up lazily,
+        also by the reference's draws)."""
+        chain = planned[-1]
+        for total, cum, outcomes, denominator in chain[0][1:]:
             u = rng.random() * denominator
             if u < total:
                 counts = outcomes[bisect_right(cum, u)]
                 break
         else:
             counts = self.sampler.fallback(name, ctx, chain, rng)
-        planned[0] = [self._entry_plans(entry) for entry in chain[0]]
         return _PLANS.get(counts) or _plan(counts)
 
     def distribution(
@@ -392,6 +397,8 @@ class DistilledModel(TowerModel):
 Plan = tuple[int, int, int, tuple[tuple[int, slice], ...]]
 #: counts -> its plan
 _PLANS: dict[tuple[int, ...], Plan] = {}
+#: The first entry of a planned chain that has none (see DistilledModel._planned).
+_NO_ENTRY = (0, None, None, None, None)
 
 
 def _fill(plans: list, k: int, counts: tuple[int, ...]) -> Plan:
