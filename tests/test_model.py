@@ -263,16 +263,19 @@ def _reference_throw(model, state, pieces, rng):
 
 
 @pytest.mark.parametrize("which", ["shipped-v1", "synthetic-v2"])
-def test_fast_throw_draws_exactly_as_the_reference(which, fitted):
+@pytest.mark.parametrize("others", [False, True])
+def test_fast_throw_draws_exactly_as_the_reference(which, others, fitted):
     """DistilledModel.throw (the fast path) and ReferenceSampler.throw: same pieces out,
     same state and same random stream, throw for throw, with pawns, experts and old
-    residents."""
+    residents. With ``others``, more reference throws on the same sampler (other random
+    stream) come in between: they extend the shared draw chains behind the fast path's
+    back, which it must notice."""
     from tower.model import load_shipped
     from tower.pieces import NEUTRAL, Kind, Piece
 
     model = load_shipped("marrakesh") if which == "shipped-v1" else fitted
     plan = random.Random(4)
-    fast_rng, ref_rng = random.Random(9), random.Random(9)
+    fast_rng, ref_rng, other_rng = random.Random(9), random.Random(9), random.Random(5)
     state = model.new_state()
     for t in range(1500):
         if t % 20 == 0:
@@ -282,8 +285,37 @@ def test_fast_throw_draws_exactly_as_the_reference(which, fitted):
         pieces += [Piece(Kind.BRIGAND, NEUTRAL)] * plan.randint(0, 2)
         pieces += [Piece(Kind.EXPERT, "red")] * plan.randint(0, 3)
         plan.shuffle(pieces)
+        if others:
+            for _ in range(3):
+                _reference_throw(model, state, pieces, other_rng)
         out, new = model.throw(state, pieces, fast_rng)
         ref_out, ref_new = _reference_throw(model, state, pieces, ref_rng)
         assert sorted(out, key=str) == ref_out and new == ref_new, t
+        assert out == sorted(out) and list(new.residents) == sorted(new.residents), t
         assert fast_rng.random() == ref_rng.random()
         state = new
+
+
+def test_fast_throw_groups_very_old_residents_as_the_reference():
+    """Residents far older than the age cap (past the fast path's table of ages) land in
+    the oldest group, as in the reference; one entered after the current throw is refused."""
+    from tower.model import load_shipped
+    from tower.model.interface import Resident
+    from tower.pieces import Piece, Place
+
+    model = load_shipped("marrakesh")
+    old = [
+        Resident(Piece.keshi(c), Place.FLOOR2, since) for c, since in (("red", 0), ("pink", 390))
+    ]
+    state = TowerState(tuple(old), 400)
+    for seed in range(30):
+        out, new = model.throw(state, mixed_keshis(6), random.Random(seed))
+        assert (sorted(out, key=str), new) == _reference_throw(
+            model, state, mixed_keshis(6), random.Random(seed)
+        )
+    with pytest.raises(ValueError, match="entered after throw 400"):
+        model.throw(
+            TowerState((Resident(Piece.keshi("red"), Place.FLOOR2, 401),), 400),
+            [],
+            random.Random(1),
+        )

@@ -306,14 +306,13 @@ class BatchTowers:
         return self._index_lut[f].take(values, mode="clip")  # take: 2x fancy indexing
 
     def _code(
-        self, g: int, level: _Level, prefix: np.ndarray, own: dict[str, np.ndarray], todo
+        self, g: int, level: _Level, prefix: np.ndarray, own: dict[str, np.ndarray]
     ) -> np.ndarray:
-        """Keys of group ``g`` at ``level`` for the rows ``todo`` (or all) of the group;
-        ``prefix`` is the shared key part of those rows."""
+        """Keys of group ``g`` at ``level`` for some rows of the group: ``prefix`` is the
+        shared key part of those rows, ``own`` their own context indices."""
         code = prefix + g * level.group_stride  # prefix: already scaled (see throw)
         for f, stride in level.strides:
-            v = own[f] if todo is None else own[f].take(todo)
-            code += v * stride if stride != 1 else v
+            code += own[f] * stride if stride != 1 else own[f]
         return code
 
     def _outcomes(
@@ -337,31 +336,35 @@ class BatchTowers:
 
         finest = self.levels[0]
         result = finest.draw(
-            finest.index.lookup(self._code(g, finest, prefix(prefixes[0], None), own, None)),
+            finest.index.lookup(self._code(g, finest, prefix(prefixes[0], None), own)),
             self.rng,
         )
         todo = np.flatnonzero(result < 0)
         if not len(todo):
             return result
+        own = {f: v.take(todo) for f, v in own.items()}  # the rows still to draw
         if self._deep is not None:  # the coarser levels, drawn together
             deep, count = self._deep, len(self.levels) - 1
             codes = np.concatenate(
                 [
-                    self._code(g, level, prefix(p, todo), own, todo) * count + i
+                    self._code(g, level, prefix(p, todo), own) * count + i
                     for i, (level, p) in enumerate(zip(self.levels[1:], prefixes[1:], strict=False))
                 ]
             )
             drawn = deep.draw(deep.index.lookup(codes), self.rng).reshape(count, len(todo))
             hit = drawn >= 0
             first = hit.argmax(axis=0)  # the first level whose draw was used
-            used = np.flatnonzero(hit.any(axis=0))
+            drew = hit.any(axis=0)
+            used = drew.nonzero()[0]
             result[todo[used]] = drawn[first[used], used]
-            todo = np.delete(todo, used)
-            if not len(todo):
+            if len(used) == len(todo):
                 return result
+            left = (~drew).nonzero()[0]
+            todo = todo.take(left)
+            own = {f: v.take(left) for f, v in own.items()}
         law = np.broadcast_to(self.base[g], (len(todo), 5))
         for level, p in zip(self.piece_levels, prefixes[len(self.levels) :], strict=True):
-            found_at = level.index.lookup(self._code(g, level, prefix(p, todo), own, todo))
+            found_at = level.index.lookup(self._code(g, level, prefix(p, todo), own))
             found = found_at >= 0
             if found.any():
                 law = law.copy()
@@ -370,7 +373,7 @@ class BatchTowers:
                     seen.sum(axis=1, keepdims=True) + self.prior
                 )
         law = law / law.sum(axis=1, keepdims=True)
-        result[todo] = self.rng.multinomial(m[todo], law) @ _PACK
+        result[todo] = self.rng.multinomial(m.take(todo), law) @ _PACK
         return result
 
     def throw(self, fresh: Mapping[str, int] | np.ndarray) -> BatchThrow:
@@ -427,11 +430,12 @@ class BatchTowers:
                 continue
             else:
                 m = before[place, cls, age - 1]
-            rows = np.flatnonzero(m)
-            if not len(rows):
+            k = np.count_nonzero(m)
+            if not k:
                 continue
-            everyone = len(rows) == self.n
+            everyone = k == self.n
             if not everyone:
+                rows = (m != 0).nonzero()[0]  # 3x np.flatnonzero of an int array
                 m = m.take(rows)
             own = {"m": self._index("m", m)}
             if "P" in self._own:

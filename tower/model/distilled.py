@@ -33,7 +33,6 @@ from tower.errors import TowerError
 from tower.model import fileformat
 from tower.model.interface import Resident, TowerModel, TowerState
 from tower.model.reference import (
-    _NAMES,
     MAKEUP,
     PLACES,
     ReferenceSampler,
@@ -45,8 +44,9 @@ from tower.pieces import Kind, Piece, Place
 #: Where shipped models live: package data, so an installed ``tower`` has them.
 SHIPPED_DIR = "shipped"
 
-_PLACE_INDEX = {Place(p): i for i, p in enumerate(PLACES)}
 _INSIDE = [Place(p) for p in PLACES]
+#: Ages past ``age_cap`` whose group ids a model keeps at hand (older: a slower lookup).
+_AGES = 64
 
 
 class UnknownPieceError(TowerError, ValueError):
@@ -77,8 +77,46 @@ class DistilledModel(TowerModel):
         self.name = str(doc.get("name", "distilled"))
         self.sampler = ReferenceSampler(doc["model"])
         self._class = {Kind(k): c for k, c in self.sampler.classes.items() if k in set(Kind)}
-        #: keys of the fresh groups the make-up fields count (see throw)
-        self._makeup = [(-1, MAKEUP[f], 0) for f in ("w", "x")]
+        self._compile_groups()
+        #: draw chains by the throw's shared context (n, I, w, x, and the occupancies if
+        #: a level reads P), then by (group id, m, o): the sampler's chains, reached
+        #: with one small key per group
+        self._chains: dict[tuple[int, ...], dict[tuple[int, int, int], tuple]] = {}
+        self._plans: dict[int, tuple] = {}
+
+    def _compile_groups(self) -> None:
+        """Number every group the model can meet in the reference's visiting order.
+
+        A group id is an ``int``, so a throw groups and orders its pieces with plain ints:
+        ``_fresh_gid[kind]`` for thrown pieces, ``_gids[place][kind][age]`` for residents
+        (ages up to ``age_cap`` + :data:`_AGES`, older ones: :meth:`_old`), and per id its
+        place index (-1: fresh) and name.
+        """
+        cap = self.sampler.age_cap
+        classes = sorted(set(self._class.values()))
+        keys = [(-1, c, 0) for c in classes]
+        keys += [(i, c, a) for i in range(len(PLACES)) for c in classes for a in range(cap + 1)]
+        keys.sort(key=lambda k: (k[0], group_name(*k)))
+        gid = {k: i for i, k in enumerate(keys)}
+        self._place_of = [k[0] for k in keys]
+        self._names = [group_name(*k) for k in keys]
+        self._fresh_gid = {kind: gid[(-1, c, 0)] for kind, c in self._class.items()}
+        self._gids = {
+            place: {
+                kind: {a: gid[(i, c, min(a, cap))] for a in range(cap + _AGES)}
+                for kind, c in self._class.items()
+            }
+            for i, place in enumerate(_INSIDE)
+        }
+        #: ids of the fresh groups that the make-up fields count (-1: no such class)
+        self._makeup = [gid.get((-1, MAKEUP[f], 0), -1) for f in ("w", "x")]
+        used = {
+            f
+            for fields in [*self.sampler.levels, *self.doc["model"]["piece_levels"]]
+            for f in fields
+        }
+        #: whether a level reads ``P`` (if not, a chain does not depend on it, see throw)
+        self._uses_p = "P" in used
 
     @classmethod
     def from_tables(
@@ -130,83 +168,156 @@ class DistilledModel(TowerModel):
     ) -> tuple[list[Piece], TowerState]:
         """One throw: the same draws as ``self.sampler.throw`` (the reference), faster.
 
-        Groups hold the :class:`Piece` and :class:`Resident` objects themselves (no
-        per-piece tuples), a resident that stays where it was is kept as it is, and the
-        draw of each group is :meth:`~ReferenceSampler.outcome` (its per-context chains
-        are cached). Tested to give the reference's pieces out and state, draw for draw.
+        Groups are numbered in visiting order (:meth:`_compile_groups`), so grouping and
+        ordering them is done on ints; they hold the :class:`Piece` and
+        :class:`Resident` objects themselves, and a resident that stays where it was is
+        kept as it is. The draw of each group is :meth:`~ReferenceSampler.outcome`: its
+        chain is found under one small key per group (the throw's shared context is
+        looked up once), and each outcome carries its assignment plan. Tested to give
+        the reference's pieces out and state, draw for draw.
         """
-        sampler, cls_of, throws = self.sampler, self._class, state.throws
-        cap = sampler.age_cap
-        found: dict[tuple[int, str, int], list] = {}
-        occupancy = [0, 0, 0, 0]
+        sampler, throws = self.sampler, state.throws
+        residents = state.residents
+        found: dict[int, list] = {}
         try:
             kinds = set(map(_KIND, pieces))
             if len(kinds) == 1:  # the usual throw: one kind
-                found[(-1, cls_of[kinds.pop()], 0)] = list(pieces)
+                [kind] = kinds
+                found[self._fresh_gid[kind]] = list(pieces)
             else:
+                fresh_gid = self._fresh_gid
                 for p in pieces:
-                    key = (-1, cls_of[p.kind], 0)
-                    members = found.get(key)
+                    gid = fresh_gid[p.kind]
+                    members = found.get(gid)
                     if members is None:
-                        members = found[key] = []
-                    members.append(p)
-            for r in state.residents:
-                index = _PLACE_INDEX[r.place]
-                occupancy[index] += 1
-                age = throws - r.since
-                key = (index, cls_of[r.piece.kind], age if age < cap else cap)
-                members = found.get(key)
-                if members is None:
-                    members = found[key] = []
-                members.append(r)
+                        found[gid] = [p]
+                    else:
+                        members.append(p)
+            gids, group = self._gids, found.setdefault
+            for r in residents:  # (a resident's group id is never 0: fresh groups come first)
+                gid = gids[r.place][r.piece.kind].get(throws - r.since) or self._old(r, throws)
+                group(gid, []).append(r)
         except KeyError:
             for p in [*state.pieces, *pieces]:
                 self.piece_class(p)
             raise
-        n, inside, gone = len(pieces), len(state.residents), 0
+        n, inside, gone = len(pieces), len(residents), 0
         w, x = len(found.get(self._makeup[0], ())), len(found.get(self._makeup[1], ()))
+        place_of, names = self._place_of, self._names
+        # P by place index (the last, index -1: fresh groups, the number inside); all 0
+        # when no level reads P, as a chain then does not depend on it
+        occupancy = [0, 0, 0, 0, 0]
+        shared: tuple[int, ...] = (n, inside, w, x)
+        if self._uses_p:
+            occupancy[-1] = inside
+            for gid, members in found.items():
+                if place_of[gid] >= 0:
+                    occupancy[place_of[gid]] += len(members)
+            shared += tuple(occupancy)
+        # the chains of this throw's shared context, by (group, m, o)
+        chains = self._chains.get(shared)
+        if chains is None:
+            if len(self._chains) >= 20_000:  # bound the memory
+                self._chains.clear()
+            chains = self._chains[shared] = {}
         out: list[Piece] = []
         stay: list[Resident] = []
         draw = rng.random
-        chains, project = sampler._chains, sampler._project
-        names = _NAMES
-        for index, name, members in sorted(
-            [
-                (key[0], names.get(key) or group_name(*key), members)
-                for key, members in found.items()
-            ]
-        ):
+        new_resident, set_piece, set_place, set_since = _NEW, _SET_PIECE, _SET_PLACE, _SET_SINCE
+        for gid, members in sorted(found.items()) if len(found) > 1 else found.items():
+            index = place_of[gid]
             m = len(members)
-            p_count = occupancy[index] if index >= 0 else inside
-            # sampler.outcome, inlined (the per-group call is a fifth of a throw)
-            ctx = (m, n, inside, p_count, inside, w, x, gone)
-            chain = chains.get((name, project(ctx))) or sampler.chain(name, ctx)
-            for total, cum, outcomes, denominator in chain[0]:
-                u = draw() * denominator
-                if u < total:
-                    counts = outcomes[bisect_right(cum, u)]
-                    break
+            # sampler.outcome, inlined, with each outcome's assignment plan at hand
+            chain = chains.get((gid, m, gone))
+            if chain is None:
+                ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
+                chain = chains[(gid, m, gone)] = self._planned(sampler.chain(names[gid], ctx))
+            # the first entry (total 0: none), then the rest (_fallback)
+            if (total := chain[0]) and (u := draw() * chain[3]) < total:
+                plans = chain[2]
+                plan = plans[k := bisect_right(chain[1], u)] or _fill(plans, k, chain[4][k])
             else:
-                counts = sampler.fallback(name, ctx, chain, rng)
+                ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
+                plan = self._fallback(names[gid], ctx, chain, rng)
             # the reference's uniform assignment: shuffle all but the largest share
-            rest, chosen, shares = _PLANS.get(counts) or _plan(counts)
-            if not chosen and index >= 0 and rest == index + 1:  # all stay where they were
-                stay.extend(members)
-                continue
+            out_k, rest, chosen, parts = plan
             if chosen:
                 for i in range(chosen):
                     j = i + int(draw() * (m - i))
                     members[i], members[j] = members[j], members[i]
-                start = 0
-                for dest, k in shares:
-                    _settle(dest, index, members[start : start + k], throws, out, stay)
-                    start += k
-                members = members[chosen:]
-            _settle(rest, index, members, throws, out, stay)
-            gone += counts[0]
-        out.sort(key=_piece_key)
-        stay.sort(key=_resident_key)
-        return out, _sorted_state(tuple(stay), throws + 1)
+            elif rest == index + 1 and index >= 0:  # all stay where they were
+                stay.extend(members)
+                continue
+            for dest, cut in parts:  # send each part to its destination
+                part = members[cut]
+                if dest == 0:
+                    out.extend(part if index < 0 else [r.piece for r in part])
+                elif dest - 1 == index:  # residents that stay where they were
+                    stay.extend(part)
+                else:
+                    place = _INSIDE[dest - 1]
+                    for r in part:
+                        new = new_resident(Resident)
+                        if index < 0:
+                            set_piece(new, r)
+                            set_since(new, throws)
+                        else:
+                            set_piece(new, r.piece)
+                            set_since(new, r.since)
+                        set_place(new, place)
+                        stay.append(new)
+            gone += out_k
+        # sorted by kind and colour (only colour if all are of one kind: the same order)
+        kinds.update(map(_RESIDENT_KIND, residents))
+        one_kind = len(kinds) == 1
+        out.sort(key=_COLOUR if one_kind else _piece_key)
+        # the order TowerState keeps, so it need not sort
+        stay.sort(key=_RESIDENT_BY_COLOUR if one_kind else _resident_key)
+        new_state = new_resident(TowerState)
+        _SET_RESIDENTS(new_state, tuple(stay))
+        _SET_THROWS(new_state, throws + 1)
+        return out, new_state
+
+    def _old(self, resident: Resident, throws: int) -> int:
+        """The group id of a resident older than ``_gids`` lists (or a ``ValueError``)."""
+        if resident.since > throws:
+            raise ValueError(f"{resident} entered after throw {throws}, the tower's last")
+        return self._gids[resident.place][resident.piece.kind][self.sampler.age_cap]
+
+    def _planned(self, chain: list) -> tuple:
+        """``(total, cum, plans, denominator, outcomes, chain)``: a sampler chain with its
+        first entry (:meth:`_entry_plans`; total 0 if it has none) at hand, for the
+        draws of :meth:`throw`."""
+        return (*(self._entry_plans(chain[0][0]) if chain[0] else _NO_ENTRY), chain)
+
+    def _entry_plans(self, entry: tuple) -> tuple:
+        """A table entry ``(total, cum, outcomes, denominator)`` as ``(total, cum, plans,
+        denominator, outcomes)``, each outcome's plan filled in when first drawn
+        (:func:`_fill`), memoised by the entry (the sampler's tables keep it alive)."""
+        planned = self._plans.get(id(entry))
+        if planned is None:
+            total, cum, outcomes, denominator = entry
+            planned = (total, cum, [None] * len(outcomes), denominator, outcomes)
+            self._plans[id(entry)] = planned
+        return planned
+
+    def _fallback(
+        self, name: str, ctx: tuple[int, ...], planned: tuple, rng: random.Random
+    ) -> Plan:
+        """The plan of a draw that got past the first entry of a planned chain (or found
+        none, then it never will: :meth:`~ReferenceSampler.chain` looked up every level):
+        the sampler chain's further entries, then :meth:`~ReferenceSampler.fallback`.
+        The chain may have grown since it was planned (its entries are looked up lazily,
+        also by the reference's draws)."""
+        chain = planned[-1]
+        for total, cum, outcomes, denominator in chain[0][1:]:
+            u = rng.random() * denominator
+            if u < total:
+                counts = outcomes[bisect_right(cum, u)]
+                break
+        else:
+            counts = self.sampler.fallback(name, ctx, chain, rng)
+        return _PLANS.get(counts) or _plan(counts)
 
     def distribution(
         self, state: TowerState, pieces: Sequence[Piece], limit: int = 100_000
@@ -279,32 +390,35 @@ class DistilledModel(TowerModel):
         ]
 
 
-#: counts -> (rest, chosen, shares): the reference's assignment of a joint outcome (the
-#: largest share, first if tied, is the rest; the others, in destination order).
-_PLANS: dict[tuple[int, ...], tuple[int, int, tuple[tuple[int, int], ...]]] = {}
+#: The reference's assignment of a joint outcome: (pieces out, rest, chosen, parts). The
+#: largest share, first if tied, is the rest; the ``chosen`` members before it are
+#: shuffled; parts are (destination, slice of the members): the other shares in
+#: destination order, then the rest.
+Plan = tuple[int, int, int, tuple[tuple[int, slice], ...]]
+#: counts -> its plan
+_PLANS: dict[tuple[int, ...], Plan] = {}
+#: The first entry of a planned chain that has none (see DistilledModel._planned).
+_NO_ENTRY = (0, None, None, None, None)
 
 
-def _plan(counts: tuple[int, ...]) -> tuple[int, int, tuple[tuple[int, int], ...]]:
-    rest = counts.index(max(counts))
-    shares = tuple((d, k) for d, k in enumerate(counts) if k and d != rest)
-    if len(_PLANS) >= 100_000:  # bound the memory (huge groups have many outcomes)
-        _PLANS.clear()
-    plan = _PLANS[counts] = (rest, sum(counts) - counts[rest], shares)
+def _fill(plans: list, k: int, counts: tuple[int, ...]) -> Plan:
+    """``plans[k]``, the plan of ``counts``, filled in."""
+    plan = plans[k] = _PLANS.get(counts) or _plan(counts)
     return plan
 
 
-def _settle(dest: int, index: int, members: list, throws: int, out: list, stay: list) -> None:
-    """Send ``members`` of a group (pieces if ``index < 0``, else residents) to ``dest``."""
-    if dest == 0:
-        out.extend(members if index < 0 else [r.piece for r in members])
-    elif index < 0:
-        place = _INSIDE[dest - 1]
-        stay.extend([_resident(p, place, throws) for p in members])
-    elif dest - 1 == index:
-        stay.extend(members)
-    else:
-        place = _INSIDE[dest - 1]
-        stay.extend([_resident(r.piece, place, r.since) for r in members])
+def _plan(counts: tuple[int, ...]) -> Plan:
+    rest = counts.index(max(counts))
+    parts, start = [], 0
+    for d, k in enumerate(counts):
+        if k and d != rest:
+            parts.append((d, slice(start, start + k)))
+            start += k
+    parts.append((rest, slice(start, None)))
+    if len(_PLANS) >= 100_000:  # bound the memory (huge groups have many outcomes)
+        _PLANS.clear()
+    plan = _PLANS[counts] = (counts[0], rest, start, tuple(parts))
+    return plan
 
 
 def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int, ...], float]]]:
@@ -323,11 +437,18 @@ def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int
     return ways
 
 
-#: Sort keys: a piece by (kind, colour), a resident by (kind, colour, place, since).
+#: Sort keys: a piece by (kind, colour), a resident by (kind, colour, place, since); the
+#: same without the kind, for pieces all of one kind (half the work).
 _piece_key = attrgetter("kind", "colour")
 _resident_key = attrgetter("piece.kind", "piece.colour", "place", "since")
+_COLOUR = attrgetter("colour")
+_RESIDENT_BY_COLOUR = attrgetter("piece.colour", "place", "since")
+_RESIDENT_KIND = attrgetter("piece.kind")
 
 
+#: ``Resident(piece, place, since)`` through its slots: the frozen dataclass's
+#: ``__init__`` sets each field with ``object.__setattr__``; the slot descriptors do the
+#: same in C, 40 % faster (an equal, equally hashed value).
 _NEW = object.__new__
 _SET_PIECE, _SET_PLACE, _SET_SINCE = (
     Resident.piece.__set__,  # type: ignore[attr-defined]
@@ -339,31 +460,6 @@ _SET_PIECE, _SET_PLACE, _SET_SINCE = (
 _SET_RESIDENTS = TowerState.residents.__set__  # type: ignore[attr-defined]
 _SET_THROWS = TowerState.throws.__set__  # type: ignore[attr-defined]
 _KIND = attrgetter("kind")
-
-
-def _resident(piece: Piece, place: Place, since: int) -> Resident:
-    """``Resident(piece, place, since)`` for a place inside, through its slots.
-
-    The frozen dataclass's ``__init__`` sets each field with ``object.__setattr__``; the
-    slot descriptors do the same in C, 40 % faster (an equal, equally hashed value).
-    """
-    r = _NEW(Resident)
-    _SET_PIECE(r, piece)
-    _SET_PLACE(r, place)
-    _SET_SINCE(r, since)
-    return r
-
-
-def _sorted_state(residents: tuple[Resident, ...], throws: int) -> TowerState:
-    """A :class:`TowerState` from residents already in its order, at inside places.
-
-    The same value ``TowerState(residents, throws)`` builds, without sorting again
-    (``_resident_key`` is the dataclass order of :class:`Resident`).
-    """
-    state = _NEW(TowerState)
-    _SET_RESIDENTS(state, residents)
-    _SET_THROWS(state, throws)
-    return state
 
 
 def load_model(path: str | Path) -> DistilledModel:
