@@ -3,7 +3,8 @@
 A port of :mod:`tower.model.reference` to another language is right when, for the same
 model file, it computes the same exact laws and its draws follow them. The vectors are
 cases taken from the Python reference along random games (Marrakesh rounds of 6, 9 and
-12 keshis, rounds with experts, Walls & Guards battles):
+12 keshis, rounds with experts, Walls & Guards battles), and one crowd of 53 pieces
+thrown into an empty tower, whose groups no level has seen (the per-piece fallback):
 
 ``cases``
     One per (group, context): the group name, the context ``(m, n, I, P, J, o)``, the
@@ -77,6 +78,13 @@ def battle_throw(players: int, rng: random.Random) -> list[Piece]:
     return pieces + [Piece(Kind.BRIGAND, NEUTRAL)] * rng.randint(1, 3)
 
 
+def crowd_throw(rng: random.Random) -> list[Piece]:
+    """40 keshis, 8 watchmen and 5 experts at once: group sizes no game throws, so the
+    per-piece fallback (no level has the context) is exercised whatever the traces were."""
+    keshis = [Piece.keshi(rng.choice(KESHI_COLOURS)) for _ in range(40)]
+    return keshis + [Piece(Kind.WATCHMAN, PLAYER_COLOURS[0])] * 8 + [Piece(Kind.EXPERT, "blue")] * 5
+
+
 #: Throw kinds of the random games, drawn with equal chance each throw.
 THROWS: tuple[Callable[[int, random.Random], list[Piece]], ...] = (
     marrakesh_round,
@@ -127,6 +135,7 @@ def conformance_vectors(
                 }
             )
         game_records.append({"seed": game_seed, "players": players, "steps": steps})
+    cases += _cases(model, model.new_state(), crowd_throw(rng), rng)
     chosen = [i for i, c in enumerate(cases) if c["ctx"][0] >= 2 and _spread(c["out_law"])]
     step = max(1, len(chosen) // 30)
     return {
