@@ -12,8 +12,9 @@
 # 2. how often, and for how long, an expert keshi stays stuck;
 # 3. what experts do to the winner's score, in games between greedy agents.
 #
-# The shipped model has never seen an expert keshi: it throws them with the laws it
-# pooled over all pieces (a later model learns them). The numbers are that model's.
+# The shipped model (`tower.model/2`) was fitted on physics traces that include rounds
+# with expert keshis, and gives expert keshis laws of their own (conditioned on how many
+# are thrown). The numbers are that model's.
 
 # %%
 MODEL_FILE = None  # None: the shipped marrakesh model (notebooks/build.py --model sets a file)
@@ -148,22 +149,22 @@ out_all = [o for _, _, o in offers]
 print(f"greedy games: expert keshis out per round {statistics.mean(out_all):.2f}")
 
 # %% [markdown]
-# **In words.** (Under the shipped distilled model, which throws expert keshis with the
-# laws it pooled over all pieces; 150 sequences of 12 rounds of 12 keshis per number of
-# tiles, and 8 seeds of 3-player greedy games.)
+# **In words.** (Under the shipped distilled model, whose expert keshis have laws of
+# their own fitted on physics rounds with experts; 150 sequences of 12 rounds of 12
+# keshis per number of tiles, and 8 seeds of 3-player greedy games.)
 #
-# - **Experts on offer.** With 1 face-up tile, 0.93 expert keshis come out per round and
-#   in 18% of the rounds none does, so nobody can take an expert. From 2 tiles on a round
-#   without any expert on offer is rare (3% with 2 tiles, under 2% with 3-5). The offer
-#   grows slower than the tiles: with 5 face-up tiles only 3.2 expert keshis are thrown
-#   on average, and 3.0 come out, because the stuck ones cannot be thrown.
-# - **A wanted expert stuck.** About 1 thrown expert keshi in 5 (20-22%) sticks, whatever
-#   the number of tiles; a stuck one stays 2.5-2.8 rounds on average before it falls out,
-#   and about 6% of the expert keshis are still inside after 12 rounds. In the greedy
-#   games 1.6-2.2 expert keshis came out per round.
+# - **Experts on offer.** With 1 face-up tile, 0.95 expert keshis come out per round and
+#   in 19% of the rounds none does, so nobody can take an expert. From 2 tiles on a round
+#   without any expert on offer is rare (4% with 2 tiles, about 1% with 3-5). The offer
+#   grows slower than the tiles: with 5 face-up tiles only 3.4 expert keshis are thrown
+#   on average, and 3.2 come out, because the stuck ones cannot be thrown.
+# - **A wanted expert stuck.** About 1 thrown expert keshi in 4 (23-24%) sticks, whatever
+#   the number of tiles; a stuck one stays 1.9-2.0 rounds on average before it falls out,
+#   and about 5% of the expert keshis are still inside after 12 rounds. In the greedy
+#   games 1.9-2.4 expert keshis came out per round.
 # - **The winner's score.** Greedy agents that count an unused expert as its 5 final
-#   points take 9 of the 12 experts in a 3-player game and use 1.6 of them. The winners
-#   scored 8.1 +- 5.4 points fewer with the module than without on the same seeds: not
-#   distinguishable from 0 at two standard errors with 8 seeds (the module draws from the
-#   setup's generator, so the paired games diverge from the start). These agents pay 3
-#   resources per expert instead of claiming keshis; stronger agents may do better.
+#   points take 8.1 of the 12 experts in a 3-player game and use 1.6 of them. The winners
+#   scored 2.5 +- 6.0 points more with the module than without on the same seeds: not
+#   distinguishable from 0 with 8 seeds (the module draws from the setup's generator, so
+#   the paired games diverge from the start). These agents pay 3 resources per expert
+#   instead of claiming keshis; stronger agents may do better.

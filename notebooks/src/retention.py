@@ -257,34 +257,37 @@ for key in eq:
           f"out at once {stay[key][0]:.3f}, later {stay[key][1]:.3f}, still in {stay[key][2]:.3f}")
 
 # %% [markdown]
-# **In words.** (Both towers are assumed designs with default physics; see the README.)
+# **In words.** (Both towers are assumed designs with default physics; see the README. The
+# `marrakesh` physics is numerics v3, the `queen-classic` physics still v1: see *The data*.)
 #
 # - **How many stay inside.** With 12 keshis a throw, the `marrakesh` tower holds about
-#   8 pieces at equilibrium (8.1 in physics, sd 2.9), and an empty tower gets to 90% of
-#   that by the 9th throw: within a game of 12 rounds it fills up by mid-game. The
-#   `queen-classic` tower holds twice as many (16.2) and fills slowly (90% only by throw
-#   19, longer than a game). The baseline's two chances give 12.1 pieces for either
-#   tower, reached by throw 6: half as many again as the physics `marrakesh` tower, and
+#   6 to 7 pieces at equilibrium (6.4 in physics, sd 2.4), and an empty tower gets to 90%
+#   of that by the 6th throw: it fills within the first half of a game of 12 rounds. The
+#   `queen-classic` tower holds 2.5 times as many (16.2) and fills slowly (90% only by
+#   throw 19, longer than a game). The baseline's two chances give 12.1 pieces for either
+#   tower, reached by throw 6: nearly twice as many as the physics `marrakesh` tower, and
 #   too few and too fast for `queen-classic`.
-# - **Out against in.** Once filling, a tower returns nearly what it receives (0.96 to
-#   0.98 pieces out per piece in over throws 7-12 for `marrakesh`). A throw of 12 gives
-#   about 9.6 out of an empty tower and more for each piece already inside (`marrakesh`
-#   physics +0.30 a piece, `queen-classic` +0.14): full towers give more. The number out
-#   of one throw of 12 varies with a standard deviation of 2.1 in physics; the baseline
-#   exaggerates that luck (2.5).
-# - **How long a piece stays.** In `marrakesh`, 78% of keshis come out in the throw
-#   they are thrown, 20% in a later throw, mostly the next one or two, and about 1.4% are
+# - **Out against in.** Once filling, a tower returns nearly what it receives (0.99 to
+#   1.00 pieces out per piece in over throws 7-12 for `marrakesh` physics). A throw of 12
+#   gives about 10 out of an empty tower (`marrakesh` 9.98, `queen-classic` 9.55) and more
+#   for each piece already inside (`marrakesh` physics +0.37 a piece, `queen-classic`
+#   +0.14): full towers give more. The number out of one throw of 12 varies with a
+#   standard deviation of 2.15 in `marrakesh` physics; the baseline exaggerates that luck
+#   (2.51).
+# - **How long a piece stays.** In `marrakesh`, 80% of keshis come out in the throw
+#   they are thrown, 19% in a later throw, mostly the next one or two, and about 1.2% are
 #   still inside six or more throws later. So old keshis do come back: about one in five.
 #   The baseline sends a third of the keshis out later. In `queen-classic`, 82% come out
 #   at once, 12% later and 7% are still inside after six throws: pieces that stick, stay.
 # - **Will my colour come out this throw?** With 12 keshis of different colours, a
-#   colour thrown has a keshi out in the same throw 81% of the time in physics (82%
-#   distilled), against 74% for the baseline.
-# - **The distilled models** follow physics closely: the shipped `marrakesh` model gives
-#   the same share out at once (79%), colour chance (82%), spread (2.19 against 2.14) and
-#   push per piece inside (+0.27 against +0.30), and 7.5 inside over throws 7-12 against
-#   7.3; over 36 throws it drifts a little higher (9.0 at equilibrium against 8.1, 90%
-#   reached by throw 13 against 9). The `queen-classic` model fitted here in a second from
-#   180 game-length sequences reproduces its held-out 36-throw runs (15.6 inside against
-#   16.2). The
-#   baseline is off on every one of these statistics.
+#   colour thrown has a keshi out in the same throw 83% of the time in physics (0.828;
+#   distilled 0.825), against 74% for the baseline.
+# - **The distilled models** follow physics closely: the shipped `marrakesh` model
+#   (`tower.model/2`, fitted on physics v3 traces other than these) gives the same share
+#   out at once (0.799 against 0.799), colour chance (0.825 against 0.828), push per piece
+#   inside (+0.376 against +0.372), nearly the same spread (2.07 against 2.15) and 6.05
+#   inside over throws 7-12 against 6.06; over 36 throws 6.53 at equilibrium against
+#   6.44, 90% reached by throw 8 against 6 (it fills a little more gradually). The
+#   `queen-classic` model fitted here in a second from 180 game-length sequences
+#   reproduces its held-out 36-throw runs (15.6 inside against 16.2). The baseline is off
+#   on every one of these statistics.
