@@ -9,6 +9,7 @@ import trimesh
 
 from tower.cli import main
 from tower.export import GLTF_VOLUME_SCALE, export_meshes
+from tower.files.outputs import MANIFEST
 from tower.model.distilled import shipped_path
 
 EXPECTED = {
@@ -33,7 +34,7 @@ def exported(tmp_path_factory):
 
 def test_export_writes_the_folder(exported):
     files = {p.relative_to(exported).as_posix() for p in exported.rglob("*") if p.is_file()}
-    assert files == EXPECTED
+    assert files == EXPECTED | {MANIFEST}  # the manifest: which files `tower export` wrote
     assert (exported / "marrakesh.json").read_bytes() == shipped_path("marrakesh").read_bytes()
     readme = (exported / "README.md").read_text()
     assert "License: MIT" in readme
@@ -55,13 +56,20 @@ def test_glb_meshes_load_back_with_the_same_volumes(exported):
             assert back.extents[1] * 1e3 == pytest.approx(mesh.extents[2], rel=1e-5), part
 
 
-def test_export_refuses_a_non_empty_folder(tmp_path, capsys):
+def test_export_keeps_other_files_and_refuses_to_replace_one_it_did_not_write(tmp_path, capsys):
     (tmp_path / "mine.txt").write_text("keep me")
+    main(["export", "--out", str(tmp_path)])  # beside a file of the user's
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+    main(["export", "--out", str(tmp_path)])  # its own files: replaced without --force
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tower.glb").write_bytes(b"old")
     with pytest.raises(SystemExit) as exc:
-        main(["export", "--out", str(tmp_path)])
+        main(["export", "--out", str(other)])
     assert exc.value.code == 2
-    assert "not empty" in capsys.readouterr().err
-    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+    assert "tower.glb: already exists" in capsys.readouterr().err
+    assert [p.name for p in other.iterdir()] == ["tower.glb"]
+    assert (other / "tower.glb").read_bytes() == b"old"
 
 
 def test_force_replaces_only_the_exports_files(tmp_path):

@@ -34,18 +34,6 @@ GLTF_FROM_TOWER = np.array(
 GLTF_VOLUME_SCALE = 1e-9
 
 
-def claim_folder(path: Path, force: bool) -> None:
-    """Check that ``path`` may receive output: missing, empty, or ``force`` given."""
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise TowerError(f"{path}: exists and is not a folder")
-    if path.is_dir() and any(path.iterdir()) and not force:
-        raise TowerError(
-            f"{path}: folder is not empty; choose a new folder or pass --force "
-            "(which replaces only the files this command writes)"
-        )
-
-
 def glb_bytes(named_meshes: list[tuple[str, trimesh.Trimesh]]) -> bytes:
     """A glTF binary scene with one node per mesh, converted to metres and y up."""
     scene = trimesh.Scene()
@@ -91,21 +79,22 @@ def export_files(preset: str, model_path: Path | None = None) -> dict[str, bytes
 
 
 def export_folder(out: Path, preset: str, model_path: Path | None, force: bool) -> list[Path]:
-    """Write the export into ``out``; returns the paths written."""
-    claim_folder(out, force)
-    files = export_files(preset, model_path)  # everything checked before anything is written
+    """Write the export into ``out``; returns the paths written.
+
+    Everything is built and checked before anything is written. A file already in ``out``
+    is replaced only if an earlier ``tower export`` wrote it (or with ``force``); other
+    files are left alone."""
+    from tower.files.outputs import OutputFolder
+
+    files = export_files(preset, model_path)
+    folder = OutputFolder(out, "export", force=force)
+    folder.check(sorted(files))
     written = []
     for rel, data in sorted(files.items()):
-        target = Path(out) / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp")
-        try:
+        (folder.path / rel).parent.mkdir(parents=True, exist_ok=True)
+        with folder.path_for(rel) as tmp:
             tmp.write_bytes(data)
-            tmp.replace(target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        written.append(target)
+        written.append(folder.path / rel)
     return written
 
 

@@ -36,28 +36,29 @@ def model() -> None:
     "out_dir",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for vectors.json (refused if it holds other files, unless --force).",
+    help="Folder for vectors.json (an existing one not written by this command needs --force).",
 )
 @click.option("--games", default=40, show_default=True, help="Random games to take cases from.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the games.")
-@click.option("--force", is_flag=True, help="Write into a non-empty folder.")
+@click.option("--force", is_flag=True, help="Replace a vectors.json this command did not write.")
 def vectors(model_spec: str, out_dir: Path, games: int, seed: int, force: bool) -> None:
     """Write conformance vectors of a model: states, throws and the exact laws.
 
     A port is right when it reproduces every exact law to 1e-12 and its sampling passes
     the chi-square test against them (see docs/model-format.md, section 10).
     """
-    from tower.export import claim_folder
-    from tower.model.fileformat import canonical, write_text_atomic
+    from tower.files.outputs import OutputFolder
+    from tower.model.fileformat import canonical
     from tower.model.vectors import conformance_vectors
 
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
     tower_model = _open(model_spec)
-    claim_folder(out_dir, force)
+    folder = OutputFolder(out_dir, "model vectors", force=force)
+    folder.check(["vectors.json"])
     vec = conformance_vectors(tower_model, games=games, seed=seed)
+    folder.write_text("vectors.json", canonical(vec) + "\n")
     path = out_dir / "vectors.json"
-    write_text_atomic(path, canonical(vec) + "\n")
     click.echo(
         f"{path}: {len(vec['cases'])} exact-law cases, {len(vec['games'])} games, "
         f"{len(vec['chi_square']['cases'])} chi-square cases (model {tower_model.name}, "
