@@ -22,9 +22,9 @@ from tower.geometry.spec import PRESETS
     "out_dir",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="The folder to write (files not written by `tower export` are kept; replacing one needs --force).",
+    help="The folder to write (other files in it are kept).",
 )
-@click.option("--force", is_flag=True, help="Replace files in the folder that `tower export` did not write.")
+@click.option("--force", is_flag=True, help="Replace files that `tower export` did not write.")
 def export(preset: str, model_path: Path | None, out_dir: Path, force: bool) -> None:
     """Write the model file, its format document, glTF meshes and a README into OUT."""
     from tower.export import export_folder
