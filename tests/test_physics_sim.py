@@ -17,7 +17,7 @@ from tower.physics import (
     TowerGeometry,
     TowerSim,
 )
-from tower.physics.world import LENGTH
+from tower.physics.world import LENGTH, Numerics
 from tower.pieces import INSIDE, Kind, Piece, mixed_keshis
 from tower.traces import TraceSequence
 
@@ -235,3 +235,12 @@ def test_traces_name_the_numerics_version_and_old_snapshots_restore_as_v2(geomet
     old = TowerSim.restore(path, geometry.spec, geometry=geometry)
     assert old.numerics.version == 2 and old.source == "physics-v2:marrakesh"
     old.close()
+
+
+def test_a_tower_that_asks_for_a_finer_time_step_is_simulated_with_it():
+    from tower.geometry import load_preset
+
+    sim = TowerSim(load_preset("queen-classic"), seed=1)
+    assert sim.numerics.time_step == 1 / 240  # the preset's steps_per_second
+    assert sim.numerics == Numerics.for_spec(sim.spec) != Numerics()
+    sim.close()

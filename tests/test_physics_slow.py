@@ -1,11 +1,14 @@
-"""Long physics checks (``pytest -m slow``): 10,000 throws lose nothing; the tower settles.
+"""Long physics checks (``pytest -m slow``): thousands of throws lose nothing; towers settle.
 
-Two runs of 100 towers x 100 throws: 12 keshis a throw, and mixed throws of keshis, expert
-keshis (Gems & Experts), watchmen and brigands (Walls & Guards). Every throw may be thrown
-again if the simulation loses a piece (as traces are made); each run must need no re-throw
-and lose nothing. Before physics v2 the keshi run lost one keshi (tower 50, throw 5): it
-crossed the courtyard in one hop, climbed the front wall and flew out over the side wall;
-pieces that are out and clear of the tube are now retired before they reach the walls.
+Two runs of 100 towers x 100 throws in the Marrakesh tower: 12 keshis a throw, and mixed
+throws of keshis, expert keshis (Gems & Experts), watchmen and brigands (Walls & Guards).
+A third of 20 towers x 100 throws of 12 cubes in the ``queen-classic`` tower. Every throw
+may be thrown again if the simulation loses a piece (as traces are made); each run must
+need no re-throw and lose nothing. Before physics v2 the keshi run lost one keshi (tower
+50, throw 5): it crossed the courtyard in one hop, climbed the front wall and flew out
+over the side wall; pieces that are out and clear of the tube are now retired before they
+reach the walls. At 150 steps a second the cubes sank through the courtyard board; that
+tower asks for 240 (its preset's ``steps_per_second``).
 Run with ``.venv/bin/pytest -m slow tests/test_physics_slow.py -s`` to see the counts.
 """
 
@@ -24,6 +27,7 @@ from tower.runs.batch import read_records
 TOWERS, THROWS = 100, 100
 #: Re-throws allowed per throw, as for traces (:func:`tower.physics.sequences.sequence_tasks`).
 RETRIES = 3
+CUBE_COLOURS = ("red", "yellow", "green", "blue", "white")
 
 
 def mixed_throw(rng: np.random.Generator) -> list[Piece]:
@@ -35,6 +39,18 @@ def mixed_throw(rng: np.random.Generator) -> list[Piece]:
     pieces += [Piece(Kind.WATCHMAN, PLAYER_COLOURS[c]) for c in rng.integers(4, size=watchmen)]
     pieces += [Piece(Kind.BRIGAND, NEUTRAL)] * brigands
     return [pieces[i] for i in rng.permutation(len(pieces))]
+
+
+def cubes(rng: np.random.Generator) -> list[Piece]:
+    """12 cubes in 5 colours, as in the Queen tower games (the ``queen-classic`` tower)."""
+    return [Piece(Kind.CUBE, CUBE_COLOURS[c]) for c in rng.integers(5, size=12)]
+
+
+#: mix -> one throw's pieces
+MIXES = {"keshis": lambda rng: mixed_keshis(12), "mixed": mixed_throw, "cubes": cubes}
+#: mix -> (preset, towers, seed base)
+RUNS = {"keshis": ("marrakesh", TOWERS, 2026), "mixed": ("marrakesh", TOWERS, 2027),
+        "cubes": ("queen-classic", 20, 2028)}  # fmt: skip
 
 
 def tower_record(args: dict) -> dict:
@@ -49,7 +65,7 @@ def tower_record(args: dict) -> dict:
     restarts = 0
     sim = TowerSim(geometry.spec, seed=seed, geometry=geometry)
     while done < THROWS:
-        pieces = mixed_keshis(12) if args["mix"] == "keshis" else mixed_throw(rng)
+        pieces = MIXES[args["mix"]](rng)
         try:
             result = sim.throw(pieces, retries=RETRIES)
         except NonFiniteStateError:
@@ -71,13 +87,15 @@ def tower_record(args: dict) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mix", ["keshis", "mixed"])
+@pytest.mark.parametrize("mix", sorted(RUNS))
 def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path, mix):
-    spec = load_preset("marrakesh")
-    base = 2026 if mix == "keshis" else 2027
+    """10,000 throws each of keshis and of mixed pieces (Marrakesh tower), and 2,000 of
+    cubes in the ``queen-classic`` tower (simulated at its own finer time step)."""
+    preset, towers, base = RUNS[mix]
+    spec = load_preset(preset)
     tasks = [
         Task(k, {"key": k, "spec_toml": spec.to_toml(), "seed": sequence_seed(base, k), "mix": mix})
-        for k in range(TOWERS)
+        for k in range(towers)
     ]
     out = tmp_path / "towers.jsonl"
     run_tasks(tasks, tower_record, out, workers=2, progress=False)
@@ -92,7 +110,7 @@ def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path, mix):
         f"\n{throws} throws ({mix}): {escapes} escapes, {nans} NaNs, {rethrows} re-throws; "
         f"mean inside throws 21-60: {early:.2f}, 61-100: {late:.2f}, max {full.max():.0f}"
     )
-    assert throws == TOWERS * THROWS
+    assert throws == towers * THROWS
     assert escapes == 0 and nans == 0 and rethrows == 0
     if mix == "keshis":
         # an equilibrium in the range players report, not a pile growing for ever (mixed

@@ -24,6 +24,7 @@ from tower.geometry import (
     load_preset,
     load_spec,
 )
+from tower.geometry.spec import parse_raw
 
 BAD = Path(__file__).parent / "data" / "bad_specs"
 
@@ -43,6 +44,7 @@ CASES = {
     "wrong_type": (SpecFormatError, "tube.height.value", "'tall'"),
     "bare_number": (SpecFormatError, "tube.depth", "72.0"),
     "not_toml": (SpecFormatError, None, "line 11"),
+    "steps_not_whole": (SpecFormatError, "steps_per_second", "got 2.5"),
 }
 
 
@@ -103,3 +105,15 @@ def test_unknown_preset_is_rejected(tmp_path):
         main(["meshes", "build", "--preset", "wallenstein", "--out", str(tmp_path / "m")])
     assert info.value.code == 2  # click's usage error for a bad choice
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tower_may_ask_for_a_finer_time_step_and_keeps_it():
+    queen, marrakesh = load_preset("queen-classic"), load_preset("marrakesh")
+    assert queen.steps_per_second == 240 and marrakesh.steps_per_second is None
+    assert "steps_per_second = 240" in queen.to_toml()
+    assert "steps_per_second" not in marrakesh.to_toml()  # absent: the file is unchanged
+    assert queen.with_values({"tube.width": 85.0}).steps_per_second == 240
+    raw = queen.to_raw()
+    for bad in (0, 59, 2001, True, "fast"):
+        with pytest.raises(SpecFormatError, match=f"field steps_per_second.*got {bad!r}"):
+            parse_raw({**raw, "steps_per_second": bad}, "t.toml")

@@ -317,6 +317,10 @@ class TowerData:
         The plausible range of every assumed number, by dotted field name.
     source : str
         The file the spec was read from.
+    steps_per_second : int or None
+        Simulation steps per second this tower needs, where the physics' default time
+        step is too coarse for it (``None``: the default). Not a dimension: a numerical
+        setting, kept with the tower it was found for.
     """
 
     name: str
@@ -330,6 +334,7 @@ class TowerData:
     pieces: dict[Kind, PieceSpec]
     ranges: Mapping[str, tuple[float, float]] = field(repr=False)
     source: str = field(default="<memory>", repr=False)
+    steps_per_second: int | None = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TowerData):
@@ -551,6 +556,8 @@ class TowerData:
             return out
 
         raw: dict[str, Any] = {"schema": SCHEMA, "name": self.name, "description": self.description}
+        if self.steps_per_second is not None:
+            raw["steps_per_second"] = self.steps_per_second
         for name in ("tube", "funnel"):
             raw[name] = section(name, getattr(self, name))
         raw["floors"] = [section(f"floors.{i}", f) for i, f in enumerate(self.floors)]
@@ -583,6 +590,8 @@ def _to_toml(raw: dict[str, Any], spec: TowerData) -> str:
         f"name = {_str(raw['name'])}",
         f"description = {_str(raw['description'])}",
     ]
+    if "steps_per_second" in raw:
+        lines.append(f"steps_per_second = {raw['steps_per_second']}")
 
     def table(header: str, prefix: str, body: dict[str, Any]) -> None:
         lines.extend(["", header])

@@ -163,7 +163,8 @@ class TowerSim:
     seed : int
         Seed of the throw randomness (release positions, velocities, spins).
     numerics : Numerics, optional
-        Numerical settings; the tuned defaults if omitted.
+        Numerical settings; if omitted, the tuned defaults with the time step the spec
+        asks for (:meth:`Numerics.for_spec`).
     geometry : TowerGeometry, optional
         Pre-built geometry of ``spec`` (saves meshing when many towers share a spec).
     """
@@ -180,7 +181,7 @@ class TowerSim:
         self.spec = spec
         self.params = params or PhysicsParams()
         self.seed = int(seed)
-        self.numerics = numerics or Numerics()
+        self.numerics = numerics or Numerics.for_spec(spec)
         self.geometry = geometry or TowerGeometry.from_spec(spec)
         self.rng = np.random.Generator(np.random.PCG64(self.seed))
         #: id -> piece for every piece thrown so far.

@@ -149,6 +149,13 @@ class Numerics:
             retire=False,
         )
 
+    @classmethod
+    def for_spec(cls, spec: Any) -> Numerics:
+        """The defaults, with the time step the tower asks for (``spec.steps_per_second``),
+        if it asks for one."""
+        steps = getattr(spec, "steps_per_second", None)
+        return cls(time_step=1.0 / steps) if steps else cls()
+
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
