@@ -19,13 +19,9 @@ T = 12 (a game's length) and S sequences, and N = 12 with T = 36 and S / 3 seque
 
 Physics parameters are the built-in defaults of the checkout it runs in.
 
-The ``marrakesh`` files are physics numerics v3 (their run header and trace ``source``
-say so). The ``queen-classic`` files are still physics v1 (commit 8861d98, no run header):
-with numerics v3 (and v2) the cubes of a ``queen-classic`` throw sink through that tower's
-courtyard board just past the tube's exit (``EscapeError`` at x 47-58 mm, z below -2 mm;
-with 12 cubes a throw all 8 towers tried lost one, after 3.5 throws on average; with v3 at
-a 1/240 s time step 6 of 6 ran their 12 throws), so ``--only marrakesh`` is what
-regenerates data until that is fixed.
+All files are physics numerics v3 (their run header and trace ``source`` say so). The
+``queen-classic`` tower is simulated at 240 steps a second, which its preset asks for
+(``steps_per_second``): at the default 150 its cubes sank through the courtyard board.
 """
 
 from __future__ import annotations
@@ -74,7 +70,7 @@ def cube_sequence(args: dict[str, Any]) -> dict[str, Any]:
     return TraceSequence(
         seq=args["seq"],
         seed=seed,
-        source=f"physics:{spec.name}",
+        source=sim.source,
         pieces=tuple(sim.pieces),
         throws=tuple(r.to_trace() for r in results),
     ).to_json()
