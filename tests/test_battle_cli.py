@@ -177,6 +177,25 @@ def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypa
     assert type(model) is BaselineModel and "cannot throw pawns" in note
 
 
+def test_a_model_file_can_be_chosen_and_a_bad_one_is_refused(tmp_path):
+    from random import Random
+
+    from tower.battle.inputs import BadNotation, choose_model
+    from tower.errors import InputFileError
+    from tower.model.distilled import shipped_path
+    from tower.pieces import NEUTRAL, Kind, Piece
+
+    model, note = choose_model(str(shipped_path("marrakesh")))
+    assert note.startswith("model: ") and "marrakesh.json" in note
+    assert len(model.throw(model.new_state(), [Piece(Kind.BRIGAND, NEUTRAL)], Random(1))) == 2
+    with pytest.raises(BadNotation, match="'shipped', 'baseline' or a model file"):
+        choose_model(str(tmp_path / "missing.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "tower.model/2"}')
+    with pytest.raises(InputFileError, match=r"bad\.json"):  # never a silent fallback
+        choose_model(str(bad))
+
+
 def test_battle_traces_writes_valid_seasons_and_resumes(tmp_path, capsys):
     pytest.importorskip("pybullet")
     from tower.traces import read_traces

@@ -46,12 +46,23 @@ def choose_model(name: str = "shipped") -> tuple[TowerModel, str]:
 
     ``"shipped"`` loads the shipped ``marrakesh`` model; if none ships in this build, or it
     cannot throw watchmen and brigands, the baseline is used and the note says so. A shipped
-    model file that exists but is corrupt is an error, never a silent fallback.
+    model file that exists but is corrupt is an error, never a silent fallback. Any other
+    name is a model file (``tower distill`` output); it must load and throw pawns.
     """
     if name == "baseline":
         return BaselineModel(), "model: baseline (2/3 fresh, 1/3 resident), as requested"
     if name != "shipped":
-        raise BadNotation(f"--model must be 'shipped' or 'baseline', got {name!r}")
+        from tower.model import load_model
+
+        if not Path(name).is_file():
+            msg = f"--model must be 'shipped', 'baseline' or a model file, got {name!r}"
+            raise BadNotation(msg)
+        model = load_model(name)  # a bad file raises InputFileError naming it
+        try:
+            _probe_pawns(model)
+        except TowerError as exc:
+            raise BadNotation(f"{name}: this model cannot throw pawns: {exc}") from None
+        return model, f"model: {name} ({model.name})"
     try:
         from tower.model import load_shipped
     except ImportError:
@@ -62,12 +73,17 @@ def choose_model(name: str = "shipped") -> tuple[TowerModel, str]:
         raise
     except TowerError as exc:
         return BaselineModel(), f"model: baseline (no shipped model: {exc})"
-    probe = [Piece(Kind.WATCHMAN, PLAYER_COLOURS[0]), Piece(Kind.BRIGAND, NEUTRAL)]
     try:
-        model.throw(model.new_state(), probe, random.Random(0))
+        _probe_pawns(model)
     except TowerError as exc:
         return BaselineModel(), f"model: baseline (the shipped model cannot throw pawns: {exc})"
     return model, f"model: shipped 'marrakesh' ({model.name})"
+
+
+def _probe_pawns(model: TowerModel) -> None:
+    """Raise the model's TowerError if it cannot throw a watchman and a brigand."""
+    probe = [Piece(Kind.WATCHMAN, PLAYER_COLOURS[0]), Piece(Kind.BRIGAND, NEUTRAL)]
+    model.throw(model.new_state(), probe, random.Random(0))
 
 
 def warmup_rounds(spec: str) -> int | None:

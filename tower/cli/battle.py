@@ -59,8 +59,8 @@ from tower.cli.options import (
     "model_name",
     default="shipped",
     show_default=True,
-    type=click.Choice(["shipped", "baseline"]),
-    help="The shipped distilled model (baseline if none ships), or the baseline.",
+    help="shipped (the shipped distilled model; baseline if none ships), baseline, or a "
+    "model file.",
 )
 @click.option(
     "--samples",
@@ -313,7 +313,7 @@ def traces_cmd(
     "model_name",
     default="shipped",
     show_default=True,
-    type=click.Choice(["shipped", "baseline"]),
+    help="shipped, baseline, or a model file.",
 )
 @click.option(
     "--samples",
