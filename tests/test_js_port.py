@@ -140,13 +140,19 @@ def test_bundle_never_overwrites_a_foreign_file(tmp_path, capsys):
     assert not (tmp_path / "models").exists()
 
 
-def test_vectors_refuse_a_non_empty_folder(tmp_path, capsys):
+def test_vectors_keep_other_files_and_never_replace_one_they_did_not_write(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("keep me")
+    (tmp_path / "vectors.json").write_text("mine")
     with pytest.raises(SystemExit) as exc:
         main(["model", "vectors", "--out", str(tmp_path), "--games", "1"])
     assert exc.value.code == 2
-    assert "not empty" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert "vectors.json: already exists" in capsys.readouterr().err
+    assert (tmp_path / "vectors.json").read_text() == "mine"
+    (tmp_path / "vectors.json").unlink()
+    main(["model", "vectors", "--out", str(tmp_path), "--games", "1"])
+    main(["model", "vectors", "--out", str(tmp_path), "--games", "1"])  # its own: replaced
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+    assert json.loads((tmp_path / "vectors.json").read_text())["cases"]
 
 
 CHECK_FILES = """
