@@ -279,12 +279,12 @@ for key in eq:
 #   at once, 12% later and 7% are still inside after six throws: pieces that stick, stay.
 # - **Will my colour come out this throw?** With 12 keshis of different colours, a
 #   colour thrown has a keshi out in the same throw 83% of the time in physics (0.828;
-#   distilled 0.825), against 74% for the baseline.
+#   distilled 0.826), against 74% for the baseline.
 # - **The distilled models** follow physics closely: the shipped `marrakesh` model
 #   (`tower.model/2`, fitted on physics v3 traces other than these) gives the same share
-#   out at once (0.799 against 0.799), colour chance (0.825 against 0.828), push per piece
-#   inside (+0.376 against +0.372), nearly the same spread (2.07 against 2.15) and 6.05
-#   inside over throws 7-12 against 6.06; over 36 throws 6.53 at equilibrium against
+#   out at once (0.799 against 0.799), colour chance (0.826 against 0.828), push per piece
+#   inside (+0.377 against +0.372), nearly the same spread (2.06 against 2.15) and 6.04
+#   inside over throws 7-12 against 6.06; over 36 throws 6.51 at equilibrium against
 #   6.44, 90% reached by throw 8 against 6 (it fills a little more gradually). The
 #   `queen-classic` model fitted here in a second from 180 game-length sequences
 #   reproduces its held-out 36-throw runs (16.4 inside against 15.8). The baseline is off
