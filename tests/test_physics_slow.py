@@ -46,11 +46,12 @@ def cubes(rng: np.random.Generator) -> list[Piece]:
     return [Piece(Kind.CUBE, CUBE_COLOURS[c]) for c in rng.integers(5, size=12)]
 
 
-#: mix -> one throw's pieces
-MIXES = {"keshis": lambda rng: mixed_keshis(12), "mixed": mixed_throw, "cubes": cubes}
-#: mix -> (preset, towers, seed base)
-RUNS = {"keshis": ("marrakesh", TOWERS, 2026), "mixed": ("marrakesh", TOWERS, 2027),
-        "cubes": ("queen-classic", 20, 2028)}  # fmt: skip
+#: mix -> (preset, towers, seed base, one throw's pieces)
+RUNS = {
+    "keshis": ("marrakesh", TOWERS, 2026, lambda rng: mixed_keshis(12)),
+    "mixed": ("marrakesh", TOWERS, 2027, mixed_throw),
+    "cubes": ("queen-classic", 20, 2028, cubes),
+}
 
 
 def tower_record(args: dict) -> dict:
@@ -65,7 +66,7 @@ def tower_record(args: dict) -> dict:
     restarts = 0
     sim = TowerSim(geometry.spec, seed=seed, geometry=geometry)
     while done < THROWS:
-        pieces = MIXES[args["mix"]](rng)
+        pieces = RUNS[args["mix"]][3](rng)
         try:
             result = sim.throw(pieces, retries=RETRIES)
         except NonFiniteStateError:
@@ -91,7 +92,7 @@ def tower_record(args: dict) -> dict:
 def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path, mix):
     """10,000 throws each of keshis and of mixed pieces (Marrakesh tower), and 2,000 of
     cubes in the ``queen-classic`` tower (simulated at its own finer time step)."""
-    preset, towers, base = RUNS[mix]
+    preset, towers, base, _ = RUNS[mix]
     spec = load_preset(preset)
     tasks = [
         Task(k, {"key": k, "spec_toml": spec.to_toml(), "seed": sequence_seed(base, k), "mix": mix})

@@ -91,10 +91,11 @@ def export_folder(out: Path, preset: str, model_path: Path | None, force: bool) 
     folder.check(sorted(files))
     written = []
     for rel, data in sorted(files.items()):
-        (folder.path / rel).parent.mkdir(parents=True, exist_ok=True)
+        target = folder.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
         with folder.path_for(rel) as tmp:
             tmp.write_bytes(data)
-        written.append(folder.path / rel)
+        written.append(target)
     return written
 
 

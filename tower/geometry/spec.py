@@ -193,24 +193,24 @@ def _parse_polygons(raw: object, where: str, src: str) -> tuple[Polygon, ...]:
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-#: Optional top-level fields and their accepted range: ``steps_per_second``, simulation
-#: steps per second for a tower that needs a finer time step than the physics' default.
-OPTIONAL: dict[str, tuple[int, int]] = {"steps_per_second": (60, 2000)}
+#: Accepted range of the optional top-level ``steps_per_second``: simulation steps per
+#: second for a tower that needs a finer time step than the physics' default.
+STEPS_RANGE = (60, 2000)
 
 
 def parse_raw(raw: dict[str, Any], src: str) -> TowerSpec:
     """Build a TowerSpec from a parsed TOML dict, checking format only (no rules)."""
     top = {"schema", "name", "description", "floors", "pieces", *SECTIONS}
-    extra = sorted(set(raw) - top - set(OPTIONAL))
+    extra = sorted(set(raw) - top - {"steps_per_second"})
     if extra:
         raise SpecFormatError(
             src,
             f"unknown field (value {raw[extra[0]]!r}); expected one of "
-            f"{sorted(top | set(OPTIONAL))}",
+            f"{sorted(top | {'steps_per_second'})}",
             field=extra[0],
         )
     steps = raw.get("steps_per_second")
-    low, high = OPTIONAL["steps_per_second"]
+    low, high = STEPS_RANGE
     if steps is not None and (type(steps) is not int or not low <= steps <= high):
         msg = f"expected a whole number from {low} to {high}, got {steps!r}"
         raise SpecFormatError(src, msg, field="steps_per_second")
