@@ -483,25 +483,35 @@ class TowerData:
         p = np.atleast_2d(np.asarray(points, dtype=float))
         if p.ndim != 2 or p.shape[1] != 3:
             raise ValueError(f"points must have shape (n, 3), got {np.shape(points)}")
-        x, y, z = p.T
+        # the few numbers that depend on a point's height or x, for all points at once;
+        # the tests themselves run point by point, stopping at the first that decides
+        # (a physics throw asks about a handful of points many times)
+        x, _, z = p.T
+        half_w, half_d = (v.tolist() for v in self.funnel_half_size(z))
+        floor1 = (self.floor_surface_z(0, x) - self.floors[0].thickness).tolist()
+        floor2 = (self.floor_surface_z(1, x) - self.floors[1].thickness).tolist()
         t = self.tube
-        in_tube = (np.abs(x) <= t.width / 2) & (np.abs(y) <= t.depth / 2)
-        in_tube &= (z >= -TOL) & (z < t.height)
-        hw, hd = self.funnel_half_size(z)
-        fw = self.funnel.wall + TOL
-        in_funnel = (z >= t.height) & (z <= self.funnel_top + fw)
-        in_funnel &= (np.abs(x) <= hw + fw) & (np.abs(y) <= hd + fw)
-        box = self.courtyard_box
-        in_yard = np.all((p >= box[0] - [0, 0, TOL]) & (p <= box[1]), axis=1)
-        above1 = z >= self.floor_surface_z(0, x) - self.floors[0].thickness
-        above2 = z >= self.floor_surface_z(1, x) - self.floors[1].thickness
+        tube_w, tube_d, fw = t.width / 2, t.depth / 2, self.funnel.wall + TOL
+        funnel_top = self.funnel_top + fw
+        (x0, y0, z0), (x1, y1, z1) = self.courtyard_box.tolist()
+        z0 -= TOL
         out: list[Place | None] = []
-        for k in range(len(p)):
-            if in_tube[k]:
-                out.append(Place.FLOOR1 if above1[k] else Place.FLOOR2 if above2[k] else Place.RAMP)
-            elif in_funnel[k]:
+        for k, (x, y, z) in enumerate(p.tolist()):
+            if abs(x) <= tube_w and abs(y) <= tube_d and -TOL <= z < t.height:
+                out.append(
+                    Place.FLOOR1
+                    if z >= floor1[k]
+                    else Place.FLOOR2
+                    if z >= floor2[k]
+                    else Place.RAMP
+                )
+            elif (
+                t.height <= z <= funnel_top
+                and abs(x) <= half_w[k] + fw
+                and abs(y) <= half_d[k] + fw
+            ):
                 out.append(Place.FUNNEL)
-            elif in_yard[k]:
+            elif x0 <= x <= x1 and y0 <= y <= y1 and z0 <= z <= z1:
                 out.append(Place.OUT)
             else:
                 out.append(None)
