@@ -291,7 +291,8 @@ class World:
         self._visual = False
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._files: dict[Kind, list[str]] = {}
-        self._collision: dict[Kind, int] = {}
+        #: kind -> (collision shape, mass, dynamics settings), built once per world
+        self._kinds: dict[Kind, tuple[int, float, dict[str, Any]]] = {}
 
     def close(self) -> None:
         if self.client >= 0:
@@ -312,7 +313,7 @@ class World:
         out of the visual shapes, e.g. the front wall when rendering)."""
         c, n = self.client, self.numerics
         pb.resetSimulation(physicsClientId=c)
-        self._collision = {}
+        self._kinds = {}
         pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
         engine: dict[str, Any] = {
             "fixedTimeStep": n.time_step,
@@ -366,24 +367,23 @@ class World:
 
         With ``asleep`` (and sleeping enabled) the piece starts deactivated: it costs
         nothing until a moving body touches it."""
-        c, n, p = self.client, self.numerics, self.params
-        shape = self.geometry.shapes[kind]
-        col = self._collision.get(kind)
-        if col is None:
-            col = self._collision[kind] = self._collision_shape(kind)
+        c, n = self.client, self.numerics
+        kind_setup = self._kinds.get(kind)
+        if kind_setup is None:
+            kind_setup = self._kinds[kind] = self._kind_setup(kind)
+        col, mass, dyn = kind_setup
         vis = -1
         if self._visual:
-            verts = np.concatenate(shape.hulls)
+            hulls = self.geometry.shapes[kind].hulls
             vis = pb.createVisualShape(
                 pb.GEOM_MESH,
-                vertices=verts.tolist(),
-                indices=_hulls_indices(shape.hulls),
+                vertices=np.concatenate(hulls).tolist(),
+                indices=_hulls_indices(hulls),
                 rgbaColor=colour or (0.8, 0.2, 0.2, 1.0),
                 physicsClientId=c,
             )
-        density = p.density_keshi if kind in KESHI_LIKE else p.density_pawn
         body = pb.createMultiBody(
-            density * shape.volume,
+            mass,
             col,
             vis,
             basePosition=position.tolist(),
@@ -391,6 +391,20 @@ class World:
             useMaximalCoordinates=True,
             physicsClientId=c,
         )
+        pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
+        pb.resetBaseVelocity(body, velocity.tolist(), spin.tolist(), physicsClientId=c)
+        if asleep and n.sleeping:
+            pb.changeDynamics(
+                body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c
+            )
+        return body
+
+    def _kind_setup(self, kind: Kind) -> tuple[int, float, dict[str, Any]]:
+        """The collision shape (one per world, shared by the pieces of ``kind``), the mass
+        and the dynamics settings of a piece of ``kind``."""
+        n, p = self.numerics, self.params
+        shape = self.geometry.shapes[kind]
+        density = p.density_keshi if kind in KESHI_LIKE else p.density_pawn
         dyn: dict[str, Any] = {
             "mass": density * shape.volume,  # must accompany the inertia (pybullet zeroes it)
             "localInertiaDiagonal": (density * shape.inertia).tolist(),
@@ -410,13 +424,7 @@ class World:
             dyn["collisionMargin"] = n.margin * LENGTH
         if n.ccd:
             dyn["ccdSweptSphereRadius"] = 0.4 * shape.half_size
-        pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
-        pb.resetBaseVelocity(body, velocity.tolist(), spin.tolist(), physicsClientId=c)
-        if asleep and n.sleeping:
-            pb.changeDynamics(
-                body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c
-            )
-        return body
+        return self._collision_shape(kind), density * shape.volume, dyn
 
     def _collision_shape(self, kind: Kind) -> int:
         """Build the collision shape of ``kind`` (one per world, shared by its bodies)."""
