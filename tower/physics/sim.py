@@ -379,12 +379,14 @@ class TowerSim:
         lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
         ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
         moving = flat[(lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2), :3]
+        if not len(moving):
+            return True
         # most checks find a piece still moving inside the tube: a box test says so
         # without place_of (the tube is never the courtyard)
         box = self._tube_box
-        if box is not None and len(moving) and (np.abs(moving[0] - box[0]) < box[1]).all():
+        if box is not None and (np.abs(moving - box[0]) < box[1]).all(axis=1).any():
             return False
-        return bool(self._outside(moving[:1]).all() and self._outside(moving).all())
+        return bool(self._outside(moving).all())
 
     def _outside(self, positions: np.ndarray) -> np.ndarray:
         """(n,) bool: which positions (n, 3) are in the courtyard (``Place.OUT``)."""
