@@ -306,12 +306,13 @@ class TowerSim:
         centre = np.asarray(self.spec.release_centre, dtype=float) * LENGTH
         centre = centre + np.array([0.0, 0.0, p.release_height * LENGTH])
         cx, cy, cz = (float(v) for v in centre)
+        reach = self.spec.release_radius
         placed = np.empty((len(new), 3))  # positions of the pieces placed so far
         radii: list[float] = []
         out = []
         for i, piece in enumerate(new):
             radius = shapes[piece.kind].radius
-            widest = max(0.0, self.spec.release_radius - radius / LENGTH) * LENGTH
+            widest = max(0.0, reach - radius / LENGTH) * LENGTH
             disc = min(p.release_spread * LENGTH, widest)
             z = cz
             gap = np.array([(1.05 * (radius + rq)) ** 2 for rq in radii])
