@@ -11,13 +11,13 @@ How it is fast: every context field is mapped once per throw to a small index (i
 bucketed values seen in the tables, 0 for unseen) by a lookup table; a level's key is a
 mixed-radix integer of those indices (the shared part once per throw, a group's own
 fields through lookup tables that hold their place values), found with a vectorised
-open-addressing hash (:class:`_Index`, about one probe) whose slot is the entry's row; a
-table entry's outcome is drawn with Walker's alias method from the same uniform that
-decided the back-off, both outcomes of an alias slot side by side (one gather); the
-coarser levels are drawn together; residents are stored as ``(place, class, age,
-tower)`` so each group's counts are one contiguous row, groups empty in every tower are
-skipped, and a throw adds up its packed outcomes by destination group, unpacking each
-sum once at the end of the throw.
+hash (:class:`_Index`: one gather, and a binary search for the few keys off their home
+slot) whose row is the entry's; a table entry's outcome is drawn with Walker's alias
+method from the same uniform that decided the back-off, both outcomes of an alias slot
+side by side (one gather); the coarser levels are drawn together; residents are stored
+as ``(place, class, age, tower)`` so each group's counts are one contiguous row, groups
+empty in every tower are skipped, and a throw adds up its packed outcomes by
+destination group, unpacking each sum once at the end of the throw.
 
 Examples
 --------
@@ -75,28 +75,39 @@ _LOW = np.int64((1 << 32) - 1)
 
 
 class _Index:
-    """A vectorised open-addressing hash table of non-negative int64 codes.
+    """A vectorised hash table of non-negative int64 codes, with one gather per lookup.
 
-    A code's row is its slot: what belongs to a code is stored at its slot in arrays of
-    ``absent + 1`` rows (:meth:`spread`), and every code not in the table is sent to the
-    spare last row, ``absent``.
+    A code's row is its home slot (the top bits of a Fibonacci hash) if no code placed
+    before it took that slot, else one of the overflow rows after the slots, found by
+    binary search. Codes are placed in decreasing order of ``weights`` (how often they
+    are expected to be looked up), so few lookups reach the overflow. What belongs to a
+    code is stored at its row in arrays of ``absent + 1`` rows (:meth:`spread`); every
+    code not in the table is sent to the last row, ``absent``.
     """
 
-    def __init__(self, codes: Sequence[int]) -> None:
+    def __init__(self, codes: Sequence[int], weights: Sequence[float]) -> None:
         bits = max(4, (4 * len(codes)).bit_length())  # load factor at most 1/4
-        self.mask = (1 << bits) - 1
         self.shift = np.uint64(64 - bits)
-        self.absent = 1 << bits
-        keys = [-1] * (self.absent + 1)
-        slots = []
-        for code, slot in zip(codes, self._home(np.asarray(codes, np.int64)).tolist(), strict=True):
-            while keys[slot] != -1:
-                slot = (slot + 1) & self.mask
-            keys[slot] = code
-            slots.append(slot)
+        keys = [-1] * (1 << bits)
+        rows = [0] * len(codes)
+        homes = self._home(np.asarray(codes, dtype=np.int64)).tolist()
+        overflow = []
+        for i in sorted(range(len(codes)), key=lambda i: -weights[i]):
+            if keys[homes[i]] == -1:
+                keys[homes[i]] = codes[i]
+                rows[i] = homes[i]
+            else:
+                overflow.append((codes[i], i))
+        overflow.sort()
+        for r, (_, i) in enumerate(overflow, start=len(keys)):
+            rows[i] = r
+        self.absent = len(keys) + len(overflow)
         self.keys = np.asarray(keys, dtype=np.int64)
-        #: each code's slot, in the order given
-        self.slots = np.asarray(slots, dtype=np.int64)
+        #: the overflow codes, sorted, then a sentinel above every code; their rows
+        self.overflow = np.asarray([c for c, _ in overflow] + [np.iinfo(np.int64).max])
+        self.overflow_rows = np.arange(len(keys), self.absent + 1, dtype=np.int64)
+        #: each code's row, in the order given
+        self.rows = np.asarray(rows, dtype=np.int64)
 
     def _home(self, codes: np.ndarray) -> np.ndarray:
         """(k,) home slots of ``codes`` (k,) int64: the top bits of a wrapping product."""
@@ -105,35 +116,22 @@ class _Index:
         return home.view(np.int64)
 
     def spread(self, values: np.ndarray, fill: Any) -> np.ndarray:
-        """(absent + 1, ...) ``values`` (one row per code, in the order given) by slot,
+        """(absent + 1, ...) ``values`` (one row per code, in the order given) by row,
         ``fill`` in the other rows."""
         spread = np.full((self.absent + 1, *values.shape[1:]), fill, dtype=values.dtype)
-        spread[self.slots] = values
+        spread[self.rows] = values
         return spread
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
-        """(k,) slots of ``codes`` (k,), ``absent`` where a code is not in the table."""
-        slot = self._home(codes)
-        key = self.keys.take(slot)
-        missed = np.flatnonzero(key != codes)  # usually few: absent keys and collisions
+        """(k,) rows of ``codes`` (k,), ``absent`` where a code is not in the table."""
+        row = self._home(codes)
+        missed = np.flatnonzero(self.keys.take(row) != codes)  # absent keys, overflow
         if len(missed):
-            slot[missed] = self._probe(codes.take(missed), slot.take(missed), key.take(missed))
-        return slot
-
-    def _probe(self, codes: np.ndarray, slot: np.ndarray, key: np.ndarray) -> np.ndarray:
-        """Slots of ``codes`` whose home ``slot`` holds another ``key``: linear probing on
-        to the code (found) or to an empty slot (``absent``)."""
-        found = np.full(len(codes), self.absent, dtype=np.int64)
-        todo = np.flatnonzero(key != -1)  # an empty home slot: absent
-        slot = slot.take(todo)
-        while len(todo):
-            slot = (slot + 1) & self.mask
-            key = self.keys.take(slot)
-            hit = key == codes.take(todo)
-            found[todo[hit]] = slot[hit]
-            go_on = ~hit & (key != -1)
-            todo, slot = todo[go_on], slot[go_on]
-        return found
+            wanted = codes.take(missed)
+            at = self.overflow.searchsorted(wanted)
+            found = self.overflow.take(at) == wanted
+            row[missed] = np.where(found, self.overflow_rows.take(at), self.absent)
+        return row
 
 
 def _alias(weights: list[float]) -> tuple[list[float], list[int]]:
@@ -189,9 +187,10 @@ class _Table:
     """
 
     def __init__(self, alpha: float, entries: Iterable[tuple[int, list[int]]]) -> None:
-        codes, spans, probs, pairs = [], [], [], []
+        codes, weights, spans, probs, pairs = [], [], [], [], []
         for code, flat in entries:
             counts = flat[0::6]
+            weights.append(sum(counts))
             prob, alias = _alias([*counts, alpha * len(counts)])
             packed = [
                 sum(int(k) << (_BITS * d) for d, k in enumerate(flat[i + 1 : i + 6]))
@@ -206,8 +205,8 @@ class _Table:
         backoff = len(probs) | 1 << 32
         probs.append(1.0)
         pairs += [-1, -1]
-        self.index = _Index(codes)
-        #: by slot: the entry's first alias slot | its number of slots << 32
+        self.index = _Index(codes, weights)
+        #: by row: the entry's first alias slot | its number of slots << 32
         self.spans = self.index.spread(np.asarray(spans, dtype=np.int64), backoff)
         #: by alias slot: the chance of keeping its own outcome
         self.prob = np.asarray(probs, dtype=np.float64)
@@ -235,7 +234,7 @@ class _Table:
 
 @dataclass(frozen=True)
 class _PieceLevel:
-    """One level of per-piece destination counts: its key, hashed codes, counts by slot."""
+    """One level of per-piece destination counts: its key, hashed codes, counts by row."""
 
     key: _Key
     index: _Index
@@ -336,8 +335,8 @@ class BatchTowers:
         for fields, table in zip(model["piece_levels"], model["piece_tables"], strict=True):
             key_of = _Key(fields, self._radix)
             key_of.scale(self._index_lut)
-            hashed = _Index([code(key, key_of) for key in table])
             counts = np.asarray(list(table.values()), dtype=np.float64).reshape(-1, 5)
+            hashed = _Index([code(key, key_of) for key in table], counts.sum(axis=1).tolist())
             self.piece_levels.append(_PieceLevel(key_of, hashed, hashed.spread(counts, 0.0)))
         self.piece_levels.reverse()
         #: the keys of every level, per-piece levels last
