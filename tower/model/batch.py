@@ -232,6 +232,10 @@ class _Table:
         return self.pairs.take(slot)
 
 
+#: Shared key parts of a throw (see :meth:`BatchTowers._prefixes`).
+_Prefixes = tuple[np.ndarray, np.ndarray, list[np.ndarray]]
+
+
 @dataclass(frozen=True)
 class _PieceLevel:
     """One level of per-piece destination counts: its key, hashed codes, counts by row."""
@@ -319,8 +323,16 @@ class BatchTowers:
         # and the first level whose draw does not back off is used, which is the law of
         # trying them one after the other (independent trials)
         self._deep = len(self.levels) - 1
-        for level in self.levels[1:]:
+        coarse = self.levels[1:]
+        for level in coarse:
             level.scale(self._index_lut, self._deep)
+        #: the coarser levels' key parts as (deep, ...) arrays: the group's place value,
+        #: and each own field's digits by raw value (0 in a level without that field)
+        self._coarse_group = np.asarray([[lv.group_stride * self._deep] for lv in coarse])
+        self._coarse_own = {
+            f: np.stack([lv.own.get(f, 0 * self._index_lut[f]) for lv in coarse])
+            for f in sorted({f for lv in coarse for f in lv.own})
+        }
         self._coarse = _Table(
             self.alpha,
             (
@@ -370,10 +382,10 @@ class BatchTowers:
         """(n,) int: pieces inside each tower."""
         return self._counts.sum(axis=(0, 1, 2))
 
-    def _prefixes(self, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    def _prefixes(self, values: Mapping[str, np.ndarray]) -> _Prefixes:
         """Each level's shared key part for every tower, times its place value: the
-        finest level's, the coarser levels' (times ``deep``, plus the level), then the
-        per-piece levels'."""
+        finest level's (n,), the coarser levels' (deep, n) (times ``deep``, plus the
+        level), the per-piece levels' (n,) each."""
         index: dict[str, np.ndarray] = {}
         shared: dict[tuple[str, ...], np.ndarray] = {(): np.zeros(self.n, dtype=np.int64)}
         prefixes = []
@@ -391,12 +403,13 @@ class BatchTowers:
                 prefixes.append(prefix * (scale * self._deep) + (i - 1))
             else:
                 prefixes.append(prefix * scale)
-        return prefixes
+        coarse = np.asarray(prefixes[1 : len(self.levels)]).reshape(self._deep, self.n)
+        return prefixes[0], coarse, prefixes[len(self.levels) :]
 
     def _outcomes(
         self,
         g: int,
-        prefixes: list[np.ndarray],
+        prefixes: _Prefixes,
         rows: np.ndarray | None,
         raw: dict[str, np.ndarray],
     ) -> np.ndarray:
@@ -420,11 +433,10 @@ class BatchTowers:
         raw = {f: v.take(todo) for f, v in raw.items()}
         deep = self._deep
         if deep:  # the coarser levels, drawn together
-            codes = np.empty((deep, len(todo)), dtype=np.int64)
-            for i, level in enumerate(self.levels[1:]):
-                prefixes[i + 1].take(at, out=codes[i])
-                codes[i] += g * level.group_stride * deep
-                level.add_own(codes[i], raw)
+            codes = prefixes[1].take(at, axis=1)
+            codes += g * self._coarse_group
+            for f, lut in self._coarse_own.items():
+                codes += lut.take(raw[f], axis=1, mode="clip")
             drawn = self._coarse.draw(codes.reshape(-1), self.rng).reshape(deep, len(todo))
             first = drawn[deep - 1]  # the finest level whose draw was used
             for i in range(deep - 2, -1, -1):
@@ -436,7 +448,7 @@ class BatchTowers:
             todo, at = todo.take(left), at.take(left)
             raw = {f: v.take(left) for f, v in raw.items()}
         law = np.broadcast_to(self.base[g], (len(todo), 5))
-        for level, p in zip(self.piece_levels, prefixes[len(self.levels) :], strict=True):
+        for level, p in zip(self.piece_levels, prefixes[2], strict=True):
             code = p.take(at)
             code += g * level.key.group_stride
             found_at = level.index.lookup(level.key.add_own(code, raw))
