@@ -447,15 +447,14 @@ class BatchTowers:
                 return result
             todo, at = todo.take(left), at.take(left)
             raw = {f: v.take(left) for f, v in raw.items()}
-        law = np.broadcast_to(self.base[g], (len(todo), 5))
+        law = np.repeat(self.base[g : g + 1], len(todo), axis=0)
         for level, p in zip(self.piece_levels, prefixes[2], strict=True):
             code = p.take(at)
             code += g * level.key.group_stride
             found_at = level.index.lookup(level.key.add_own(code, raw))
-            found = found_at != level.index.absent
-            if found.any():
-                law = law.copy()
-                seen = level.counts[found_at[found]]
+            found = np.flatnonzero(found_at != level.index.absent)
+            if len(found):
+                seen = level.counts.take(found_at.take(found), axis=0)
                 law[found] = (seen + self.prior * law[found]) / (
                     seen.sum(axis=1, keepdims=True) + self.prior
                 )
@@ -498,7 +497,6 @@ class BatchTowers:
             p_raw = [inside, *occupancy]
         fresh_any = counts.any(axis=1)
         out = np.zeros(self.n, dtype=np.int64)
-        out_by_class = np.zeros((len(self.classes), self.n), dtype=np.int64)
         #: packed outcomes added up by (class, new age bucket - 1): the next residents
         sums: dict[tuple[int, int], np.ndarray] = {}
         fresh_out = None
@@ -539,26 +537,24 @@ class BatchTowers:
                 else:
                     total += res
                 out += gone
-                out_by_class[cls] += gone
             else:
                 if total is None:
                     total = sums[cls, new_age] = np.zeros(self.n, dtype=np.int64)
                 total[rows] = total.take(rows) + res
-                gone = res & _MASK
-                out[rows] = out.take(rows) + gone
-                by_class = out_by_class[cls]
-                by_class[rows] = by_class.take(rows) + gone
+                out[rows] = out.take(rows) + (res & _MASK)
         if fresh_out is None:
             fresh_out = out.copy()
         after = self._spare
         for c, a in self._spare_used - sums.keys():
             after[:, c, a] = 0
+        out_by_class = np.zeros((self.n, len(self.classes)), dtype=np.int64)
         for (c, a), total in sums.items():
             stay = after[:, c, a]
             np.right_shift(total, _SHIFTS, out=stay)
             stay &= _MASK
+            out_by_class[:, c] += total & _MASK
         self._counts, self._spare = after, before
         self._used, self._spare_used = set(sums), self._used
         self._inside = inside + thrown - out
         self.throws += 1
-        return BatchThrow(out, fresh_out, np.ascontiguousarray(out_by_class.T))
+        return BatchThrow(out, fresh_out, out_by_class)
