@@ -72,6 +72,9 @@ _PACK = np.asarray([1 << (_BITS * d) for d in range(5)], dtype=np.int64)
 _SHIFTS = np.asarray([[_BITS * (d + 1)] for d in range(len(PLACES))], dtype=np.int64)
 #: A table entry's first alias slot (low 32 bits) and number of slots (high 32 bits).
 _LOW = np.int64((1 << 32) - 1)
+#: The bits of a packed outcome; the coarse table tags its outcomes above them with the
+#: level's rank (finer: higher), so that one maximum finds the finest level drawn.
+_OUTCOME, _RANKS = np.int64((1 << (5 * _BITS)) - 1), 1 << (63 - 5 * _BITS)
 
 
 class _Index:
@@ -183,17 +186,19 @@ class _Table:
     """Entries of one or more back-off levels: hashed codes, each entry's alias table.
 
     Each entry's alias table has its outcomes (weights: counts) and one more slot, "back
-    off" (weight ``alpha * D``, packed value -1): one uniform decides both.
+    off" (weight ``alpha * D``, packed value -1): one uniform decides both. ``entries``
+    are (code, flat entry list, rank): the rank tags the entry's packed outcomes.
     """
 
-    def __init__(self, alpha: float, entries: Iterable[tuple[int, list[int]]]) -> None:
+    def __init__(self, alpha: float, entries: Iterable[tuple[int, list[int], int]]) -> None:
         codes, weights, spans, probs, pairs = [], [], [], [], []
-        for code, flat in entries:
+        for code, flat, rank in entries:
             counts = flat[0::6]
             weights.append(sum(counts))
             prob, alias = _alias([*counts, alpha * len(counts)])
             packed = [
                 sum(int(k) << (_BITS * d) for d, k in enumerate(flat[i + 1 : i + 6]))
+                | rank << (5 * _BITS)
                 for i in range(0, len(flat), 6)
             ]
             packed.append(-1)
@@ -316,13 +321,15 @@ class BatchTowers:
         self.levels[0].scale(self._index_lut)
         finest, tables = self.levels[0], model["tables"]
         self._finest = _Table(
-            self.alpha, ((code(key, finest), flat) for key, flat in tables[0].items())
+            self.alpha, ((code(key, finest), flat, 0) for key, flat in tables[0].items())
         )
         # the coarser levels, drawn together: an entry's code is ``code * deep + level``
         # (levels counted from 0 after the finest); each row tries every level at once,
         # and the first level whose draw does not back off is used, which is the law of
         # trying them one after the other (independent trials)
         self._deep = len(self.levels) - 1
+        if self._deep > _RANKS:
+            raise ValueError(f"the batch path takes at most {_RANKS + 1} back-off levels")
         coarse = self.levels[1:]
         for level in coarse:
             level.scale(self._index_lut, self._deep)
@@ -336,7 +343,7 @@ class BatchTowers:
         self._coarse = _Table(
             self.alpha,
             (
-                (code(key, level) * self._deep + i, flat)
+                (code(key, level) * self._deep + i, flat, self._deep - 1 - i)
                 for i, (level, table) in enumerate(zip(self.levels[1:], tables[1:], strict=True))
                 for key, flat in table.items()
             ),
@@ -438,10 +445,8 @@ class BatchTowers:
             for f, lut in self._coarse_own.items():
                 codes += lut.take(raw[f], axis=1, mode="clip")
             drawn = self._coarse.draw(codes.reshape(-1), self.rng).reshape(deep, len(todo))
-            first = drawn[deep - 1]  # the finest level whose draw was used
-            for i in range(deep - 2, -1, -1):
-                first = np.where(drawn[i] >= 0, drawn[i], first)
-            result[todo] = first
+            first = drawn.max(axis=0)  # the finest level drawn (highest rank), or -1
+            result[todo] = first & _OUTCOME  # where -1: set by the base multinomial below
             left = np.flatnonzero(first < 0)
             if not len(left):
                 return result
