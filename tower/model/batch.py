@@ -128,7 +128,7 @@ class _Index:
     def lookup(self, codes: np.ndarray) -> np.ndarray:
         """(k,) rows of ``codes`` (k,), ``absent`` where a code is not in the table."""
         row = self._home(codes)
-        missed = np.flatnonzero(self.keys.take(row) != codes)  # absent keys, overflow
+        missed = (self.keys.take(row) != codes).nonzero()[0]  # absent keys, overflow
         if len(missed):
             wanted = codes.take(missed)
             at = self.overflow.searchsorted(wanted)
@@ -433,7 +433,7 @@ class BatchTowers:
             code = prefixes[0].take(rows)
             code += g * finest.group_stride
         result = self._finest.draw(finest.add_own(code, raw), self.rng)
-        todo = np.flatnonzero(result < 0)
+        todo = (result < 0).nonzero()[0]
         if not len(todo):
             return result
         at = todo if rows is None else rows.take(todo)  # the towers still to draw
@@ -447,7 +447,7 @@ class BatchTowers:
             drawn = self._coarse.draw(codes.reshape(-1), self.rng).reshape(deep, len(todo))
             first = drawn.max(axis=0)  # the finest level drawn (highest rank), or -1
             result[todo] = first & _OUTCOME  # where -1: set by the base multinomial below
-            left = np.flatnonzero(first < 0)
+            left = (first < 0).nonzero()[0]
             if not len(left):
                 return result
             todo, at = todo.take(left), at.take(left)
@@ -457,7 +457,7 @@ class BatchTowers:
             code = p.take(at)
             code += g * level.key.group_stride
             found_at = level.index.lookup(level.key.add_own(code, raw))
-            found = np.flatnonzero(found_at != level.index.absent)
+            found = (found_at != level.index.absent).nonzero()[0]
             if len(found):
                 seen = level.counts.take(found_at.take(found), axis=0)
                 law[found] = (seen + self.prior * law[found]) / (
