@@ -15,11 +15,11 @@ every replay count:
    resumes where it stopped, and run on the local pool or on a Dask cluster.
 2. **Emulator.** Per summary statistic (:data:`tower.calibration.summaries.STAT_NAMES`), a
    Gaussian process in theta. The replay noise is measured, not fitted: every replay's
-   statistics are also taken on two interleaved halves of its throws
+   statistics are also taken on the first and the second half of its throws
    (:func:`tower.calibration.summaries.summary_split`), and over the last wave's replays
-   ``E[d d^T] / 4`` of their differences ``d`` is the noise covariance of one
-   recording-sized replay. Each GP's white noise is fixed at it, so the GP neither chases
-   the noise nor passes its own error off as noise.
+   the covariance of their differences, over 4, is the noise covariance of one
+   recording-sized replay (:func:`split_noise`). Each GP's white noise is fixed at it, so
+   the GP neither chases the noise nor passes its own error off as noise.
 3. **Synthetic likelihood.** ``s_obs ~ Normal(mu(theta), Sigma + V(theta))`` (Wood 2010):
    ``Sigma`` the measured noise, ``V`` the GP's own variance at theta, which grows away
    from the design points, so a sparse design cannot make the fit over-confident. (Until
