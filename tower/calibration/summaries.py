@@ -135,7 +135,8 @@ def summary_vector(sessions: Sequence[Session]) -> np.ndarray:
 
     Sessions are pooled: sums and means over all throws of all sessions.
     """
-    return summary_split(sessions)[0]
+    columns = _columns(sessions)
+    return _pooled(columns, np.ones(len(columns["n_in"]), bool))
 
 
 def summary_split(sessions: Sequence[Session]) -> tuple[np.ndarray, np.ndarray]:
@@ -159,26 +160,35 @@ def summary_split(sessions: Sequence[Session]) -> tuple[np.ndarray, np.ndarray]:
     >>> full.shape == diff.shape == (len(STAT_NAMES),)
     True
     """
-    series = [session_series(s) for s in sessions if s.throws]
-    if not series:
-        raise ValueError("no throws to summarise")
-    n = sum(len(s.n_in) for s in series)
-    full = _pooled(series, np.ones(n, bool))
+    columns = _columns(sessions)
+    n = len(columns["n_in"])
+    full = _pooled(columns, np.ones(n, bool))
     if n < 2:
         return full, np.zeros(len(STAT_NAMES))
     first = np.arange(n) < n // 2
-    return full, _pooled(series, first) - _pooled(series, ~first)
+    return full, _pooled(columns, first) - _pooled(columns, ~first)
 
 
-def _pooled(series: Sequence[SessionSeries], rows: np.ndarray) -> np.ndarray:
-    """:data:`STAT_NAMES` over the throws ``rows`` (bool, all sessions' throws in order)."""
+def _columns(sessions: Sequence[Session]) -> dict[str, np.ndarray]:
+    """Every per-throw series of the sessions with throws, concatenated in throw order."""
+    series = [session_series(s) for s in sessions if s.throws]
+    if not series:
+        raise ValueError("no throws to summarise")
+    names = [k for k, v in series[0].__dict__.items() if isinstance(v, np.ndarray)]
+    columns = {k: np.concatenate([getattr(s, k) for s in series]) for k in names}
+    columns["before"] = np.concatenate([inside_before(s) for s in series])
+    return columns
 
-    def cat(attr: str) -> np.ndarray:
-        return np.concatenate([getattr(s, attr) for s in series])[rows]
+
+def _pooled(columns: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """:data:`STAT_NAMES` over the throws ``rows`` (bool, over :func:`_columns`' throws)."""
+
+    def cat(name: str) -> np.ndarray:
+        return columns[name][rows]
 
     n_in, n_out, mix = cat("n_in"), cat("n_out"), cat("mix")
     scale = float(n_in.mean())
-    before = np.concatenate([inside_before(s) for s in series])[rows]
+    before = cat("before")
     fresh = (cat("fresh_lo") + cat("fresh_hi")) / 2
     return np.array(
         [
