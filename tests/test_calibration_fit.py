@@ -111,9 +111,16 @@ def test_predictive_statistics_narrow_and_hold_the_truth(toy_fit) -> None:
     truth = true_key_statistics(sim, TRUTH, plan, 9, 32, _in_process(sim))
     found = {p.name: p for p in toy_fit.predictive(truth)}
     assert set(found) == {"inside", "p_fresh_out", "p_resident_out", "out_12", "dwell"}
-    for name in ("inside", "p_fresh_out", "p_resident_out", "dwell"):
-        assert found[name].narrowing < 0.5, (name, found[name])
-        assert found[name].covers_truth, (name, found[name])
+    # four 90% intervals all hold the truth only about two times in three, even when each
+    # is right (their coverage is checked over 30 recordings by the coverage test): here
+    # at least three must, and a miss may lie at most a quarter of the width outside
+    names = ("inside", "p_fresh_out", "p_resident_out", "dwell")
+    for name in names:
+        p = found[name]
+        assert p.narrowing < 0.5, (name, p)
+        lo, _, hi = p.posterior
+        assert lo - (hi - lo) / 4 <= p.truth <= hi + (hi - lo) / 4, (name, p)
+    assert sum(bool(found[name].covers_truth) for name in names) >= 3, found
 
 
 def test_cli_headline_is_the_tower_behaviour(tmp_path: Path) -> None:
@@ -187,3 +194,20 @@ def test_sbi_engine_runs_on_the_same_recordings() -> None:
     # the hand-written fit is the sharper one (docs/calibration-engines.md)
     widths = {k: v["mean_width_over_prior"] for k, v in found.items()}
     assert widths["hand-written"] < widths["sbi-npe"]
+
+
+def test_later_waves_train_on_points_near_the_posterior() -> None:
+    """The emulator after a second wave keeps that wave and the earlier points inside its
+    ellipsoid, and drops the earlier points far from it."""
+    from tower.calibration.fit import _near_wave
+
+    rng = np.random.default_rng(0)
+    last = 0.5 + 0.05 * rng.standard_normal((40, 3))
+    near = 0.5 + 0.05 * rng.standard_normal((5, 3))
+    far = np.array([[0.9, 0.9, 0.9], [0.1, 0.5, 0.5], [0.5, 0.5, 0.95]])
+    u = np.vstack([near, far, last])
+    keep = _near_wave(u, np.arange(len(u)) >= len(near) + len(far))
+    assert keep[: len(near)].sum() >= 4 and not keep[len(near) : len(near) + len(far)].any()
+    assert keep[len(near) + len(far) :].all()
+    # a wave too small for a covariance keeps every point
+    assert _near_wave(u, np.arange(len(u)) >= len(u) - 3).all()

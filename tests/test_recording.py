@@ -21,7 +21,7 @@ from tower.calibration.recording import (
     write_recording,
     write_summaries,
 )
-from tower.calibration.summaries import session_series, summary_vector
+from tower.calibration.summaries import STAT_NAMES, session_series, summary_vector
 from tower.errors import InputFileError
 
 BAD = Path(__file__).parent / "data" / "bad_recordings"
@@ -216,3 +216,25 @@ def test_series_infers_inside_fresh_and_mixing() -> None:
     assert series.young_in.tolist() == [0, 1, 2] and series.young_out.tolist() == [0, 1, 1]
     assert vec[5] == pytest.approx(2 / 3)
     assert vec[6] == pytest.approx(np.std([3, 2, 3.5]) / 4)
+
+
+def test_older_residents_rate_and_slope_on_a_one_colour_session() -> None:
+    """Each throw one new colour, so every piece's age is known: the red piece out at throw
+    3 and the green one at throw 4 are two throws old, the only older residents there were."""
+    s = Session(
+        "s",
+        "marrakesh",
+        "empty",
+        throws=(
+            Throw(1, {"red": 4}, {"red": 2}),
+            Throw(2, {"green": 4}, {"green": 3, "red": 1}),
+            Throw(3, {"blue": 4}, {"blue": 4, "red": 1}),
+            Throw(4, {"yellow": 4}, {"yellow": 2, "green": 1}),
+        ),
+    )
+    series = session_series(s)
+    assert series.young_in.tolist() == [0, 2, 1, 0] and series.young_out.tolist() == [0, 1, 0, 0]
+    vec = dict(zip(STAT_NAMES, summary_vector([s]), strict=True))
+    assert vec["old_rate"] == pytest.approx(1.0)
+    # residents out [0, 1, 1, 1] against pieces inside before [0, 2, 2, 1]
+    assert vec["resident_slope"] == pytest.approx(5 / 11)

@@ -61,6 +61,8 @@ STAT_NAMES: tuple[str, ...] = (
     "mix_tv",  # mean colour-mixing distance between out and in
     "young_rate",  # pieces of the previous throw out now / those still inside before
     "fresh_sd",  # sd of the pieces out thrown that very throw / mean pieces in
+    "old_rate",  # older pieces out (neither this throw's nor the previous') / those inside
+    "resident_slope",  # slope of older pieces out on pieces inside before the throw
 )
 
 
@@ -190,17 +192,27 @@ def _pooled(columns: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     scale = float(n_in.mean())
     before = cat("before")
     fresh = (cat("fresh_lo") + cat("fresh_hi")) / 2
+    resident = n_out - fresh
+    young_in, young_out = cat("young_in"), cat("young_out")
     return np.array(
         [
             np.log1p(cat("inside").mean() / scale),
             float(np.std(n_out - n_in)) / scale,
             float(fresh.sum() / max(n_in.sum(), 1.0)),
-            float((n_out - fresh).sum() / max(before.sum(), 1.0)),
+            float(resident.sum() / max(before.sum(), 1.0)),
             float(np.nanmean(mix)) if np.isfinite(mix).any() else 0.0,
-            float(cat("young_out").sum() / max(cat("young_in").sum(), 1.0)),
+            float(young_out.sum() / max(young_in.sum(), 1.0)),
             float(np.std(fresh)) / scale,
+            float((resident - young_out).sum() / max((before - young_in).sum(), 1.0)),
+            _slope(before, resident),
         ]
     )
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of ``y`` on ``x`` (both ``(n,)``); 0 when ``x`` does not vary."""
+    var = float(np.var(x))
+    return float(np.mean((x - x.mean()) * (y - y.mean())) / var) if var > 0 else 0.0
 
 
 def inside_before(series: SessionSeries) -> np.ndarray:
