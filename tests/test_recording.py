@@ -191,16 +191,16 @@ def test_summaries_round_trip_and_errors(tmp_path: Path, ext: str) -> None:
     assert (info.value.line, info.value.field) == (3 if ext == "csv" else 2, "min_out")
 
 
+def _from_empty(*throws: Throw) -> Session:
+    """A session of ``throws`` in the Marrakesh tower, started empty."""
+    return Session("s", "marrakesh", "empty", throws=throws)
+
+
 def test_series_infers_inside_fresh_and_mixing() -> None:
-    s = Session(
-        "s",
-        "marrakesh",
-        "empty",
-        throws=(
-            Throw(1, {"red": 4}, {"red": 3}),
-            Throw(2, {"green": 4}, {"green": 2, "red": 1}),
-            Throw(3, {"red": 2, "green": 2}, {"red": 2, "green": 3}),
-        ),
+    s = _from_empty(
+        Throw(1, {"red": 4}, {"red": 3}),
+        Throw(2, {"green": 4}, {"green": 2, "red": 1}),
+        Throw(3, {"red": 2, "green": 2}, {"red": 2, "green": 3}),
     )
     series = session_series(s)
     assert series.inside.tolist() == [1, 2, 1]
@@ -221,16 +221,11 @@ def test_series_infers_inside_fresh_and_mixing() -> None:
 def test_older_residents_rate_and_slope_on_a_one_colour_session() -> None:
     """Each throw one new colour, so every piece's age is known: the red piece out at throw
     3 and the green one at throw 4 are two throws old, the only older residents there were."""
-    s = Session(
-        "s",
-        "marrakesh",
-        "empty",
-        throws=(
-            Throw(1, {"red": 4}, {"red": 2}),
-            Throw(2, {"green": 4}, {"green": 3, "red": 1}),
-            Throw(3, {"blue": 4}, {"blue": 4, "red": 1}),
-            Throw(4, {"yellow": 4}, {"yellow": 2, "green": 1}),
-        ),
+    s = _from_empty(
+        Throw(1, {"red": 4}, {"red": 2}),
+        Throw(2, {"green": 4}, {"green": 3, "red": 1}),
+        Throw(3, {"blue": 4}, {"blue": 4, "red": 1}),
+        Throw(4, {"yellow": 4}, {"yellow": 2, "green": 1}),
     )
     series = session_series(s)
     assert series.young_in.tolist() == [0, 2, 1, 0] and series.young_out.tolist() == [0, 1, 0, 0]
