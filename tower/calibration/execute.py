@@ -16,14 +16,12 @@ Examples
 >>> task = make_task(BaselineSimulator(), {"model.p_fresh": 1.0, "model.p_old": 0.0}, 1, plan)
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     run = ReplayRunner(BaselineSimulator(), pathlib.Path(tmp) / "c.jsonl", progress=False)
-...     done = run([task], "demo")[0]
->>> done["outs"], done["cpu"] >= 0
-([[{'red': 2}]], True)
+...     run([task], "demo")[0]["outs"]
+[[{'red': 2}]]
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -37,15 +35,11 @@ from tower.runs import Task, read_records, run_tasks
 
 
 def _replay(simulator: Simulator, task: dict[str, Any]) -> dict[str, Any]:
-    """Run one task; a TowerError becomes a cached failure. Either way the result records
-    the CPU seconds the task took (``cpu``), so a fit's time can be accounted for."""
-    start = time.process_time()
+    """Run one task; a TowerError becomes a cached failure."""
     try:
-        result = simulate_task(simulator, task)
+        return simulate_task(simulator, task)
     except TowerError as exc:
-        result = {"key": task["key"], "error": f"{type(exc).__name__}: {exc}"}
-    result["cpu"] = round(time.process_time() - start, 3)
-    return result
+        return {"key": task["key"], "error": f"{type(exc).__name__}: {exc}"}
 
 
 def read_cache(path: Path) -> dict[str, dict[str, Any]]:
