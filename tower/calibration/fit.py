@@ -717,7 +717,7 @@ def _fit(
         seen_bad = np.concatenate([seen_bad, ~ok])
         clog = ClogClassifier.fit(seen_u, seen_bad)
         noise = split_noise(design_d[wave_of == w])
-        near = _near_wave(design_u, wave_of == w) if w > 0 else np.ones(len(design_u), bool)
+        near = _near_wave(design_u, wave_of == w)  # the first wave: every row
         emulator = Emulator.fit(design_u[near], design_s[near], seed=seed, noise=noise)
         loglik = _excluding_clogs(emulator, observed, clog)
         samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)

@@ -62,7 +62,7 @@ STAT_NAMES: tuple[str, ...] = (
     "young_rate",  # pieces of the previous throw out now / those still inside before
     "fresh_sd",  # sd of the pieces out thrown that very throw / mean pieces in
     "old_rate",  # older pieces out (neither this throw's nor the previous') / those inside
-    "resident_slope",  # slope of older pieces out on pieces inside before the throw
+    "resident_slope",  # slope of residents out (not thrown now) on pieces inside before
 )
 
 
