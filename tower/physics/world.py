@@ -101,6 +101,12 @@ class Numerics:
         mesh default (0.01 mm, used until numerics v3).
     ccd : bool
         Continuous collision detection on pieces.
+    ccd_radius : float
+        Radius of the CCD swept sphere as a fraction of a piece's smallest half-size;
+        pybullet sets the motion threshold that starts a sweep to half of it.
+    split_impulse : bool
+        Bullet's split impulse (penetration recovery apart from the velocities; pybullet's
+        default).
     sleeping : bool
         Let Bullet deactivate resting bodies.
     early_stop : bool
@@ -116,6 +122,15 @@ class Numerics:
     retire : bool
         Take pieces out of the simulation (:meth:`World.retire`) once they are in the
         courtyard and clear of the tube's exit face by two radii of the largest piece.
+    sleep_after : int
+        Put a piece to sleep (Bullet wakes it when something moving touches it) once it
+        has been at rest (``rest_speed``, ``rest_spin``) at this many consecutive checks;
+        0 leaves it to Bullet's own deactivation (2 s at rest).
+    rebuild_every : int
+        Throws between two rebuilds of the pybullet world (1: a fresh world for every
+        throw, as until numerics v3). In between, only the pieces are removed and the static
+        tower stays (:meth:`World.clear_pieces`), which saves rebuilding it but lets
+        Bullet's broadphase carry history from one throw to the next.
     version : int
         Which defaults these settings started from (:data:`NUMERICS_VERSION`); a label
         only, kept in snapshots and trace sources.
@@ -125,6 +140,8 @@ class Numerics:
     solver_iterations: int = 8
     margin: float | None = 0.2  # mm; None keeps pybullet's default
     ccd: bool = True
+    ccd_radius: float = 0.4
+    split_impulse: bool = True
     sleeping: bool = True
     early_stop: bool = True
     check_every: int = 6
@@ -133,6 +150,8 @@ class Numerics:
     rest_checks: int = 3
     time_cap: float = 8.0
     retire: bool = True
+    sleep_after: int = 0
+    rebuild_every: int = 1
     version: int = NUMERICS_VERSION
 
     @classmethod
@@ -148,6 +167,15 @@ class Numerics:
             early_stop=False,
             retire=False,
         )
+
+    @classmethod
+    def v4(cls, **changes: Any) -> Numerics:
+        """The candidate numerics v4 (not the default: it changes results, so traces must
+        be made again): the static tower is kept between throws and the world rebuilt
+        every 10 throws, a throw ends after 2 checks at rest (3 in v3), and a piece at
+        rest at 2 checks in a row is put to sleep. ``changes`` override fields."""
+        v4 = {"rebuild_every": 10, "rest_checks": 2, "sleep_after": 2, "version": 4}
+        return cls(**{**v4, **changes})
 
     @classmethod
     def for_spec(cls, spec: Any) -> Numerics:
@@ -288,6 +316,8 @@ class World:
         self.numerics = numerics
         self.client = _connect()
         self.static_ids: list[int] = []
+        #: bodies of the pieces, in the order they were added
+        self.piece_ids: list[int] = []
         self._visual = False
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._files: dict[Kind, list[str]] = {}
@@ -314,6 +344,7 @@ class World:
         c, n = self.client, self.numerics
         pb.resetSimulation(physicsClientId=c)
         self._kinds = {}
+        self.piece_ids = []
         pb.setGravity(0, 0, -GRAVITY, physicsClientId=c)
         engine: dict[str, Any] = {
             "fixedTimeStep": n.time_step,
@@ -322,6 +353,8 @@ class World:
         }
         if n.solver_iterations != 50:
             engine["numSolverIterations"] = n.solver_iterations
+        if not n.split_impulse:
+            engine["useSplitImpulse"] = 0
         pb.setPhysicsEngineParameter(physicsClientId=c, **engine)
         self._visual = visual
         p = self.params
@@ -391,6 +424,7 @@ class World:
             useMaximalCoordinates=True,
             physicsClientId=c,
         )
+        self.piece_ids.append(body)
         pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
         pb.resetBaseVelocity(body, velocity.tolist(), spin.tolist(), physicsClientId=c)
         if asleep and n.sleeping:
@@ -398,6 +432,14 @@ class World:
                 body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=c
             )
         return body
+
+    def clear_pieces(self) -> None:
+        """Remove every piece, last added first, and keep the static tower (and the piece
+        kinds' collision shapes): the static parts keep their places in Bullet's arrays."""
+        c = self.client
+        for body in reversed(self.piece_ids):
+            pb.removeBody(body, physicsClientId=c)
+        self.piece_ids = []
 
     def _kind_setup(self, kind: Kind) -> tuple[int, float, dict[str, Any]]:
         """The collision shape (one per world, shared by the pieces of ``kind``), the mass
@@ -423,7 +465,7 @@ class World:
         if n.margin is not None:
             dyn["collisionMargin"] = n.margin * LENGTH
         if n.ccd:
-            dyn["ccdSweptSphereRadius"] = 0.4 * shape.half_size
+            dyn["ccdSweptSphereRadius"] = n.ccd_radius * shape.half_size
         return self._collision_shape(kind), density * shape.volume, dyn
 
     def _collision_shape(self, kind: Kind) -> int:
@@ -466,6 +508,12 @@ class World:
                 names.append(path)
             self._files[kind] = names
         return self._files[kind]
+
+    def sleep(self, body: int) -> None:
+        """Deactivate a piece where it is (Bullet wakes it when something touches it)."""
+        pb.changeDynamics(
+            body, -1, activationState=pb.ACTIVATION_STATE_SLEEP, physicsClientId=self.client
+        )
 
     def remove(self, body: int) -> None:
         pb.removeBody(body, physicsClientId=self.client)
