@@ -443,18 +443,23 @@ class TowerSim:
                 f"at {where} mm (seed {self.seed})"
             )
 
-    def _settled(self, flat: np.ndarray) -> bool:
+    def _moving(self, flat: np.ndarray) -> np.ndarray:
+        """(n,) bool: which of the states ``flat`` (n, 13) are not at rest (speed above
+        ``rest_speed`` or spin above ``rest_spin``)."""
+        n = self.numerics
+        lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
+        ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
+        return (lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2)
+
+    def _settled(self, flat: np.ndarray, moving: np.ndarray) -> bool:
         """True when every piece of the states ``flat`` (n, 13) that is still inside the
-        tower is at rest.
+        tower is at rest (``moving``: :meth:`_moving` of ``flat``).
 
         Pieces in the courtyard (``Place.OUT``) are done: they may roll on for a while, but
         cannot climb back up the ramp. They stay in the world (and are checked against the
         bounds) until the throw ends, or until they are retired.
         """
-        n = self.numerics
-        lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
-        ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
-        moving = flat[(lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2), :3]
+        moving = flat[moving, :3]
         if not len(moving):
             return True
         # most checks find a piece still moving inside the tube: a box test says so
@@ -465,21 +470,20 @@ class TowerSim:
         return bool(self._outside(moving).all())
 
     def _sleep_resting(
-        self, world: World, bodies: list[int], flat: np.ndarray, still: dict[int, int]
+        self,
+        world: World,
+        bodies: list[int],
+        live: np.ndarray,
+        moving: np.ndarray,
+        still: np.ndarray,
     ) -> None:
-        """Count, per body of ``bodies`` (states ``flat``), the consecutive checks at rest
-        in ``still``, and put to sleep those that reach :attr:`Numerics.sleep_after`."""
-        n = self.numerics
-        lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
-        ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
-        rest = (lin <= (n.rest_speed * LENGTH) ** 2) & (ang <= n.rest_spin**2)
-        for body, r in zip(bodies, rest.tolist(), strict=True):
-            if not r:
-                still[body] = 0
-                continue
-            count = still[body] = still.get(body, 0) + 1
-            if count == n.sleep_after:
-                world.sleep(body)
+        """Count in ``still`` (per body) the consecutive checks at rest of the bodies
+        ``live`` (indices into ``bodies``; ``moving`` says which move), and put to sleep
+        those that reach :attr:`Numerics.sleep_after`."""
+        count = np.where(moving, 0, still[live] + 1)
+        still[live] = count
+        for k in live[count == self.numerics.sleep_after].tolist():
+            world.sleep(bodies[k])
 
     def _outside(self, positions: np.ndarray) -> np.ndarray:
         """(n,) bool: which positions (n, 3) are in the courtyard (``Place.OUT``)."""
@@ -613,7 +617,8 @@ class TowerSim:
         clear = self.spec.exit_face * LENGTH + 2 * largest
         step = 0
         calm = 0
-        still: dict[int, int] = {}  # body -> consecutive checks at rest (sleep_after)
+        # per body: consecutive checks at rest (sleep_after)
+        still = np.zeros(len(self.inside) + len(pieces), dtype=int)
         while step < max_steps:
             while pending and pending[0][0] <= step:
                 _, pid, st = pending.pop(0)
@@ -634,10 +639,12 @@ class TowerSim:
                         world.retire(bodies[live[k]])
                     live = [k for k, f in zip(live, far, strict=True) if not f]
                     flat = flat[~far]
+            ending = n.early_stop and not pending
+            moving = self._moving(flat) if n.sleep_after or ending else None
             if n.sleep_after:
-                self._sleep_resting(world, [bodies[k] for k in live], flat, still)
-            if n.early_stop and not pending:
-                calm = calm + 1 if self._settled(flat) else 0
+                self._sleep_resting(world, bodies, np.array(live), moving, still)
+            if ending:
+                calm = calm + 1 if self._settled(flat, moving) else 0
                 if calm >= n.rest_checks:
                     break
         states = [world.state(b) for b in bodies]

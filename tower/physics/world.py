@@ -131,6 +131,9 @@ class Numerics:
         throw, as until numerics v3). In between, only the pieces are removed and the static
         tower stays (:meth:`World.clear_pieces`), which saves rebuilding it but lets
         Bullet's broadphase carry history from one throw to the next.
+    engine : tuple of (str, float)
+        Further keyword arguments of ``pybullet.setPhysicsEngineParameter`` (empty in
+        every numerics version so far; for experiments).
     version : int
         Which defaults these settings started from (:data:`NUMERICS_VERSION`); a label
         only, kept in snapshots and trace sources.
@@ -152,6 +155,7 @@ class Numerics:
     retire: bool = True
     sleep_after: int = 0
     rebuild_every: int = 1
+    engine: tuple[tuple[str, float], ...] = ()
     version: int = NUMERICS_VERSION
 
     @classmethod
@@ -355,6 +359,7 @@ class World:
             engine["numSolverIterations"] = n.solver_iterations
         if not n.split_impulse:
             engine["useSplitImpulse"] = 0
+        engine.update(n.engine)
         pb.setPhysicsEngineParameter(physicsClientId=c, **engine)
         self._visual = visual
         p = self.params
