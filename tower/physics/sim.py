@@ -614,7 +614,7 @@ class TowerSim:
         # a piece in the courtyard this far beyond the tube's exit face touches nothing
         # inside any more (two radii of the largest piece): it is retired there
         largest = max(shape.radius for shape in self.geometry.shapes.values())
-        clear = self.spec.exit_face * LENGTH + 2 * largest
+        clear = self.spec.exit_face * LENGTH + n.retire_clearance * largest
         step = 0
         calm = 0
         # per body: consecutive checks at rest (sleep_after)
@@ -642,7 +642,7 @@ class TowerSim:
             ending = n.early_stop and not pending
             moving = self._moving(flat) if n.sleep_after or ending else None
             if n.sleep_after:
-                self._sleep_resting(world, bodies, np.array(live), moving, still)
+                self._sleep_resting(world, bodies, np.array(live, dtype=int), moving, still)
             if ending:
                 calm = calm + 1 if self._settled(flat, moving) else 0
                 if calm >= n.rest_checks:

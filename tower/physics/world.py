@@ -121,7 +121,11 @@ class Numerics:
         Longest throw in simulated seconds.
     retire : bool
         Take pieces out of the simulation (:meth:`World.retire`) once they are in the
-        courtyard and clear of the tube's exit face by two radii of the largest piece.
+        courtyard and clear of the tube's exit face by ``retire_clearance`` radii of the
+        largest piece.
+    retire_clearance : float
+        How far beyond the tube's exit face a piece in the courtyard is retired, in radii
+        of the largest piece.
     sleep_after : int
         Put a piece to sleep (Bullet wakes it when something moving touches it) once it
         has been at rest (``rest_speed``, ``rest_spin``) at this many consecutive checks;
@@ -153,6 +157,7 @@ class Numerics:
     rest_checks: int = 3
     time_cap: float = 8.0
     retire: bool = True
+    retire_clearance: float = 2.0
     sleep_after: int = 0
     rebuild_every: int = 1
     engine: tuple[tuple[str, float], ...] = ()
@@ -176,9 +181,17 @@ class Numerics:
     def v4(cls, **changes: Any) -> Numerics:
         """The candidate numerics v4 (not the default: it changes results, so traces must
         be made again): the static tower is kept between throws and the world rebuilt
-        every 10 throws, a throw ends after 2 checks at rest (3 in v3), and a piece at
-        rest at 2 checks in a row is put to sleep. ``changes`` override fields."""
-        v4 = {"rebuild_every": 10, "rest_checks": 2, "sleep_after": 2, "version": 4}
+        every 10 throws, a throw ends after 2 checks at rest (3 in v3), a piece at rest at
+        2 checks in a row is put to sleep, and pieces in the courtyard are retired one
+        radius of the largest piece beyond the exit face (two in v3). ``changes``
+        override fields."""
+        v4 = {
+            "rebuild_every": 10,
+            "rest_checks": 2,
+            "sleep_after": 2,
+            "retire_clearance": 1.0,
+            "version": 4,
+        }
         return cls(**{**v4, **changes})
 
     @classmethod
