@@ -1,0 +1,166 @@
+"""The numerics v4 candidates: off by default, deterministic, and a snapshot taken while the
+static tower is kept between throws continues exactly like the tower it was taken from."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pybullet as pb
+import pytest
+
+from tower.geometry import load_preset
+from tower.physics import EscapeError, SnapshotError, TowerGeometry, TowerSim
+from tower.physics.params import PhysicsParams
+from tower.physics.world import LENGTH, NUMERICS_VERSION, Numerics, World
+from tower.pieces import Piece, Place, mixed_keshis
+
+#: v4 with a rebuild every 3 throws, so short tests cross a rebuild
+V4 = Numerics.v4(rebuild_every=3)
+
+
+@pytest.fixture(scope="module")
+def geometry() -> TowerGeometry:
+    return TowerGeometry.from_spec(load_preset("marrakesh"))
+
+
+def _state(sim: TowerSim) -> tuple:
+    """Everything a tower carries to its next throw, exactly."""
+    return (sim.throws, sim.rng.bit_generator.state, sim.pieces, sim.inside, sim.places)
+
+
+def _throws(sim: TowerSim, n: int) -> list:
+    return [(sim.throw(mixed_keshis(6)), _state(sim)) for _ in range(n)]
+
+
+def test_the_defaults_stay_v3_and_v4_is_asked_for():
+    n = Numerics()
+    assert NUMERICS_VERSION == 3 and n.version == 3
+    assert (n.rebuild_every, n.sleep_after, n.retire_clearance, n.rest_checks) == (1, 0, 2.0, 3)
+    assert (n.ccd_radius, n.split_impulse, n.engine) == (0.4, True, ())
+    v4 = Numerics.v4()
+    assert v4.version == 4 and v4.rebuild_every > 1 and v4.sleep_after and v4.rest_checks == 2
+    assert Numerics.v4(rest_checks=3).rest_checks == 3
+    base = Numerics.pybullet_defaults()
+    assert (base.rebuild_every, base.sleep_after) == (1, 0)
+
+
+def test_kept_static_tower_is_deterministic(geometry):
+    a = TowerSim(geometry.spec, seed=4, numerics=V4, geometry=geometry)
+    b = TowerSim(geometry.spec, seed=4, numerics=V4, geometry=geometry)
+    assert _throws(a, 5) == _throws(b, 5)
+    a.close()
+    b.close()
+
+
+@pytest.mark.parametrize("cut", [2, 3, 4])
+def test_snapshot_between_rebuilds_continues_identically(geometry, tmp_path, cut):
+    full = TowerSim(geometry.spec, seed=5, numerics=V4, geometry=geometry)
+    results = _throws(full, cut + 3)
+    half = TowerSim(geometry.spec, seed=5, numerics=V4, geometry=geometry)
+    _throws(half, cut)
+    path = tmp_path / "tower.json"
+    half.snapshot(path)
+    data = json.loads(path.read_text())
+    # the world was built at throws 0, 3, ...: the throws since then are replayed
+    assert len(data["since"]) == (cut - 1) % 3 + 1
+    restored = TowerSim.restore(path, geometry=geometry)
+    assert _throws(restored, 3) == results[cut:]
+    for sim in (full, half, restored):
+        sim.close()
+
+
+def test_without_the_replay_a_restored_tower_would_differ(geometry, tmp_path):
+    """Why snapshots hold the throws since the rebuild: Bullet's broadphase keeps history,
+    so the same recorded state in a fresh world gives other results."""
+    full = TowerSim(geometry.spec, seed=5, numerics=V4, geometry=geometry)
+    results = _throws(full, 5)
+    half = TowerSim(geometry.spec, seed=5, numerics=V4, geometry=geometry)
+    _throws(half, 2)
+    path = tmp_path / "tower.json"
+    half.snapshot(path)
+    data = json.loads(path.read_text())
+    del data["world"], data["since"]
+    path.write_text(json.dumps(data))
+    stripped = TowerSim.restore(path, geometry=geometry)
+    assert _throws(stripped, 3) != results[2:]
+    for sim in (full, half, stripped):
+        sim.close()
+
+
+def test_a_snapshot_whose_replay_does_not_match_is_refused(geometry, tmp_path):
+    sim = TowerSim(geometry.spec, seed=6, numerics=V4, geometry=geometry)
+    _throws(sim, 2)
+    path = tmp_path / "tower.json"
+    sim.snapshot(path)
+    sim.close()
+    data = json.loads(path.read_text())
+    data["since"][1]["pieces"] = data["since"][1]["pieces"][:-1]
+    path.write_text(json.dumps(data))
+    with pytest.raises(SnapshotError, match="since"):
+        TowerSim.restore(path, geometry=geometry)
+    data["world"] = "nonsense"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SnapshotError, match="world"):
+        TowerSim.restore(path, geometry=geometry)
+
+
+def test_a_failed_throw_makes_the_next_one_rebuild(geometry, tmp_path):
+    sim = TowerSim(geometry.spec, seed=7, numerics=V4, geometry=geometry)
+    _throws(sim, 1)
+    # plant a piece far outside the tower: the next throw loses it and raises
+    sim.pieces.append(Piece.keshi("red"))
+    pid = len(sim.pieces) - 1
+    x = geometry.spec.bounds[0][0] * LENGTH - 5.0
+    sim.inside[pid] = ((x, 0.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.0,) * 3, (0.0,) * 3)
+    sim.places[pid] = Place.FLOOR1
+    with pytest.raises(EscapeError):
+        sim.throw(mixed_keshis(1))
+    del sim.inside[pid], sim.places[pid], sim.pieces[pid]
+    path = tmp_path / "tower.json"
+    sim.snapshot(path)
+    assert "since" not in json.loads(path.read_text())  # the next throw builds afresh
+    restored = TowerSim.restore(path, geometry=geometry)
+    assert _throws(restored, 2) == _throws(sim, 2)
+    sim.close()
+    restored.close()
+
+
+class _Sleeper:
+    def __init__(self) -> None:
+        self.slept: list[int] = []
+
+    def sleep(self, body: int) -> None:
+        self.slept.append(body)
+
+
+def test_pieces_at_rest_for_sleep_after_checks_are_put_to_sleep_once(geometry):
+    sim = TowerSim(geometry.spec, numerics=Numerics.v4(sleep_after=2), geometry=geometry)
+    world, bodies = _Sleeper(), [10, 11, 12]
+    still = np.zeros(3, dtype=int)
+    live = np.array([0, 2])
+    for moving in ([True, False], [False, False], [False, False], [False, True]):
+        sim._sleep_resting(world, bodies, live, np.array(moving), still)  # type: ignore[arg-type]
+    # body 12 rests at checks 1-3 (asleep at the second), body 10 at checks 2-3
+    assert world.slept == [12, 10]
+    sim._sleep_resting(world, bodies, np.array([], dtype=int), np.array([], dtype=bool), still)  # type: ignore[arg-type]
+    sim.close()
+
+
+def test_clearing_the_pieces_keeps_the_static_tower(geometry):
+    world = World(geometry, PhysicsParams(), V4)
+    world.reset()
+    static = list(world.static_ids)
+    for z in (30.0, 32.0):
+        world.add_piece(
+            next(iter(geometry.shapes)),
+            np.array([0.0, 0.0, z]),
+            np.array([0.0, 0.0, 0.0, 1.0]),
+            np.zeros(3),
+            np.zeros(3),
+        )
+    assert pb.getNumBodies(physicsClientId=world.client) == len(static) + 2
+    world.clear_pieces()
+    assert pb.getNumBodies(physicsClientId=world.client) == len(static)
+    assert world.static_ids == static and world.piece_ids == []
+    world.close()
