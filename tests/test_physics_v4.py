@@ -164,3 +164,27 @@ def test_clearing_the_pieces_keeps_the_static_tower(geometry):
     assert pb.getNumBodies(physicsClientId=world.client) == len(static)
     assert world.static_ids == static and world.piece_ids == []
     world.close()
+
+
+def test_the_backing_lies_against_the_outside_of_the_tube_walls(geometry):
+    from tower.physics.world import LENGTH as UNIT
+    from tower.physics.world import _backing
+
+    slabs = {p.name: p.vertices / UNIT for p in _backing(geometry.static, 20.0)}
+    assert sorted(slabs) == ["backing-tube-back", "backing-tube-left", "backing-tube-right"]
+    walls = {p.name: p.vertices / UNIT for p in geometry.static}
+    yard_top = max(v[:, 2].max() for n, v in walls.items() if n.startswith("yard"))
+    back, wall = slabs["backing-tube-back"], walls["tube-back"]
+    assert np.isclose(back[:, 0].max(), wall[:, 0].min())  # flush with its outer face
+    assert np.isclose(back[:, 0].min(), wall[:, 0].min() - 20.0)
+    assert np.isclose(back[:, 2].min(), wall[:, 2].min())  # nothing is a place behind it
+    left = slabs["backing-tube-left"]
+    assert np.isclose(left[:, 1].min(), walls["tube-left"][:, 1].max())
+    assert left[:, 2].min() > yard_top  # the courtyard beside the tube stays free
+    # behind the tube no point is a place: the slab only stops pieces leaving the tower
+    inner = back[[0, -1]] * 0.98 + back[[-1, 0]] * 0.02
+    assert list(geometry.spec.place_of(inner)) == [None, None]
+    world = World(geometry, PhysicsParams(), Numerics.v4())
+    world.reset()
+    assert len(world.static_ids) == len(geometry.static) + 3
+    world.close()
