@@ -542,7 +542,7 @@ class TowerSim:
         attempt = 0
         while True:
             try:
-                result = self._throw(pieces, observe, hidden, fresh=fresh or not keep)
+                result = self._throw(pieces, observe, hidden, fresh or not keep)
             except BaseException as exc:
                 del self.pieces[count:]
                 self.rng.bit_generator.state = state
