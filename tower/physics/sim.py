@@ -6,6 +6,10 @@ rigid-body state recorded. The next throw rebuilds the pybullet world from scrat
 the pieces inside in id order from their recorded state, then the new pieces: a throw is
 a pure function of (recorded state, parameters, RNG state, pieces thrown). Because a
 snapshot holds exactly that, a restored tower continues bit for bit like the original.
+With :attr:`Numerics.rebuild_every` above 1 (the v4 candidate) the world is rebuilt only
+every so many throws and carries Bullet's history in between; a snapshot then also holds
+the tower at the last rebuild and the throws since, and restoring replays them, so the
+restored tower still continues bit for bit.
 
 Examples
 --------

@@ -140,7 +140,8 @@ class Numerics:
         Bullet's broadphase carry history from one throw to the next.
     engine : tuple of (str, float)
         Further keyword arguments of ``pybullet.setPhysicsEngineParameter`` (empty in
-        every numerics version so far; for experiments).
+        every numerics version so far; for experiments). Some are process-wide in
+        pybullet (``contactBreakingThreshold`` sets a Bullet global), not per world.
     version : int
         Which defaults these settings started from (:data:`NUMERICS_VERSION`); a label
         only, kept in snapshots and trace sources.
@@ -366,8 +367,11 @@ class World:
     pieces are added in a canonical order, so a throw depends only on the recorded state of
     the pieces and never on contact caches left by earlier throws. (Keeping the static
     tower and removing only the pieces is not enough: Bullet's broadphase keeps state that
-    changes the order of contacts, and the throws differ in the last bits.) Each piece
-    kind's collision shape is built once per throw and shared by its bodies.
+    changes the order of contacts, and the throws differ in the last bits.) With
+    :attr:`Numerics.rebuild_every` above 1 the static tower is kept for that many throws
+    and only the pieces are removed (:meth:`clear_pieces`); the tower then replays the
+    throws since the rebuild when it is restored from a snapshot. Each piece kind's
+    collision shape is built once per world and shared by its bodies.
     """
 
     def __init__(self, geometry: TowerGeometry, params: PhysicsParams, numerics: Numerics):
