@@ -187,11 +187,15 @@ def test_emulator_and_sampler_recover_a_known_gaussian() -> None:
     assert np.allclose(np.sqrt(np.diag(em.cov)), 0.01, rtol=0.4)
     target = np.array([0.3, 0.6])
     observed = np.array([0.3 + 0.5 * 0.36, 0.6 - 0.18])
-    samples, ess = sample_posterior(lambda z: em.loglik(z, observed), 2, rng)
-    assert ess > 1000
-    lo, hi = np.quantile(samples, [0.05, 0.95], axis=0)
-    assert np.all(lo <= target) and np.all(target <= hi)
-    assert np.all(hi - lo < 0.2)
+    # learned noise (leave-one-out covariance), and measured noise (spread-checked GP)
+    measured = Emulator.fit(u, stats, noise=np.eye(2) * 0.01**2)
+    assert np.all(measured.spread >= 1) and np.allclose(np.diag(measured.cov), 0.01**2, rtol=0.01)
+    for emulator in (em, measured):
+        samples, ess = sample_posterior(lambda z, e=emulator: e.loglik(z, observed), 2, rng)
+        assert ess > 1000
+        lo, hi = np.quantile(samples, [0.05, 0.95], axis=0)
+        assert np.all(lo <= target) and np.all(target <= hi)
+        assert np.all(hi - lo < 0.2)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in BAD.iterdir()))

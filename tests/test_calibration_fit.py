@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from test_calibrate import TRUTH, ToyTower
 
 from tower.calibration.behaviour import key_statistics
-from tower.calibration.fit import fit, simulate_task
+from tower.calibration.fit import fit, simulate_task, split_noise
 from tower.calibration.screen import ClogClassifier
 from tower.calibration.simulators import BaselineSimulator, PlanSession
+from tower.calibration.summaries import summary_split
 from tower.calibration.synthetic import synthetic_plan
 from tower.cli import cli
 
@@ -46,6 +47,17 @@ def test_key_statistics_are_the_two_chances_on_a_long_baseline_replay() -> None:
     # without the exact fresh counts the colour bounds' midpoint stands in
     bounded = key_statistics(plan, rep.sessions)
     assert bounded["inside"] == stats["inside"] and bounded["p_fresh_out"] != stats["p_fresh_out"]
+
+
+def test_split_halves_measure_the_replay_noise() -> None:
+    """The noise the fit measures from each replay's two halves matches the spread of the
+    statistics over independent replays (200 baseline replays of 204 throws)."""
+    sim, plan = BaselineSimulator(), synthetic_plan(204, 12)
+    theta = {"model.p_fresh": 0.7, "model.p_old": 0.2}
+    pairs = [summary_split(sim.simulate(theta, plan, s)) for s in range(200)]
+    full, diffs = np.array([f for f, _ in pairs]), np.array([d for _, d in pairs])
+    ratio = np.diag(split_noise(diffs)) / np.var(full, axis=0)
+    assert np.all((ratio > 0.7) & (ratio < 1.45)), ratio
 
 
 def test_clog_classifier_learns_the_clogging_corner() -> None:
@@ -94,7 +106,9 @@ def test_predictive_statistics_narrow_and_hold_the_truth(toy_fit) -> None:
 
     plan = synthetic_plan(200, 12)
     sim = ToyTower()
-    truth = true_key_statistics(sim, TRUTH, plan, 9, 8, _in_process(sim))
+    # 32 replays: the truth is an expected value; a noisy estimate of it would miss a
+    # narrow interval by its own noise
+    truth = true_key_statistics(sim, TRUTH, plan, 9, 32, _in_process(sim))
     found = {p.name: p for p in toy_fit.predictive(truth)}
     assert set(found) == {"inside", "p_fresh_out", "p_resident_out", "out_12", "dwell"}
     for name in ("inside", "p_fresh_out", "p_resident_out", "dwell"):

@@ -124,3 +124,14 @@ def test_batch_matches_reference_with_the_throws_make_up():
     for kind, cls in ((Kind.KESHI, "keshi"), (Kind.EXPERT, "expert")):
         batch = res.out_by_class[:, towers.classes.index(cls)]
         assert binned_chi2(by_kind[kind], batch).pvalue > 0.001, cls
+
+
+def test_batch_refuses_more_back_off_levels_than_it_can_draw():
+    """The batch path tags a coarse draw with its level's rank: 9 levels at most."""
+    traces = SyntheticTower().traces(40, seed=24)
+    settings = FitSettings(levels=(("m", "n"),) * 9 + (("m",),))
+    model = DistilledModel.from_tables(fit_tables(traces, settings))
+    with pytest.raises(ValueError, match="at most 9 back-off levels"):
+        BatchTowers(model.doc["model"], 10, seed=1)
+    fewer = FitSettings(levels=(("m", "n"),) * 8 + (("m",),))
+    BatchTowers(DistilledModel.from_tables(fit_tables(traces, fewer)).doc["model"], 10, seed=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tower.calibration.recording import (
@@ -211,3 +212,7 @@ def test_series_infers_inside_fresh_and_mixing() -> None:
     assert vec[0] == pytest.approx(math.log1p((4 / 3) / 4))  # log(1 + mean inside / mean in)
     assert vec[2] == pytest.approx((3 + 2 + 3.5) / 12)  # fresh (midpoint) per piece in
     assert vec[3] == pytest.approx((11 - 8.5) / (0 + 1 + 2))  # old out per piece inside before
+    # the previous throw's pieces still inside, and how many of them come out now
+    assert series.young_in.tolist() == [0, 1, 2] and series.young_out.tolist() == [0, 1, 1]
+    assert vec[5] == pytest.approx(2 / 3)
+    assert vec[6] == pytest.approx(np.std([3, 2, 3.5]) / 4)

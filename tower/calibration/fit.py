@@ -14,13 +14,18 @@ every replay count:
    Replays are cached on disk by (simulator, theta, seed, plan), so an interrupted fit
    resumes where it stopped, and run on the local pool or on a Dask cluster.
 2. **Emulator.** Per summary statistic (:data:`tower.calibration.summaries.STAT_NAMES`), a
-   ridge regression in theta on linear, linear + square, or full quadratic terms (with
-   interactions); the terms and the ridge strength are chosen by exact leave-one-out error.
-   The leave-one-out residuals give the covariance of the statistics around the emulated
-   mean; it holds both the simulation noise of one recording-sized replay and the
-   emulator's own error, so the likelihood is not over-confident.
-3. **Synthetic likelihood.** ``s_obs ~ Normal(mu(theta), Sigma)`` (Wood 2010), evaluated on
-   the emulator, costs microseconds, so the posterior can be sampled thoroughly.
+   Gaussian process in theta. The replay noise is measured, not fitted: every replay's
+   statistics are also taken on the first and the second half of its throws
+   (:func:`tower.calibration.summaries.summary_split`), and over the last wave's replays
+   the covariance of their differences, over 4, is the noise covariance of one
+   recording-sized replay (:func:`split_noise`). Each GP's white noise is fixed at it, so
+   the GP neither chases the noise nor passes its own error off as noise.
+3. **Synthetic likelihood.** ``s_obs ~ Normal(mu(theta), Sigma + V(theta))`` (Wood 2010):
+   ``Sigma`` the measured noise, ``V`` the GP's own variance at theta, which grows away
+   from the design points, so a sparse design cannot make the fit over-confident. (Until
+   stop 14 ``Sigma`` was the covariance of the leave-one-out residuals: far from the
+   posterior these are many times the noise, and made every interval wide.) It costs
+   microseconds, so the posterior can be sampled thoroughly.
 4. **Posterior.** Population Monte Carlo: importance sampling from the prior, then three
    rounds with a kernel-mixture proposal around the weighted particles (plus a defensive
    prior component). The effective sample size is reported.
@@ -55,7 +60,7 @@ from scipy.stats import qmc
 from tower.calibration.recording import Session
 from tower.calibration.screen import CLOG_THRESHOLD, ClogClassifier
 from tower.calibration.simulators import Parameter, Plan, Simulator
-from tower.calibration.summaries import STAT_NAMES, summary_vector
+from tower.calibration.summaries import STAT_NAMES, summary_split, summary_vector
 
 if TYPE_CHECKING:
     from tower.calibration.behaviour import Predictive
@@ -136,33 +141,43 @@ class Emulator:
 
     One GP per statistic (scikit-learn; constant x anisotropic RBF kernel plus white noise,
     hyperparameters by maximum marginal likelihood) on unit-cube coordinates. The white
-    noise is the simulation noise of one replay; the GP's own posterior variance is the
-    emulator's uncertainty, which grows away from the design points and is added to the
-    synthetic likelihood's covariance, so a sparse design cannot make the fit
-    over-confident. (A ridge-quadratic emulator, used before, could not follow the
-    statistics towards a clogging tower, where they change fastest.)
+    noise is the simulation noise of one replay: measured (``noise`` in :meth:`fit`) or
+    else learned. The GP's own posterior variance is the emulator's uncertainty, which
+    grows away from the design points and is added to the synthetic likelihood's
+    covariance, so a sparse design cannot make the fit over-confident. (A ridge-quadratic
+    emulator, used before, could not follow the statistics towards a clogging tower, where
+    they change fastest.)
 
     ``predict(u)`` takes ``u : (m, d)`` and returns ``(m, k)`` means;
     ``predict_with_var(u)`` also their ``(m, k)`` emulator variances; ``cov`` is the
-    ``(k, k)`` covariance of the leave-one-out residuals (see :meth:`fit`); ``loo_r2`` the
-    exact leave-one-out R² per statistic, ``noise_r2`` its ceiling.
+    ``(k, k)`` noise covariance (see :meth:`fit`); ``loo_r2`` the exact leave-one-out R² per
+    statistic, ``noise_r2`` its ceiling.
     """
 
     models: list[Any]
-    cov: np.ndarray  # (k, k) leave-one-out residual covariance (noise + emulator error)
+    cov: np.ndarray  # (k, k) noise covariance of one replay's statistics
     loo_r2: np.ndarray  # (k,)
     noise_r2: np.ndarray  # (k,) share of variance that is not simulation noise (R² ceiling)
+    spread: np.ndarray  # (k,) factor (>= 1) on the GP's own variance, from its LOO check
 
     @classmethod
     def fit(
-        cls, u: np.ndarray, stats: np.ndarray, seed: int = 0, cov_rows: np.ndarray | None = None
+        cls,
+        u: np.ndarray,
+        stats: np.ndarray,
+        seed: int = 0,
+        noise: np.ndarray | None = None,
     ) -> Emulator:
         """Fit one GP per column of ``stats : (n, k)`` on ``u : (n, d)``.
 
-        ``cov``: the covariance of the exact leave-one-out residuals of the rows
-        ``cov_rows`` (default all; the fit passes its last wave, the design points around
-        the posterior): simulation noise there plus the emulator's typical error, measured
-        where the likelihood matters (noise varies across the prior).
+        ``noise : (k, k)``, if given, is the measured noise covariance of one replay's
+        statistics: each GP's white noise is fixed at its diagonal, and ``cov`` is it. The
+        GP's own variance is then checked against its exact leave-one-out residuals: where
+        they are larger than the GP expects (noise plus its variance at each left-out
+        point), its variance is scaled up by their ratio (``spread``), so the likelihood
+        trusts the emulator no more than its errors allow. Otherwise the white noise is
+        learned, and ``cov`` is the covariance of the exact leave-one-out residuals: noise
+        plus the emulator's typical error.
         """
         from sklearn.gaussian_process import GaussianProcessRegressor
         from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
@@ -170,11 +185,14 @@ class Emulator:
         n, k = stats.shape
         d = u.shape[1]
         models, loo, learned = [], np.zeros((n, k)), np.zeros(k)
+        spread = np.ones(k)
         for j in range(k):
             y = stats[:, j]
-            kernel = ConstantKernel(1.0, (1e-3, 1e3)) * RBF(
-                np.full(d, 0.5), (1e-2, 1e2)
-            ) + WhiteKernel(0.05, (1e-6, 2.0))
+            if noise is None:
+                white = WhiteKernel(0.05, (1e-6, 2.0))
+            else:  # in the GP's normalised units, floored so its matrix stays invertible
+                white = WhiteKernel(max(noise[j, j] / max(y.var(), 1e-300), 1e-6), "fixed")
+            kernel = ConstantKernel(1.0, (1e-3, 1e3)) * RBF(np.full(d, 0.5), (1e-2, 1e2)) + white
             gp = GaussianProcessRegressor(kernel, normalize_y=True, random_state=seed)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # hyperparameters at their bounds
@@ -185,32 +203,38 @@ class Emulator:
             yn = (y - gp._y_train_mean) / scale
             loo[:, j] = (inv @ yn) / np.diag(inv) * scale
             learned[j] = float(gp.kernel_.k2.noise_level) * scale**2
+            if noise is not None:  # the left-out points' own GP variance, noise-free
+                own = np.maximum(scale**2 / np.diag(inv) - learned[j], 1e-300)
+                excess = float(np.mean(loo[:, j] ** 2)) - learned[j]
+                spread[j] = max(1.0, excess / float(np.mean(own)))
             models.append(gp)
         centred = stats - stats.mean(axis=0)
         ss_tot = np.maximum(np.sum(centred**2, axis=0), 1e-300)
         loo_r2 = 1 - np.sum(loo**2, axis=0) / ss_tot
         noise_r2 = 1 - learned * n / ss_tot
-        rows = np.ones(n, bool) if cov_rows is None or cov_rows.sum() < k + 4 else cov_rows
-        m = int(rows.sum())
-        # the inverse of a sample covariance of m residuals overstates the precision by
-        # (m - 1) / (m - k - 2) (inverse Wishart mean): scaled so the precision is unbiased
-        cov = np.atleast_2d(np.cov(loo[rows], rowvar=False)) * (m - 1) / max(m - k - 2, 1)
+        if noise is None:
+            # the inverse of a sample covariance of n residuals overstates the precision by
+            # (n - 1) / (n - k - 2) (inverse Wishart mean): scaled so it is unbiased
+            cov = np.atleast_2d(np.cov(loo, rowvar=False)) * (n - 1) / max(n - k - 2, 1)
+        else:
+            cov = np.array(noise, dtype=float)
         cov = cov + np.diag(np.maximum(1e-6 * ss_tot / n, 1e-300))
-        return cls(models, cov, loo_r2, noise_r2)
+        return cls(models, cov, loo_r2, noise_r2, spread)
 
     def predict(self, u: np.ndarray) -> np.ndarray:
         u = np.atleast_2d(u)
         return np.stack([m.predict(u) for m in self.models], axis=1)
 
     def predict_with_var(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Means ``(m, k)`` and emulator (latent, noise-free) variances ``(m, k)``."""
+        """Means ``(m, k)`` and emulator (latent, noise-free) variances ``(m, k)``, the
+        latter scaled by ``spread``."""
         u = np.atleast_2d(u)
         means, var = [], []
-        for m in self.models:
+        for m, factor in zip(self.models, self.spread, strict=True):
             mu, sd = m.predict(u, return_std=True)
             noise = float(m.kernel_.k2.noise_level) * float(m._y_train_std) ** 2
             means.append(mu)
-            var.append(np.maximum(sd**2 - noise, 0.0))
+            var.append(np.maximum(sd**2 - noise, 0.0) * factor)
         return np.stack(means, axis=1), np.stack(var, axis=1)
 
     def loglik(self, u: np.ndarray, observed: np.ndarray) -> np.ndarray:
@@ -412,12 +436,13 @@ class FitResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "method": "clog screening + emulator (ridge quadratic) + Gaussian synthetic "
-            "likelihood + PMC, in sequential waves",
+            "method": "clog screening + GP emulator with split-half measured noise + "
+            "Gaussian synthetic likelihood + PMC, in sequential waves",
             "statistics": list(STAT_NAMES),
             "observed": [float(x) for x in self.observed],
             "emulator_loo_r2": [round(float(x), 4) for x in self.emulator.loo_r2],
             "emulator_noise_ceiling_r2": [round(float(x), 4) for x in self.emulator.noise_r2],
+            "emulator_spread": [round(float(x), 4) for x in self.emulator.spread],
             "key_statistics": list(self.key_names),
             "key_emulator_loo_r2": []
             if self.key_emulator is None
@@ -495,7 +520,8 @@ def _design_stats(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Replay the plan at each design point (and ``reference``, for the key statistics).
 
-    Returns ``(ok : (n,) bool, summaries : (n_ok, k), key statistics : (n_ok, q),
+    Returns ``(ok : (n,) bool, summaries : (n_ok, k), their half differences : (n_ok, k)
+    (:func:`~tower.calibration.summaries.summary_split`), key statistics : (n_ok, q),
     u of the failed points)``.
     """
     from tower.calibration.behaviour import key_names, key_statistics
@@ -511,17 +537,21 @@ def _design_stats(
     fitted, for_keys = results[: len(u)], results[len(u) :] if reference is not None else results
     names = key_names(key_plan)
     ok = np.array([a is not None and b is not None for a, b in zip(fitted, for_keys, strict=True)])
-    stats, keys = [], []
+    stats, diffs, keys = [], [], []
     for res, res_k in zip(fitted, for_keys, strict=True):
         if res is None or res_k is None:
             continue
-        stats.append(summary_vector(sessions_from_outs(plan, res["outs"])))
+        full, diff = summary_split(sessions_from_outs(plan, res["outs"]))
+        stats.append(full)
+        diffs.append(diff)
         sessions = sessions_from_outs(key_plan, res_k["outs"])
         found = key_statistics(key_plan, sessions, res_k.get("fresh"))
         keys.append([found[n] for n in names])
+    k = len(STAT_NAMES)
     return (
         ok,
-        np.array(stats).reshape(len(stats), len(STAT_NAMES)),
+        np.array(stats).reshape(len(stats), k),
+        np.array(diffs).reshape(len(diffs), k),
         np.array(keys).reshape(len(keys), len(names)),
         u[~ok],
     )
@@ -647,6 +677,7 @@ def _fit(
     names = key_names(plan if reference is None else reference)
     design_u = np.zeros((0, d))
     design_s = np.zeros((0, len(STAT_NAMES)))
+    design_d = np.zeros((0, len(STAT_NAMES)))
     design_k = np.zeros((0, len(names)))
     failed_u = np.zeros((0, d))
     samples_u = None
@@ -660,13 +691,14 @@ def _fit(
             pool = _around(samples_u, 8 * n_w, rng)
         u = _pick_healthy(pool, clog, n_w)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
-        ok, s_ok, k_ok, u_failed = _design_stats(
+        ok, s_ok, d_ok, k_ok, u_failed = _design_stats(
             simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
             reference,
         )
         failed_u = np.vstack([failed_u, u_failed])
         design_u = np.vstack([design_u, u[ok]])
         design_s = np.vstack([design_s, s_ok])
+        design_d = np.vstack([design_d, d_ok])
         design_k = np.vstack([design_k, k_ok])
         wave_of = np.concatenate([wave_of, np.full(int(ok.sum()), w)])
         if len(design_u) < 3:
@@ -674,7 +706,8 @@ def _fit(
         seen_u = np.vstack([seen_u, u])
         seen_bad = np.concatenate([seen_bad, ~ok])
         clog = ClogClassifier.fit(seen_u, seen_bad)
-        emulator = Emulator.fit(design_u, design_s, seed=seed, cov_rows=wave_of == w)
+        noise = split_noise(design_d[wave_of == w])
+        emulator = Emulator.fit(design_u, design_s, seed=seed, noise=noise)
         loglik = _excluding_clogs(emulator, observed, clog)
         samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)
     assert emulator is not None and samples_u is not None
@@ -697,6 +730,22 @@ def _fit(
         screening=screening,
         info={"waves": waves, "budget_replays": budget},
     )
+
+
+def split_noise(diffs: np.ndarray) -> np.ndarray:
+    """Noise covariance ``(k, k)`` of one replay's statistics from half differences.
+
+    ``diffs : (m, k)``: :func:`~tower.calibration.summaries.summary_split` differences of
+    ``m`` replays. Each half is as noisy as twice the whole, so a difference is twice a
+    noise draw, plus what the halves differ by in every replay (the first starts from an
+    empty tower): the covariance of the differences about their mean, over 4, is the noise
+    covariance. Scaled by ``(m - 1) / (m - k - 2)`` so that its inverse, the precision the
+    likelihood uses, is unbiased (inverse Wishart mean).
+    """
+    m, k = diffs.shape
+    if m < 2:
+        return np.zeros((k, k))
+    return np.atleast_2d(np.cov(diffs, rowvar=False)) / 4 * (m - 1) / max(m - k - 2, 1)
 
 
 def _pick_healthy(pool: np.ndarray, clog: ClogClassifier, n: int) -> np.ndarray:

@@ -53,22 +53,10 @@ class Check:
         )
 
 
-def _tail(series: SessionSeries, start: int) -> SessionSeries:
-    return SessionSeries(
-        series.n_in[start:],
-        series.n_out[start:],
-        series.inside[start:],
-        series.fresh_lo[start:],
-        series.fresh_hi[start:],
-        series.mix[start:],
-        series.exact_inside,
-    )
-
-
 def holdout_series(sessions: Sequence[Session], n_train: Sequence[int]) -> list[SessionSeries]:
     """Per-session series of the held-out tails (inferred from the whole session)."""
     return [
-        _tail(session_series(s), n)
+        session_series(s).tail(n)
         for s, n in zip(sessions, n_train, strict=True)
         if len(s.throws) > n
     ]
@@ -354,9 +342,10 @@ def write_report(
         f"({result.failures / max(result.replays, 1):.0%}; failed replays are left out); "
         f"posterior effective sample size {result.ess:.0f}",
         "",
-        "Method: clog screening, then an emulator of the summary statistics (ridge quadratic "
-        "regression, sequential design waves), Gaussian synthetic likelihood, population Monte "
-        "Carlo (see `tower/calibration/fit.py` for why).",
+        "Method: clog screening, then a Gaussian-process emulator of the summary statistics "
+        "(replay noise measured from each replay's two halves; sequential design waves), "
+        "Gaussian synthetic likelihood, population Monte Carlo (see "
+        "`tower/calibration/fit.py` for why).",
         "",
         *headline(result, truth_keys, truth),
         "## Parameters: posterior medians and 90% credible intervals",

@@ -9,11 +9,15 @@ not piece identities: use it for statistics and speed, and the reference sampler
 
 How it is fast: every context field is mapped once per throw to a small index (its
 bucketed values seen in the tables, 0 for unseen) by a lookup table; a level's key is a
-mixed-radix integer of those indices, found with a vectorised open-addressing hash
-(:class:`_Index`, about one probe); a table entry's outcome is drawn with Walker's alias
-method from the same uniform that decided the back-off; residents are stored as
-``(place, class, age, tower)`` so each group's counts are one contiguous row, and groups
-empty in every tower are skipped.
+mixed-radix integer of those indices (the shared part once per throw, a group's own
+fields through lookup tables that hold their place values), found with a vectorised
+hash (:class:`_Index`: one gather, and a binary search for the few keys off their home
+slot) whose row is the entry's; a table entry's outcome is drawn with Walker's alias
+method from the same uniform that decided the back-off, both outcomes of an alias slot
+side by side (one gather); the coarser levels are drawn together; residents are stored
+as ``(place, class, age, tower)`` so each group's counts are one contiguous row, groups
+empty in every tower are skipped, and a throw adds up its packed outcomes by
+destination group, unpacking each sum once at the end of the throw.
 
 Examples
 --------
@@ -27,7 +31,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,50 +59,82 @@ class BatchThrow:
     out_by_class: np.ndarray
 
 
-_MULT = np.int64(0x9E3779B97F4A7C15 - 2**64)  # Fibonacci hashing (int64 products wrap)
+_MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing (uint64 products wrap)
 #: Context fields that are the same for every group of one throw: a level's key starts
 #: with them, so that part is computed once per throw, not per group.
 SHARED: tuple[str, ...] = ("n", "I", "J", "w", "x")
 #: A joint outcome (out, funnel, floor1, floor2, ramp) packed in one integer, 12 bits each
-#: (one gather per draw instead of five).
+#: (one gather per draw instead of five). Packed outcomes add up field by field as long
+#: as no count exceeds ``_MASK`` (a tower holds at most ``_MASK`` pieces).
 _BITS, _MASK = 12, (1 << 12) - 1
 _PACK = np.asarray([1 << (_BITS * d) for d in range(5)], dtype=np.int64)
+#: Shifts of the places' fields in a packed outcome, as a column (one per place).
+_SHIFTS = np.asarray([[_BITS * (d + 1)] for d in range(len(PLACES))], dtype=np.int64)
+#: A table entry's first alias slot (low 32 bits) and number of slots (high 32 bits).
+_LOW = np.int64((1 << 32) - 1)
+#: The bits of a packed outcome; the coarse table tags its outcomes above them with the
+#: level's rank (finer: higher), so that one maximum finds the finest level drawn.
+_OUTCOME, _RANKS = np.int64((1 << (5 * _BITS)) - 1), 1 << (63 - 5 * _BITS)
 
 
 class _Index:
-    """A vectorised open-addressing hash table: non-negative int64 code -> row, or -1."""
+    """A vectorised hash table of non-negative int64 codes, with one gather per lookup.
 
-    def __init__(self, codes: list[int]) -> None:
+    A code's row is its home slot (the top bits of a Fibonacci hash) if no code placed
+    before it took that slot, else one of the overflow rows after the slots, found by
+    binary search. Codes are placed in decreasing order of ``weights`` (how often they
+    are expected to be looked up), so few lookups reach the overflow. What belongs to a
+    code is stored at its row in arrays of ``absent + 1`` rows (:meth:`spread`); every
+    code not in the table is sent to the last row, ``absent``.
+    """
+
+    def __init__(self, codes: Sequence[int], weights: Sequence[float]) -> None:
         bits = max(4, (4 * len(codes)).bit_length())  # load factor at most 1/4
-        self.mask = np.int64((1 << bits) - 1)
-        self.shift = np.int64(64 - bits)
-        keys, rows = [-1] * (1 << bits), [-1] * (1 << bits)
-        slots = self._slots(np.asarray(codes, dtype=np.int64)).tolist()
-        for row, (code, slot) in enumerate(zip(codes, slots, strict=True)):
-            while keys[slot] != -1:
-                slot = (slot + 1) & self.mask
-            keys[slot], rows[slot] = code, row
+        self.shift = np.uint64(64 - bits)
+        keys = [-1] * (1 << bits)
+        rows = [0] * len(codes)
+        homes = self._home(np.asarray(codes, dtype=np.int64)).tolist()
+        overflow = []
+        for i in sorted(range(len(codes)), key=lambda i: -weights[i]):
+            if keys[homes[i]] == -1:
+                keys[homes[i]] = codes[i]
+                rows[i] = homes[i]
+            else:
+                overflow.append((codes[i], i))
+        overflow.sort()
+        for r, (_, i) in enumerate(overflow, start=len(keys)):
+            rows[i] = r
+        self.absent = len(keys) + len(overflow)
         self.keys = np.asarray(keys, dtype=np.int64)
+        #: the overflow codes, sorted, then a sentinel above every code; their rows
+        self.overflow = np.asarray([c for c, _ in overflow] + [np.iinfo(np.int64).max])
+        self.overflow_rows = np.arange(len(keys), self.absent + 1, dtype=np.int64)
+        #: each code's row, in the order given
         self.rows = np.asarray(rows, dtype=np.int64)
 
-    def _slots(self, codes: np.ndarray) -> np.ndarray:
-        return ((codes * _MULT) >> self.shift) & self.mask  # array products wrap silently
+    def _home(self, codes: np.ndarray) -> np.ndarray:
+        """(k,) home slots of ``codes`` (k,) int64: the top bits of a wrapping product."""
+        home = codes.view(np.uint64) * _MULT
+        home >>= self.shift
+        return home.view(np.int64)
+
+    def spread(self, values: np.ndarray, fill: Any) -> np.ndarray:
+        """(absent + 1, ...) ``values`` (one row per code, in the order given) by row,
+        ``fill`` in the other rows."""
+        spread = np.full((self.absent + 1, *values.shape[1:]), fill, dtype=values.dtype)
+        spread[self.rows] = values
+        return spread
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
-        """(k,) rows of ``codes`` (k,), -1 where absent."""
-        slot = self._slots(codes)
-        key = self.keys.take(slot)
-        rows = self.rows.take(slot)
-        missed = np.flatnonzero(key != codes)  # usually few: absent keys and collisions
-        rows[missed] = -1
-        todo = missed[key.take(missed) != -1]  # not an empty slot: probe on
-        while len(todo):
-            slot[todo] = (slot[todo] + 1) & self.mask
-            key = self.keys[slot[todo]]
-            hit = key == codes[todo]
-            rows[todo[hit]] = self.rows[slot[todo[hit]]]
-            todo = todo[~hit & (key != -1)]
-        return rows
+        """(k,) rows of ``codes`` (k,), ``absent`` where a code is not in the table."""
+        row = self._home(codes)
+        missed = (self.keys.take(row) != codes).nonzero()[0]  # absent keys, overflow
+        if len(missed):
+            wanted = codes.take(missed)
+            at = self.overflow.searchsorted(wanted)
+            found = self.overflow.take(at) == wanted
+            row[missed] = np.where(found, self.overflow_rows.take(at), self.absent)
+        return row
 
 
 def _alias(weights: list[float]) -> tuple[list[float], list[int]]:
@@ -116,77 +152,102 @@ def _alias(weights: list[float]) -> tuple[list[float], list[int]]:
     return prob, alias
 
 
-class _Level:
-    """One back-off level: hashed keys, each entry's chance of use and its alias table.
+class _Key:
+    """How one level's key is made: its shared fields (:data:`SHARED`), then the group,
+    then its own fields (``m``, ``P``, ``o``), each a digit of a mixed-radix code.
 
-    A key's code is mixed-radix over the level's shared fields (:data:`SHARED`), then the
-    group, then the group's own fields (``m``, ``P``, ``o``).
+    ``own`` holds, per own field, a lookup table from raw value (clipped) to the field's
+    index times its place value; ``group_stride`` is the group's place value.
     """
 
-    def __init__(
-        self, alpha: float, fields: list[str], table: Mapping[str, list[int]], code
-    ) -> None:
-        self.shared = [f for f in fields if f in SHARED]
-        self.own = [f for f in fields if f not in SHARED]
-        # Each entry's alias table has its outcomes (weights: counts) and one more slot,
-        # "back off" (weight alpha * D, packed value -1): one uniform decides both.
-        codes, starts, sizes, probs, aliases, packed = [], [], [], [], [], []
-        for key, flat in table.items():
-            codes.append(code(key, fields))
+    def __init__(self, fields: Sequence[str], radix: Mapping[str, int]) -> None:
+        self.fields = list(fields)
+        self.shared = tuple(f for f in fields if f in SHARED)
+        self.strides: list[tuple[str, int]] = []
+        stride = 1
+        for f in reversed([f for f in fields if f not in SHARED]):
+            self.strides.insert(0, (f, stride))
+            stride *= radix[f]
+        self.group_stride = stride
+        self.own: dict[str, np.ndarray] = {}
+
+    def scale(self, index_lut: Mapping[str, np.ndarray], factor: int = 1) -> None:
+        """Fill :attr:`own` from the fields' index tables, all place values times ``factor``."""
+        self.own = {f: index_lut[f] * (stride * factor) for f, stride in self.strides}
+
+    def add_own(self, code: np.ndarray, raw: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Add the own fields' digits of the raw values ``raw`` to ``code``, in place."""
+        for f, lut in self.own.items():
+            code += lut.take(raw[f], mode="clip")  # take: 2x fancy indexing
+        return code
+
+
+class _Table:
+    """Entries of one or more back-off levels: hashed codes, each entry's alias table.
+
+    Each entry's alias table has its outcomes (weights: counts) and one more slot, "back
+    off" (weight ``alpha * D``, packed value -1): one uniform decides both. ``entries``
+    are (code, flat entry list, rank): the rank tags the entry's packed outcomes.
+    """
+
+    def __init__(self, alpha: float, entries: Iterable[tuple[int, list[int], int]]) -> None:
+        codes, weights, spans, probs, pairs = [], [], [], [], []
+        for code, flat, rank in entries:
             counts = flat[0::6]
+            weights.append(sum(counts))
             prob, alias = _alias([*counts, alpha * len(counts)])
-            starts.append(len(packed))
-            sizes.append(len(prob))
-            probs += prob
-            aliases += [starts[-1] + a for a in alias]
-            packed += [
+            packed = [
                 sum(int(k) << (_BITS * d) for d, k in enumerate(flat[i + 1 : i + 6]))
+                | rank << (5 * _BITS)
                 for i in range(0, len(flat), 6)
             ]
             packed.append(-1)
-        # row -1 (key absent): a one-slot table that always backs off
-        self.starts = np.asarray([*starts, len(packed)], dtype=np.int64)
-        self.sizes = np.asarray([*sizes, 1], dtype=np.float64)
-        self.prob = np.asarray([*probs, 1.0], dtype=np.float64)
-        self.alias = np.asarray([*aliases, len(packed)], dtype=np.int64)
-        self.packed = np.asarray([*packed, -1], dtype=np.int64)
-        self.codes = codes
-        self.index = _Index(codes)
+            codes.append(code)
+            spans.append(len(probs) | len(prob) << 32)
+            probs += prob
+            pairs += [v for i, a in enumerate(alias) for v in (packed[i], packed[a])]
+        # codes not in the table: a one-slot entry that always backs off
+        backoff = len(probs) | 1 << 32
+        probs.append(1.0)
+        pairs += [-1, -1]
+        self.index = _Index(codes, weights)
+        #: by row: the entry's first alias slot | its number of slots << 32
+        self.spans = self.index.spread(np.asarray(spans, dtype=np.int64), backoff)
+        #: by alias slot: the chance of keeping its own outcome
+        self.prob = np.asarray(probs, dtype=np.float64)
+        #: by alias slot s: its own packed outcome at 2s, its alias's at 2s + 1
+        self.pairs = np.asarray(pairs, dtype=np.int64)
 
-    @classmethod
-    def merged(cls, levels: list[_Level]) -> _Level:
-        """The entries of ``levels`` in one table, a key ``code * len(levels) + l``.
+    def draw(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Packed outcomes of the entries of ``codes``, -1 where the draw backs off.
 
-        The coarser levels are drawn together: each row tries every level at once, and
-        the first level whose draw does not back off is used, which is the law of trying
-        them one after the other (independent trials).
+        One uniform per code, ``v`` on ``[0, slots)``: slot ``floor(v)`` of the entry, kept
+        if ``v - floor(v)`` is under its chance, else its alias.
         """
-        merged = cls.__new__(cls)
-        codes, parts = [], {f: [] for f in ("starts", "sizes", "prob", "alias", "packed")}
-        offset = 0
-        for i, level in enumerate(levels):
-            codes += [c * len(levels) + i for c in level.codes]
-            parts["starts"].append(level.starts[:-1] + offset)
-            parts["sizes"].append(level.sizes[:-1])
-            parts["prob"].append(level.prob[:-1])
-            parts["alias"].append(level.alias[:-1] + offset)
-            parts["packed"].append(level.packed[:-1])
-            offset += len(level.packed) - 1
-        merged.starts = np.concatenate([*parts["starts"], [offset]]).astype(np.int64)
-        merged.sizes = np.concatenate([*parts["sizes"], [1.0]])
-        merged.prob = np.concatenate([*parts["prob"], [1.0]])
-        merged.alias = np.concatenate([*parts["alias"], [offset]]).astype(np.int64)
-        merged.packed = np.concatenate([*parts["packed"], [-1]]).astype(np.int64)
-        merged.codes = codes
-        merged.index = _Index(codes)
-        return merged
+        spans = self.spans.take(self.index.lookup(codes))
+        v = rng.random(len(codes))
+        v *= spans >> 32
+        slot = v.astype(np.int64)
+        v -= slot
+        spans &= _LOW
+        slot += spans
+        aliased = v >= self.prob.take(slot)
+        slot += slot
+        slot += aliased
+        return self.pairs.take(slot)
 
-    def draw(self, e: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Packed outcomes of the entries ``e`` (-1: absent), -1 where the draw backs off."""
-        v = rng.random(len(e)) * self.sizes.take(e)  # uniform on [0, slots)
-        i = v.astype(np.int64)
-        j = self.starts.take(e) + i
-        return self.packed.take(np.where(v - i < self.prob.take(j), j, self.alias.take(j)))
+
+#: Shared key parts of a throw (see :meth:`BatchTowers._prefixes`).
+_Prefixes = tuple[np.ndarray, np.ndarray, list[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class _PieceLevel:
+    """One level of per-piece destination counts: its key, hashed codes, counts by row."""
+
+    key: _Key
+    index: _Index
+    counts: np.ndarray
 
 
 class BatchTowers:
@@ -235,46 +296,71 @@ class BatchTowers:
         self._radix = {f: len(vs) + 1 for f, vs in seen.items()}
         # raw value -> index (values past the end are clipped to the last entry)
         self._index_lut = {
-            "m": np.asarray([index["m"].get(v, 0) for v in range(max(seen["m"], default=0) + 2)])
+            "m": np.asarray(
+                [index["m"].get(v, 0) for v in range(max(seen["m"], default=0) + 2)],
+                dtype=np.int64,
+            )
         }
         for f in FIELDS[1:]:
             # a v1 file has no edges for w and x (its levels never ask for them)
             buckets = bucket_table(model["buckets"].get(f, [0]))
             self._index_lut[f] = np.asarray([index[f].get(b, 0) for b in buckets], dtype=np.int64)
 
-        def code(key: str, fields: list[str]) -> int:
+        def code(key: str, key_of: _Key) -> int:
             group, *values = key.split("|")
-            value = dict(zip(fields, values, strict=True))
+            value = dict(zip(key_of.fields, values, strict=True))
             c = 0
-            for f in [f for f in fields if f in SHARED]:
+            for f in key_of.shared:
                 c = c * self._radix[f] + index[f][int(value[f])]
             c = c * len(self.order) + self._group_code[group]
-            for f in [f for f in fields if f not in SHARED]:
+            for f, _ in key_of.strides:
                 c = c * self._radix[f] + index[f][int(value[f])]
             return c
 
-        self.levels = [
-            _Level(self.alpha, list(fields), table, code)
-            for fields, table in zip(model["levels"], model["tables"], strict=True)
-        ]
-        self._deep = _Level.merged(self.levels[1:]) if len(self.levels) > 1 else None
+        self.levels = [_Key(fields, self._radix) for fields in model["levels"]]
+        self.levels[0].scale(self._index_lut)
+        finest, tables = self.levels[0], model["tables"]
+        self._finest = _Table(
+            self.alpha, ((code(key, finest), flat, 0) for key, flat in tables[0].items())
+        )
+        # the coarser levels, drawn together: an entry's code is ``code * deep + level``
+        # (levels counted from 0 after the finest); each row tries every level at once,
+        # and the first level whose draw does not back off is used, which is the law of
+        # trying them one after the other (independent trials)
+        self._deep = len(self.levels) - 1
+        if self._deep > _RANKS:
+            raise ValueError(f"the batch path takes at most {_RANKS + 1} back-off levels")
+        coarse = self.levels[1:]
+        for level in coarse:
+            level.scale(self._index_lut, self._deep)
+        #: the coarser levels' key parts as (deep, ...) arrays: the group's place value,
+        #: and each own field's digits by raw value (0 in a level without that field)
+        self._coarse_group = np.asarray([[lv.group_stride * self._deep] for lv in coarse])
+        self._coarse_own = {
+            f: np.stack([lv.own.get(f, 0 * self._index_lut[f]) for lv in coarse])
+            for f in sorted({f for lv in coarse for f in lv.own})
+        }
+        self._coarse = _Table(
+            self.alpha,
+            (
+                (code(key, level) * self._deep + i, flat, self._deep - 1 - i)
+                for i, (level, table) in enumerate(zip(self.levels[1:], tables[1:], strict=True))
+                for key, flat in table.items()
+            ),
+        )
         self.prior = float(model["prior"])
-        # per-piece counts by context, coarsest first: (fields, index, counts)
+        # per-piece counts by context, coarsest first
         self.piece_levels = []
         for fields, table in zip(model["piece_levels"], model["piece_tables"], strict=True):
-            level = _Level(self.alpha, list(fields), {}, code)
-            level.index = _Index([code(key, list(fields)) for key in table])
-            level.counts = np.asarray(list(table.values()), dtype=np.float64).reshape(-1, 5)
-            self.piece_levels.append(level)
+            key_of = _Key(fields, self._radix)
+            key_of.scale(self._index_lut)
+            counts = np.asarray(list(table.values()), dtype=np.float64).reshape(-1, 5)
+            hashed = _Index([code(key, key_of) for key in table], counts.sum(axis=1).tolist())
+            self.piece_levels.append(_PieceLevel(key_of, hashed, hashed.spread(counts, 0.0)))
         self.piece_levels.reverse()
-        # a key's place values: the group's and each own field's (mixed radix, see code())
-        for level in [*self.levels, *self.piece_levels]:
-            level.strides, stride = [], 1
-            for f in reversed(level.own):
-                level.strides.insert(0, (f, stride))
-                stride *= self._radix[f]
-            level.group_stride = stride
-        self._own = {f for lv in [*self.levels, *self.piece_levels] for f in lv.own}
+        #: the keys of every level, per-piece levels last
+        self._keys = [*self.levels, *(level.key for level in self.piece_levels)]
+        self._own = {f for key_of in self._keys for f, _ in key_of.strides}
         #: _counts[place, class, age bucket - 1, tower], and a spare array of that shape
         #: (the next throw's result); _used: the (class, age bucket - 1) slices that may
         #: hold pieces, so a throw reads and clears only those
@@ -284,6 +370,7 @@ class BatchTowers:
             counts.fill(0)
         self._used: set[tuple[int, int]] = set()
         self._spare_used: set[tuple[int, int]] = set()
+        self._inside = np.zeros(n, dtype=np.int64)
         self.throws = 0
 
     def group_name(self, group: tuple[int, int, int]) -> str:
@@ -302,78 +389,82 @@ class BatchTowers:
         """(n,) int: pieces inside each tower."""
         return self._counts.sum(axis=(0, 1, 2))
 
-    def _index(self, f: str, values: np.ndarray) -> np.ndarray:
-        return self._index_lut[f].take(values, mode="clip")  # take: 2x fancy indexing
-
-    def _code(
-        self, g: int, level: _Level, prefix: np.ndarray, own: dict[str, np.ndarray]
-    ) -> np.ndarray:
-        """Keys of group ``g`` at ``level`` for some rows of the group: ``prefix`` is the
-        shared key part of those rows, ``own`` their own context indices."""
-        code = prefix + g * level.group_stride  # prefix: already scaled (see throw)
-        for f, stride in level.strides:
-            code += own[f] * stride if stride != 1 else own[f]
-        return code
+    def _prefixes(self, values: Mapping[str, np.ndarray]) -> _Prefixes:
+        """Each level's shared key part for every tower, times its place value: the
+        finest level's (n,), the coarser levels' (deep, n) (times ``deep``, plus the
+        level), the per-piece levels' (n,) each."""
+        index: dict[str, np.ndarray] = {}
+        shared: dict[tuple[str, ...], np.ndarray] = {(): np.zeros(self.n, dtype=np.int64)}
+        prefixes = []
+        for i, key_of in enumerate(self._keys):
+            prefix = shared.get(key_of.shared)
+            if prefix is None:
+                prefix = shared[()]
+                for f in key_of.shared:
+                    if f not in index:
+                        index[f] = self._index_lut[f].take(values[f], mode="clip")
+                    prefix = prefix * self._radix[f] + index[f]
+                shared[key_of.shared] = prefix
+            scale = key_of.group_stride * len(self.order)
+            if 0 < i < len(self.levels):  # a coarser level
+                prefixes.append(prefix * (scale * self._deep) + (i - 1))
+            else:
+                prefixes.append(prefix * scale)
+        coarse = np.asarray(prefixes[1 : len(self.levels)]).reshape(self._deep, self.n)
+        return prefixes[0], coarse, prefixes[len(self.levels) :]
 
     def _outcomes(
         self,
         g: int,
-        prefixes: list[np.ndarray],
+        prefixes: _Prefixes,
         rows: np.ndarray | None,
-        own: dict[str, np.ndarray],
-        m: np.ndarray,
+        raw: dict[str, np.ndarray],
     ) -> np.ndarray:
         """(k,) packed joint outcomes of group ``g`` for the towers ``rows`` (None: all).
 
-        ``prefixes`` holds each level's shared key part (all towers), ``own`` the group's
-        own context indices and ``m`` its sizes (length k).
+        ``prefixes`` holds each level's shared key part (all towers, see
+        :meth:`_prefixes`), ``raw`` the group's own context values (``m``, and ``o`` and
+        ``P`` if a level reads them) for those towers.
         """
-
-        def prefix(p: np.ndarray, todo: np.ndarray | None) -> np.ndarray:
-            if rows is None:
-                return p if todo is None else p.take(todo)
-            return p.take(rows if todo is None else rows.take(todo))
-
         finest = self.levels[0]
-        result = finest.draw(
-            finest.index.lookup(self._code(g, finest, prefix(prefixes[0], None), own)),
-            self.rng,
-        )
-        todo = np.flatnonzero(result < 0)
+        if rows is None:
+            code = prefixes[0] + g * finest.group_stride
+        else:
+            code = prefixes[0].take(rows)
+            code += g * finest.group_stride
+        result = self._finest.draw(finest.add_own(code, raw), self.rng)
+        todo = (result < 0).nonzero()[0]
         if not len(todo):
             return result
-        own = {f: v.take(todo) for f, v in own.items()}  # the rows still to draw
-        if self._deep is not None:  # the coarser levels, drawn together
-            deep, count = self._deep, len(self.levels) - 1
-            codes = np.concatenate(
-                [
-                    self._code(g, level, prefix(p, todo), own) * count + i
-                    for i, (level, p) in enumerate(zip(self.levels[1:], prefixes[1:], strict=False))
-                ]
-            )
-            drawn = deep.draw(deep.index.lookup(codes), self.rng).reshape(count, len(todo))
-            hit = drawn >= 0
-            first = hit.argmax(axis=0)  # the first level whose draw was used
-            drew = hit.any(axis=0)
-            used = drew.nonzero()[0]
-            result[todo[used]] = drawn[first[used], used]
-            if len(used) == len(todo):
+        at = todo if rows is None else rows.take(todo)  # the towers still to draw
+        raw = {f: v.take(todo) for f, v in raw.items()}
+        deep = self._deep
+        if deep:  # the coarser levels, drawn together
+            codes = prefixes[1].take(at, axis=1)
+            codes += g * self._coarse_group
+            for f, lut in self._coarse_own.items():
+                codes += lut.take(raw[f], axis=1, mode="clip")
+            drawn = self._coarse.draw(codes.reshape(-1), self.rng).reshape(deep, len(todo))
+            first = drawn.max(axis=0)  # the finest level drawn (highest rank), or -1
+            result[todo] = first & _OUTCOME  # where -1: set by the base multinomial below
+            left = (first < 0).nonzero()[0]
+            if not len(left):
                 return result
-            left = (~drew).nonzero()[0]
-            todo = todo.take(left)
-            own = {f: v.take(left) for f, v in own.items()}
-        law = np.broadcast_to(self.base[g], (len(todo), 5))
-        for level, p in zip(self.piece_levels, prefixes[len(self.levels) :], strict=True):
-            found_at = level.index.lookup(self._code(g, level, prefix(p, todo), own))
-            found = found_at >= 0
-            if found.any():
-                law = law.copy()
-                seen = level.counts[found_at[found]]
+            todo, at = todo.take(left), at.take(left)
+            raw = {f: v.take(left) for f, v in raw.items()}
+        law = np.repeat(self.base[g : g + 1], len(todo), axis=0)
+        for level, p in zip(self.piece_levels, prefixes[2], strict=True):
+            code = p.take(at)
+            code += g * level.key.group_stride
+            found_at = level.index.lookup(level.key.add_own(code, raw))
+            found = (found_at != level.index.absent).nonzero()[0]
+            if len(found):
+                seen = level.counts.take(found_at.take(found), axis=0)
                 law[found] = (seen + self.prior * law[found]) / (
                     seen.sum(axis=1, keepdims=True) + self.prior
                 )
         law = law / law.sum(axis=1, keepdims=True)
-        result[todo] = self.rng.multinomial(m.take(todo), law) @ _PACK
+        result[todo] = self.rng.multinomial(raw["m"], law) @ _PACK
         return result
 
     def throw(self, fresh: Mapping[str, int] | np.ndarray) -> BatchThrow:
@@ -389,19 +480,13 @@ class BatchTowers:
             if counts.shape != (self.n, len(self.classes)):
                 raise ValueError(f"fresh counts must have shape {(self.n, len(self.classes))}")
             counts = np.ascontiguousarray(counts.T)
-        before, after = self._counts, self._spare
-        for c, a in self._spare_used:
-            after[:, c, a] = 0
-        used: set[tuple[int, int]] = set()
-        occupancy = np.zeros((len(PLACES), self.n), dtype=np.int64)
-        for c, a in self._used:
-            occupancy += before[:, c, a]
-        inside = occupancy.sum(axis=0)
-        if int((inside + counts.sum(axis=0)).max(initial=0)) > _MASK:
+        before = self._counts
+        inside, thrown = self._inside, counts.sum(axis=0)
+        if int((inside + thrown).max(initial=0)) > _MASK:
             raise ValueError(f"at most {_MASK} pieces in a tower")
         zeros = np.zeros(self.n, dtype=np.int64)
         values = {
-            "n": counts.sum(axis=0),
+            "n": thrown,
             "I": inside,
             "J": inside,
             **{
@@ -409,17 +494,16 @@ class BatchTowers:
                 for f, c in MAKEUP.items()
             },
         }
-        # each level's shared key part, once for the whole throw
-        prefixes = []  # each level's shared key part, times its place value
-        for level in [*self.levels, *self.piece_levels]:
-            prefix = zeros
-            for f in level.shared:
-                prefix = prefix * self._radix[f] + self._index(f, values[f])
-            prefixes.append(prefix * (level.group_stride * len(self.order)))
-        p_index = [self._index("P", inside), *(self._index("P", occ) for occ in occupancy)]
+        prefixes = self._prefixes(values)
+        if "P" in self._own:  # occupancy of each place (for fresh pieces: inside)
+            occupancy = np.zeros((len(PLACES), self.n), dtype=np.int64)
+            for c, a in self._used:
+                occupancy += before[:, c, a]
+            p_raw = [inside, *occupancy]
         fresh_any = counts.any(axis=1)
         out = np.zeros(self.n, dtype=np.int64)
-        out_by_class = np.zeros((len(self.classes), self.n), dtype=np.int64)
+        #: packed outcomes added up by (class, new age bucket - 1): the next residents
+        sums: dict[tuple[int, int], np.ndarray] = {}
         fresh_out = None
         for g, (place, cls, age) in enumerate(self.order):
             if place < 0:
@@ -437,38 +521,45 @@ class BatchTowers:
             if not everyone:
                 rows = (m != 0).nonzero()[0]  # 3x np.flatnonzero of an int array
                 m = m.take(rows)
-            own = {"m": self._index("m", m)}
-            if "P" in self._own:
-                own["P"] = p_index[place + 1] if everyone else p_index[place + 1].take(rows)
+            raw = {"m": m}
             if "o" in self._own:
-                own["o"] = self._index("o", out if everyone else out.take(rows))
-            res = self._outcomes(g, prefixes, None if everyone else rows, own, m)
+                raw["o"] = out if everyone else out.take(rows)
+            if "P" in self._own:
+                raw["P"] = p_raw[place + 1] if everyone else p_raw[place + 1].take(rows)
+            res = self._outcomes(g, prefixes, None if everyone else rows, raw)
             if place >= 0 and fresh_out is None:  # fresh groups come first
                 fresh_out = out.copy()
+            new_age = 0 if place < 0 else min(age, self.age_cap - 1)
+            total = sums.get((cls, new_age))
             if not everyone and 16 * len(rows) > self.n:  # dense enough: update full width
                 full = np.zeros(self.n, dtype=np.int64)
                 full[rows] = res
                 res, everyone = full, True
-            gone = res & _MASK
             if everyone:
-                out += gone
-                out_by_class[cls] += gone
-            else:
-                out[rows] = out.take(rows) + gone
-                by_class = out_by_class[cls]
-                by_class[rows] = by_class.take(rows) + gone
-            new_age = 0 if place < 0 else min(age, self.age_cap - 1)
-            used.add((cls, new_age))
-            for dest in range(len(PLACES)):
-                k = (res >> (_BITS * (dest + 1))) & _MASK
-                if everyone:
-                    after[dest, cls, new_age] += k
+                gone = res & _MASK
+                if total is None:
+                    sums[cls, new_age] = res
                 else:
-                    row = after[dest, cls, new_age]
-                    row[rows] = row.take(rows) + k
+                    total += res
+                out += gone
+            else:
+                if total is None:
+                    total = sums[cls, new_age] = np.zeros(self.n, dtype=np.int64)
+                total[rows] = total.take(rows) + res
+                out[rows] = out.take(rows) + (res & _MASK)
         if fresh_out is None:
             fresh_out = out.copy()
+        after = self._spare
+        for c, a in self._spare_used - sums.keys():
+            after[:, c, a] = 0
+        out_by_class = np.zeros((self.n, len(self.classes)), dtype=np.int64)
+        for (c, a), total in sums.items():
+            stay = after[:, c, a]
+            np.right_shift(total, _SHIFTS, out=stay)
+            stay &= _MASK
+            out_by_class[:, c] += total & _MASK
         self._counts, self._spare = after, before
-        self._used, self._spare_used = used, self._used
+        self._used, self._spare_used = set(sums), self._used
+        self._inside = inside + thrown - out
         self.throws += 1
-        return BatchThrow(out, fresh_out, np.ascontiguousarray(out_by_class.T))
+        return BatchThrow(out, fresh_out, out_by_class)
