@@ -1,9 +1,11 @@
-"""The numerics v4 candidates: off by default, deterministic, and a snapshot taken while the
-static tower is kept between throws continues exactly like the tower it was taken from."""
+"""Numerics v4, the default: v3 still to be had exactly, deterministic, and a snapshot taken
+while the static tower is kept between throws continues exactly like the tower it was taken
+from; a snapshot of v3 numerics restores as v3."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pybullet as pb
@@ -33,16 +35,69 @@ def _throws(sim: TowerSim, n: int) -> list:
     return [(sim.throw(mixed_keshis(6)), _state(sim)) for _ in range(n)]
 
 
-def test_the_defaults_stay_v3_and_v4_is_asked_for():
+def test_the_defaults_are_v4_and_v3_is_asked_for():
     n = Numerics()
-    assert NUMERICS_VERSION == 3 and n.version == 3
-    assert (n.rebuild_every, n.sleep_after, n.retire_clearance, n.rest_checks) == (1, 0, 2.0, 3)
-    assert (n.ccd_radius, n.split_impulse, n.engine) == (0.4, True, ())
-    v4 = Numerics.v4()
-    assert v4.version == 4 and v4.rebuild_every > 1 and v4.sleep_after and v4.rest_checks == 2
+    assert NUMERICS_VERSION == 4 and n == Numerics.v4() and n.version == 4
+    assert (n.rebuild_every, n.sleep_after, n.retire_clearance, n.rest_checks) == (10, 2, 1.0, 2)
+    assert (n.backing, n.ccd_radius, n.split_impulse, n.engine) == (20.0, 0.4, True, ())
+    v3 = Numerics.v3()
+    assert v3.version == 3 and (v3.rebuild_every, v3.sleep_after) == (1, 0)
+    assert (v3.retire_clearance, v3.rest_checks, v3.backing) == (2.0, 3, 0.0)
+    assert (v3.time_step, v3.margin) == (n.time_step, n.margin) == (1 / 150, 0.2)
     assert Numerics.v4(rest_checks=3).rest_checks == 3
-    base = Numerics.pybullet_defaults()
-    assert (base.rebuild_every, base.sleep_after) == (1, 0)
+    assert Numerics.v3(rest_checks=1) == replace(v3, rest_checks=1)
+    v2 = Numerics.of_version(2)
+    assert (v2.time_step, v2.margin, v2.rebuild_every, v2.version) == (1 / 180, None, 1, 2)
+    with pytest.raises(ValueError, match="version 5"):
+        Numerics.of_version(5)
+    base = Numerics.pybullet_defaults()  # the bench's baseline
+    assert (base.rebuild_every, base.sleep_after, base.backing) == (1, 0, 0.0)
+    assert (base.time_step, base.solver_iterations, base.margin) == (1 / 240, 50, None)
+
+
+#: Numerics fields that came after v3; a v3 snapshot written before them lacks them
+AFTER_V3 = (
+    "ccd_radius",
+    "split_impulse",
+    "retire_clearance",
+    "sleep_after",
+    "backing",
+    "rebuild_every",
+    "engine",
+)
+
+
+def test_a_v3_snapshot_without_the_newer_fields_restores_as_v3(geometry, tmp_path):
+    v3 = TowerSim(geometry.spec, seed=8, numerics=Numerics.v3(), geometry=geometry)
+    _throws(v3, 2)
+    path = tmp_path / "v3.json"
+    v3.snapshot(path)
+    data = json.loads(path.read_text())
+    assert "since" not in data  # v3 rebuilds every throw
+    for name in AFTER_V3:
+        del data["numerics"][name]
+    path.write_text(json.dumps(data))
+    restored = TowerSim.restore(path, geometry=geometry)
+    assert restored.numerics == Numerics.v3() and restored.source == "physics-v3:marrakesh"
+    assert _throws(restored, 3) == _throws(v3, 3)
+    v3.close()
+    restored.close()
+
+
+def test_a_snapshot_restores_its_numerics_exactly(geometry, tmp_path):
+    numerics = Numerics.v4(engine=(("enableConeFriction", 1.0),), rest_checks=3)
+    sim = TowerSim(geometry.spec, seed=8, numerics=numerics, geometry=geometry)
+    path = tmp_path / "v4.json"
+    sim.snapshot(path)
+    sim.close()
+    restored = TowerSim.restore(path, geometry=geometry)
+    assert restored.numerics == numerics
+    restored.close()
+    data = json.loads(path.read_text())
+    data["numerics"]["version"] = 7
+    path.write_text(json.dumps(data))
+    with pytest.raises(SnapshotError, match="version 7"):
+        TowerSim.restore(path, geometry=geometry)
 
 
 def test_kept_static_tower_is_deterministic(geometry):

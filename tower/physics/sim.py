@@ -2,14 +2,16 @@
 
 Every piece thrown gets an id (its index in :attr:`TowerSim.pieces`). After a throw each id
 is either out (returned to the caller and removed from the world) or inside, with its full
-rigid-body state recorded. The next throw rebuilds the pybullet world from scratch, re-adds
-the pieces inside in id order from their recorded state, then the new pieces: a throw is
-a pure function of (recorded state, parameters, RNG state, pieces thrown). Because a
-snapshot holds exactly that, a restored tower continues bit for bit like the original.
-With :attr:`Numerics.rebuild_every` above 1 (the v4 candidate) the world is rebuilt only
-every so many throws and carries Bullet's history in between; a snapshot then also holds
-the tower at the last rebuild and the throws since, and restoring replays them, so the
-restored tower still continues bit for bit.
+rigid-body state recorded. Before a throw the pieces inside are re-added in id order from
+their recorded state, then the new pieces.
+
+Under numerics v3 (:meth:`Numerics.v3`) the pybullet world is rebuilt from scratch for
+every throw, so a throw is a pure function of (recorded state, parameters, RNG state,
+pieces thrown); a snapshot holds exactly that, and a restored tower continues bit for bit
+like the original. Numerics v4, the default, keeps the static tower and rebuilds the world
+only every :attr:`Numerics.rebuild_every` (10) throws, so Bullet carries history in
+between; a snapshot then also holds the tower at the last rebuild and the throws since,
+and restoring replays them, so the restored tower still continues bit for bit.
 
 Examples
 --------
@@ -762,8 +764,7 @@ class TowerSim:
             )
         params = PhysicsParams.from_json(data.get("params"), path=path)
         try:
-            # snapshots before the version field hold physics v2 numerics
-            numerics = Numerics(**{"version": 2, **data["numerics"]})
+            numerics = Numerics.from_json(data["numerics"])
             sim = cls(spec, params, int(data["seed"]), numerics=numerics, geometry=geometry)
             sim.rng.bit_generator.state = data["rng"]
             sim.pieces = [Piece.parse(p) for p in data["pieces"]]
