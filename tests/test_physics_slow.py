@@ -7,8 +7,12 @@ may be thrown again if the simulation loses a piece (as traces are made); each r
 need no re-throw and lose nothing. Before physics v2 the keshi run lost one keshi (tower
 50, throw 5): it crossed the courtyard in one hop, climbed the front wall and flew out
 over the side wall; pieces that are out and clear of the tube are now retired before they
-reach the walls. At 150 steps a second the cubes sank through the courtyard board; that
-tower asks for 240 (its preset's ``steps_per_second``).
+reach the walls. Under numerics v3 the mixed run re-threw twice: a brigand left through the
+tube's back wall (towers 33 and 49); numerics v4 backs the tube's walls with slabs and
+gave 0 escapes, NaNs and re-throws in all three runs (keshis: mean inside 6.33 over throws
+21-60, 6.46 over 61-100, max 17; mixed: 9.15, 9.31, max 54; cubes: 15.62, 16.05, max 28).
+At 150 steps a second the cubes sank through the courtyard board; that tower asks for 240
+(its preset's ``steps_per_second``).
 Run with ``.venv/bin/pytest -m slow tests/test_physics_slow.py -s`` to see the counts.
 """
 

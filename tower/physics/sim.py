@@ -2,10 +2,16 @@
 
 Every piece thrown gets an id (its index in :attr:`TowerSim.pieces`). After a throw each id
 is either out (returned to the caller and removed from the world) or inside, with its full
-rigid-body state recorded. The next throw rebuilds the pybullet world from scratch, re-adds
-the pieces inside in id order from their recorded state, then the new pieces: a throw is
-a pure function of (recorded state, parameters, RNG state, pieces thrown). Because a
-snapshot holds exactly that, a restored tower continues bit for bit like the original.
+rigid-body state recorded. Before a throw the pieces inside are re-added in id order from
+their recorded state, then the new pieces.
+
+Under numerics v3 (:meth:`Numerics.v3`) the pybullet world is rebuilt from scratch for
+every throw, so a throw is a pure function of (recorded state, parameters, RNG state,
+pieces thrown); a snapshot holds exactly that, and a restored tower continues bit for bit
+like the original. Numerics v4, the default, keeps the static tower and rebuilds the world
+only every :attr:`Numerics.rebuild_every` (10) throws, so Bullet carries history in
+between; a snapshot then also holds the tower at the last rebuild and the throws since,
+and restoring replays them, so the restored tower still continues bit for bit.
 
 Examples
 --------
@@ -34,7 +40,9 @@ from tower.physics.world import LENGTH, Numerics, TowerGeometry, World
 from tower.pieces import INSIDE, KESHI_COLOURS, Piece, Place
 from tower.traces import TraceThrow
 
-SNAPSHOT_SCHEMA = "tower.physics-snapshot/1"
+SNAPSHOT_SCHEMA = "tower.physics-snapshot/2"
+#: Snapshot schemas :meth:`TowerSim.restore` reads (1 has no ``world``/``since``).
+SNAPSHOT_SCHEMAS = ("tower.physics-snapshot/1", SNAPSHOT_SCHEMA)
 
 #: Tallest cluster (mm) of pieces in the hand; bigger handfuls spread out sideways.
 MAX_CLUSTER = 60.0
@@ -125,6 +133,75 @@ class ThrowResult:
             f"throw {self.index}: {len(self.thrown)} in, {len(self.out)} out, "
             f"inside {len(self.inside)} ({by_place}), {self.sim_time:.2f} s simulated"
         )
+
+
+@dataclass(frozen=True)
+class _Epoch:
+    """A tower's state when its pybullet world was built (:attr:`Numerics.rebuild_every`):
+    the throws since then, replayed from here, bring a restored tower's world to the same
+    state as the original's."""
+
+    throws: int
+    rng: dict[str, Any]
+    pieces: int
+    inside: dict[int, BodyState]
+    places: dict[int, Place]
+
+    @classmethod
+    def of(cls, sim: TowerSim) -> _Epoch:
+        return cls(
+            sim.throws,
+            sim.rng.bit_generator.state,
+            len(sim.pieces),
+            dict(sim.inside),
+            dict(sim.places),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "throws": self.throws,
+            "rng": self.rng,
+            "pieces": self.pieces,
+            "inside": _inside_json(self.inside, self.places),
+        }
+
+
+def _inside_json(inside: dict[int, BodyState], places: dict[int, Place]) -> list[dict]:
+    """The pieces inside as snapshot entries, by id."""
+    return [
+        {
+            "id": pid,
+            "place": places[pid].value,
+            "position": list(st[0]),
+            "orientation": list(st[1]),
+            "velocity": list(st[2]),
+            "spin": list(st[3]),
+        }
+        for pid, st in sorted(inside.items())
+    ]
+
+
+def _read_inside(
+    entries: Any, pieces: int, path: str, field: str
+) -> tuple[dict[int, BodyState], dict[int, Place]]:
+    """Parse snapshot entries of pieces inside (ids below ``pieces``); raise
+    :class:`SnapshotError` naming ``field[k]`` for a bad one."""
+    inside: dict[int, BodyState] = {}
+    places: dict[int, Place] = {}
+    for k, entry in enumerate(entries or []):
+        try:
+            pid = int(entry["id"])
+            state = tuple(
+                tuple(float(x) for x in entry[key])
+                for key in ("position", "orientation", "velocity", "spin")
+            )
+            if [len(v) for v in state] != [3, 4, 3, 3] or not 0 <= pid < pieces:
+                raise ValueError("wrong vector length or id")
+            inside[pid] = state  # type: ignore[assignment]
+            places[pid] = Place(entry["place"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(path, f"bad entry: {exc}", field=f"{field}[{k}]") from None
+    return inside, places
 
 
 def _colour(piece: Piece) -> tuple[float, float, float, float]:
@@ -267,6 +344,10 @@ class TowerSim:
         self.places: dict[int, Place] = {}
         self.throws = 0
         self.world = World(self.geometry, self.params, self.numerics)
+        #: the tower when the pybullet world was last built, and the throws since
+        #: (pieces, retries); ``None`` when the next throw builds it afresh
+        self._epoch: _Epoch | None = None
+        self._since: list[tuple[tuple[Piece, ...], int]] = []
         # Above the tower a piece is only in the air (thrown high, or bouncing up out of the
         # funnel): the escape box is spec.bounds raised to HEADROOM above the highest
         # release point of the current throw (a big handful starts in several layers).
@@ -368,18 +449,23 @@ class TowerSim:
                 f"at {where} mm (seed {self.seed})"
             )
 
-    def _settled(self, flat: np.ndarray) -> bool:
+    def _moving(self, flat: np.ndarray) -> np.ndarray:
+        """(n,) bool: which of the states ``flat`` (n, 13) are not at rest (speed above
+        ``rest_speed`` or spin above ``rest_spin``)."""
+        n = self.numerics
+        lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
+        ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
+        return (lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2)
+
+    def _settled(self, flat: np.ndarray, moving: np.ndarray) -> bool:
         """True when every piece of the states ``flat`` (n, 13) that is still inside the
-        tower is at rest.
+        tower is at rest (``moving``: :meth:`_moving` of ``flat``).
 
         Pieces in the courtyard (``Place.OUT``) are done: they may roll on for a while, but
         cannot climb back up the ramp. They stay in the world (and are checked against the
         bounds) until the throw ends, or until they are retired.
         """
-        n = self.numerics
-        lin = np.einsum("ij,ij->i", flat[:, 7:10], flat[:, 7:10])
-        ang = np.einsum("ij,ij->i", flat[:, 10:13], flat[:, 10:13])
-        moving = flat[(lin > (n.rest_speed * LENGTH) ** 2) | (ang > n.rest_spin**2), :3]
+        moving = flat[moving, :3]
         if not len(moving):
             return True
         # most checks find a piece still moving inside the tube: a box test says so
@@ -388,6 +474,22 @@ class TowerSim:
         if box is not None and (np.abs(moving - box[0]) < box[1]).all(axis=1).any():
             return False
         return bool(self._outside(moving).all())
+
+    def _sleep_resting(
+        self,
+        world: World,
+        bodies: list[int],
+        live: np.ndarray,
+        moving: np.ndarray,
+        still: np.ndarray,
+    ) -> None:
+        """Count in ``still`` (per body) the consecutive checks at rest of the bodies
+        ``live`` (indices into ``bodies``; ``moving`` says which move), and put to sleep
+        those that reach :attr:`Numerics.sleep_after`."""
+        count = np.where(moving, 0, still[live] + 1)
+        still[live] = count
+        for k in live[count == self.numerics.sleep_after].tolist():
+            world.sleep(bodies[k])
 
     def _outside(self, positions: np.ndarray) -> np.ndarray:
         """(n,) bool: which positions (n, 3) are in the courtyard (``Place.OUT``)."""
@@ -437,20 +539,30 @@ class TowerSim:
                 )
         # a throw that raises leaves the tower as it was (pieces, RNG, inside)
         count, state = len(self.pieces), self.rng.bit_generator.state
+        keep = self.numerics.rebuild_every > 1 and observe is None
+        every = self.numerics.rebuild_every
+        fresh = not keep or self._epoch is None or len(self._since) >= every
+        if fresh:
+            self._epoch = _Epoch.of(self) if keep else None
+            self._since = []
         attempt = 0
         while True:
             try:
-                result = self._throw(pieces, observe, hidden)
+                result = self._throw(pieces, observe, hidden, fresh or not keep)
             except BaseException as exc:
                 del self.pieces[count:]
                 self.rng.bit_generator.state = state
                 lost = isinstance(exc, (EscapeError, NonFiniteStateError))
                 if not lost or attempt == retries:
+                    self._epoch = None  # the world holds a throw that did not happen
                     raise
                 attempt += 1
                 for _ in range(attempt):  # attempt k starts k draws further on
                     self.rng.random()
+                fresh = False
                 continue
+            if keep:
+                self._since.append((tuple(pieces), retries))
             return replace(result, rethrows=attempt) if attempt else result
 
     def _throw(
@@ -458,7 +570,10 @@ class TowerSim:
         pieces: Sequence[Piece],
         observe: Callable[[int, World], None] | None,
         hidden: frozenset[str],
+        fresh: bool,
     ) -> ThrowResult:
+        """One attempt of :meth:`throw`, in a freshly built world or (not ``fresh``) in
+        the world of the last throw with its pieces removed."""
         world, n = self.world, self.numerics
         first = len(self.pieces)
         new_ids = list(range(first, first + len(pieces)))
@@ -469,7 +584,10 @@ class TowerSim:
         self._throw_bounds[1, 2] = max(self._bounds[1, 2], highest + HEADROOM * LENGTH)
         self._limits = _limits(self._throw_bounds)
 
-        world.reset(visual=observe is not None, hidden=hidden)
+        if fresh:
+            world.reset(visual=observe is not None, hidden=hidden)
+        else:
+            world.clear_pieces()
         ids: list[int] = []  # piece id of each body, in the order they were added
         bodies: list[int] = []
         live: list[int] = []  # indices (into ids) of the pieces still simulated
@@ -502,9 +620,11 @@ class TowerSim:
         # a piece in the courtyard this far beyond the tube's exit face touches nothing
         # inside any more (two radii of the largest piece): it is retired there
         largest = max(shape.radius for shape in self.geometry.shapes.values())
-        clear = self.spec.exit_face * LENGTH + 2 * largest
+        clear = self.spec.exit_face * LENGTH + n.retire_clearance * largest
         step = 0
         calm = 0
+        # per body: consecutive checks at rest (sleep_after)
+        still = np.zeros(len(self.inside) + len(pieces), dtype=int)
         while step < max_steps:
             while pending and pending[0][0] <= step:
                 _, pid, st = pending.pop(0)
@@ -525,8 +645,12 @@ class TowerSim:
                         world.retire(bodies[live[k]])
                     live = [k for k, f in zip(live, far, strict=True) if not f]
                     flat = flat[~far]
-            if n.early_stop and not pending:
-                calm = calm + 1 if self._settled(flat) else 0
+            ending = n.early_stop and not pending
+            moving = self._moving(flat) if n.sleep_after or ending else None
+            if n.sleep_after:
+                self._sleep_resting(world, bodies, np.array(live, dtype=int), moving, still)
+            if ending:
+                calm = calm + 1 if self._settled(flat, moving) else 0
                 if calm >= n.rest_checks:
                     break
         states = [world.state(b) for b in bodies]
@@ -568,8 +692,14 @@ class TowerSim:
     # -- snapshots ------------------------------------------------------------------------
 
     def state_json(self) -> dict[str, Any]:
-        """Everything needed to continue this tower exactly, as a JSON-ready dict."""
-        return {
+        """Everything needed to continue this tower exactly, as a JSON-ready dict.
+
+        With :attr:`Numerics.rebuild_every` above 1 the pybullet world is built only every
+        so many throws and carries Bullet's history in between; the snapshot then also
+        holds the tower when the world was built (``world``) and the throws since
+        (``since``), which :meth:`restore` replays.
+        """
+        data: dict[str, Any] = {
             "schema": SNAPSHOT_SCHEMA,
             "units": "cm, g, s (world units); orientation quaternion x, y, z, w",
             "spec_name": self.spec.name,
@@ -580,18 +710,16 @@ class TowerSim:
             "numerics": self.numerics.to_json(),
             "rng": self.rng.bit_generator.state,
             "pieces": [str(p) for p in self.pieces],
-            "inside": [
-                {
-                    "id": pid,
-                    "place": self.places[pid].value,
-                    "position": list(st[0]),
-                    "orientation": list(st[1]),
-                    "velocity": list(st[2]),
-                    "spin": list(st[3]),
-                }
-                for pid, st in sorted(self.inside.items())
-            ],
+            "inside": _inside_json(self.inside, self.places),
         }
+        if self._epoch is not None and self._since:
+            # the world carries history since it was built: restore replays those throws
+            data["world"] = self._epoch.to_json()
+            data["since"] = [
+                {"pieces": [str(p) for p in pieces], "retries": retries}
+                for pieces, retries in self._since
+            ]
+        return data
 
     def snapshot(self, path: str | Path) -> None:
         """Write :meth:`state_json` to ``path`` atomically (floats round-trip exactly)."""
@@ -620,7 +748,7 @@ class TowerSim:
         path = str(path)
         try:
             data = load_json(path)
-            if not isinstance(data, dict) or data.get("schema") != SNAPSHOT_SCHEMA:
+            if not isinstance(data, dict) or data.get("schema") not in SNAPSHOT_SCHEMAS:
                 raise SnapshotError(path, f"expected schema {SNAPSHOT_SCHEMA!r}", field="schema")
             check_snapshot(data, path)
         except InputFileError as exc:
@@ -636,28 +764,53 @@ class TowerSim:
             )
         params = PhysicsParams.from_json(data.get("params"), path=path)
         try:
-            # snapshots before the version field hold physics v2 numerics
-            numerics = Numerics(**{"version": 2, **data["numerics"]})
+            numerics = Numerics.from_json(data["numerics"])
             sim = cls(spec, params, int(data["seed"]), numerics=numerics, geometry=geometry)
             sim.rng.bit_generator.state = data["rng"]
             sim.pieces = [Piece.parse(p) for p in data["pieces"]]
             sim.throws = int(data["throws"])
         except (KeyError, TypeError, ValueError) as exc:
             raise SnapshotError(path, f"malformed: {exc}") from None
-        for k, entry in enumerate(data.get("inside", [])):
-            try:
-                pid = int(entry["id"])
-                state = tuple(
-                    tuple(float(x) for x in entry[key])
-                    for key in ("position", "orientation", "velocity", "spin")
-                )
-                if [len(v) for v in state] != [3, 4, 3, 3] or not 0 <= pid < len(sim.pieces):
-                    raise ValueError("wrong vector length or id")
-                sim.inside[pid] = state  # type: ignore[assignment]
-                sim.places[pid] = Place(entry["place"])
-            except (KeyError, TypeError, ValueError) as exc:
-                raise SnapshotError(path, f"bad entry: {exc}", field=f"inside[{k}]") from None
+        sim.inside, sim.places = _read_inside(data.get("inside"), len(sim.pieces), path, "inside")
+        if "since" in data:
+            sim._replay(data, path)
         return sim
+
+    def _replay(self, data: dict[str, Any], path: str) -> None:
+        """Bring a freshly restored tower to the snapshot ``data`` by throwing again, from
+        the tower as it was when the world was built, the throws made since; refuse the
+        snapshot if that does not give its state to the bit."""
+        target = (self.throws, self.rng.bit_generator.state, self.pieces, self.inside)
+        target_places = self.places
+        try:
+            world = data["world"]
+            count = int(world["pieces"])
+            if not 0 <= count <= len(self.pieces):
+                raise ValueError(f"pieces {count} outside 0..{len(self.pieces)}")
+            self.throws = int(world["throws"])
+            self.rng.bit_generator.state = world["rng"]
+            since = [
+                ([Piece.parse(p) for p in entry["pieces"]], int(entry["retries"]))
+                for entry in data["since"]
+            ]
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(path, f"malformed: {exc}", field="world") from None
+        self.pieces = target[2][:count]
+        self.inside, self.places = _read_inside(world.get("inside"), count, path, "world.inside")
+        try:
+            for pieces, retries in since:
+                self.throw(pieces, retries=retries)
+        except SimulationError as exc:
+            raise SnapshotError(path, f"throwing again failed: {exc}", field="since") from None
+        if (self.throws, self.rng.bit_generator.state, self.pieces, self.inside) != target or (
+            self.places != target_places
+        ):
+            raise SnapshotError(
+                path,
+                "throwing again the throws since the world was built does not give the "
+                "snapshot's tower (another machine or pybullet build?)",
+                field="since",
+            )
 
 
 def _spec_from_toml(text: Any, path: str) -> Any:
