@@ -196,8 +196,9 @@ def test_a_model_file_can_be_chosen_and_a_bad_one_is_refused(tmp_path):
         choose_model(str(bad))
 
 
-def test_battle_traces_writes_valid_seasons_and_resumes(tmp_path, capsys):
+def test_battle_traces_writes_valid_seasons_and_resumes(tmp_path, capsys, monkeypatch):
     pytest.importorskip("pybullet")
+    import tower.physics.world as world
     from tower.traces import read_traces
 
     out = tmp_path / "seasons.jsonl"
@@ -216,6 +217,10 @@ def test_battle_traces_writes_valid_seasons_and_resumes(tmp_path, capsys):
     code, text, err = run([*argv, "--out", str(out), "--workers", "1", "--quiet"], capsys)
     assert code == 0 and "0 seasons simulated, 2 already there" in text
     assert out.read_bytes() == before
+    # other physics numerics never append to these seasons
+    monkeypatch.setattr(world, "NUMERICS_VERSION", world.NUMERICS_VERSION - 1)
+    code, text, err = run([*argv, "--out", str(out), "--workers", "1", "--quiet"], capsys)
+    assert code != 0 and out.read_bytes() == before
 
 
 def test_battle_traces_rejects_bad_warmups_without_writing(tmp_path, capsys):

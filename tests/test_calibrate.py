@@ -39,6 +39,7 @@ class ToyTower:
     """
 
     name: str = "toy"
+    source: str = "toy"
 
     @property
     def parameters(self) -> tuple[Parameter, ...]:
@@ -346,6 +347,21 @@ def test_unknown_start_sessions_are_replayed_after_a_warm_up() -> None:
     replay = ToyTower().simulate(TRUTH, plan, seed=5)
     assert [len(s.throws) for s in replay] == [4, 4]
     assert [s.start for s in replay] == ["empty", "unknown"]
+
+
+def test_replay_cache_keys_name_the_physics_numerics(monkeypatch) -> None:
+    """A replay cached under one physics numerics version is never reused under another."""
+    pytest.importorskip("pybullet")
+    import tower.physics.world as world
+    from tower.calibration.simulators import PhysicsSimulator
+    from tower.calibration.synthetic import synthetic_plan
+
+    sim = PhysicsSimulator()
+    plan = synthetic_plan(4, 6)
+    key = make_task(sim, sim.base_theta(), 1, plan)["key"]
+    assert sim.source == f"physics-v{world.NUMERICS_VERSION}:marrakesh"
+    monkeypatch.setattr(world, "NUMERICS_VERSION", world.NUMERICS_VERSION - 1)
+    assert make_task(sim, sim.base_theta(), 1, plan)["key"] != key
 
 
 def test_summaries_do_not_depend_on_string_hashing(tmp_path: Path) -> None:

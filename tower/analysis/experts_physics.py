@@ -142,6 +142,7 @@ def physics_expert_rounds(
         Replace a log written with other settings.
     """
     from tower.files.outputs import run_header
+    from tower.physics.world import NUMERICS_VERSION
     from tower.runs import read_records, run_tasks
 
     tasks = expert_tasks(
@@ -149,7 +150,7 @@ def physics_expert_rounds(
         retries=retries,
     )  # fmt: skip
     settings = {key: tasks[0].args[key] for key in ("spec_toml", "params", "k", "keshis")}
-    settings |= {"rounds": rounds, "retries": retries, "seed": seed}
+    settings |= {"rounds": rounds, "retries": retries, "seed": seed, "numerics": NUMERICS_VERSION}
     with tempfile.TemporaryDirectory() as tmp:
         path = log if log is not None else Path(tmp) / "physics-experts.jsonl"
         summary = run_tasks(

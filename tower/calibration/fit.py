@@ -94,10 +94,12 @@ def plan_hash(plan: Plan) -> str:
 
 
 def task_key(simulator: Simulator, theta: Mapping[str, float], seed: int, plan: Plan) -> str:
-    """Cache key of one replay: simulator, theta (exact floats), seed and plan."""
+    """Cache key of one replay: simulator (its settings and its versioned source), theta
+    (exact floats), seed and plan."""
     text = json.dumps(
         {
             "simulator": repr(simulator),
+            "source": simulator.source,
             "theta": {k: float(v).hex() for k, v in sorted(theta.items())},
             "seed": int(seed),
             "plan": plan_hash(plan),

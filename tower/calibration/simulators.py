@@ -159,6 +159,11 @@ class Simulator(Protocol):
     @property
     def parameters(self) -> tuple[Parameter, ...]: ...
 
+    @property
+    def source(self) -> str:
+        """What makes the replays, versioned (a replay cache never mixes two sources)."""
+        ...
+
     def simulate(self, theta: Mapping[str, float], plan: Plan, seed: int) -> list[Session]:
         """Replay ``plan`` at ``theta``; one recording-like session per plan session."""
         ...
@@ -173,6 +178,10 @@ class BaselineSimulator:
     """The two-chance tower model (:class:`tower.model.baseline.BaselineModel`)."""
 
     name: str = "baseline"
+
+    @property
+    def source(self) -> str:
+        return "baseline"
 
     @property
     def parameters(self) -> tuple[Parameter, ...]:
@@ -282,6 +291,13 @@ class PhysicsSimulator:
     max_inside: int = 60
     retries: int = 5
     name: str = "physics"
+
+    @property
+    def source(self) -> str:
+        """``physics-v<numerics version>:<preset>``, as a trace's source names it."""
+        from tower.physics.world import NUMERICS_VERSION
+
+        return f"physics-v{NUMERICS_VERSION}:{self.preset}"
 
     @property
     def parameters(self) -> tuple[Parameter, ...]:

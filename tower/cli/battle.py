@@ -267,6 +267,7 @@ def traces_cmd(
             raise BadNotation(f"--warmups needs rounds >= 0, got {warmups!r}")
         mix = SeasonMix(warmups=drawn)
     from tower.files.outputs import run_header
+    from tower.physics.world import NUMERICS_VERSION
 
     # a bad preset or params file fails here, once
     spec, params = load_physics(preset, None, params_file)
@@ -274,7 +275,7 @@ def traces_cmd(
         seasons, seed=seed, preset=preset, params_file=params_file, mix=mix, experts=experts
     )
     settings = {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
-                "warmups": list(mix.warmups)}  # fmt: skip
+                "warmups": list(mix.warmups), "numerics": NUMERICS_VERSION}  # fmt: skip
     if experts:  # absent when off, so earlier batches keep their header
         settings["experts"] = True
     header = run_header("battle traces", settings)

@@ -97,6 +97,7 @@ def simulate(
         return
     from tower.files.outputs import check_output, run_header
     from tower.physics.sequences import sequence_tasks, simulate_sequence
+    from tower.physics.world import NUMERICS_VERSION
     from tower.runs import run_tasks
 
     spec, params = load_physics(preset, spec_file, params_file)
@@ -109,6 +110,7 @@ def simulate(
     )  # fmt: skip
     settings = {key: tasks[0].args[key] for key in ("throws", "pieces", "mix", "retries")}
     settings |= {"spec_toml": spec.to_toml(), "params": params.to_json(), "seed": seed}
+    settings["numerics"] = NUMERICS_VERSION
     summary = run_tasks(
         tasks,
         simulate_sequence,
