@@ -143,7 +143,7 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
 )
 @click.option(
     "--levels",
-    default="m,n,w,x,I,o;m,n,w,x,J,o;m,n,J;m,n;m",  # tower.model.fit.DEFAULT_LEVELS
+    default="m,n,w,x,I,o;m,n,w,x,J,o;m,w,x,J;m,n;m",  # tower.model.fit.DEFAULT_LEVELS
     show_default=True,
     help="Context fields of each back-off level, finest first (w, x: pawns and experts "
     "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",

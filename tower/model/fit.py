@@ -64,13 +64,15 @@ DEFAULT_BUCKETS: dict[str, list[int]] = {
 #: Back-off levels, finest first. Version 1 chose ``m,n,I,o; m,n,J,o; m,n,J; m,n; m`` on
 #: physics scratch traces by held-out sequence statistics (calibration/models/README.md).
 #: Version 2 adds the throw's make-up (pawns ``w``, experts ``x`` thrown) to the two finest
-#: levels, and keeps the coarse ones without it: a make-up seen rarely backs off to the
-#: same size and fill without it. For keshi-only throws (w = x = 0) the make-up adds no
-#: keys, so the file grows only with the pawn and expert throws.
+#: levels and to the middle one, ``m,w,x,J``, in place of v1's ``m,n,J``: the residents of a
+#: warm tower hit by a pawn-heavy throw are rarely seen often enough for the finest levels,
+#: and a middle level without the make-up answered with the law of a keshi throw of that
+#: size, which dislodges fewer (the battle cross-check's situation D, docs/battle.md). For
+#: keshi-only throws (w = x = 0) the make-up adds no keys.
 DEFAULT_LEVELS: tuple[tuple[str, ...], ...] = (
     ("m", "n", "w", "x", "I", "o"),
     ("m", "n", "w", "x", "J", "o"),
-    ("m", "n", "J"),
+    ("m", "w", "x", "J"),
     ("m", "n"),
     ("m",),
 )
