@@ -16,6 +16,11 @@ def test_comparison_z_is_the_difference_over_the_combined_error():
     assert math.isclose(c.z, 0.1 / 0.05)
     assert Comparison("red", "points", 0.0, 0.0, 0.0, 0.0).z == 0.0
     assert Comparison("red", "points", 0.0, 0.0, 1.0, 0.0).z == math.inf
+    # no breach in 400 seasons, against the model's 0.004 (spread 0.063): the physics
+    # standard error is the model's spread over 20, not 0
+    none = Comparison("red", "breaches", 0.004, 0.0, 0.0, 0.0, 0.063, 400)
+    assert math.isclose(none.z, -0.004 / (0.063 / 20))
+    assert Comparison("red", "breaches", 0.004, 0.0, 0.0, 0.0).z == -math.inf
 
 
 def test_situations_round_trip_and_runs_are_named_by_what_they_depend_on():

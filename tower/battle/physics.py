@@ -49,7 +49,16 @@ class PhysicsRun:
 @dataclass(frozen=True)
 class Comparison:
     """Model against physics for one player: ``z`` is the difference of the means over
-    their combined standard error."""
+    their combined standard error.
+
+    A physics sample without spread (every season gave the same value, e.g. 0 breaches in
+    all 400) estimates its own standard error as 0, which would make any small difference
+    look huge. Its standard error is then the model's spread over the sample size,
+    ``model_sd / sqrt(physics_n)``: what it is if the two agree, the hypothesis tested.
+
+    >>> round(Comparison("red", "breaches", 0.004, 0.0, 0.0, 0.0, 0.063, 400).z, 2)
+    -1.27
+    """
 
     player: str
     quantity: str
@@ -57,14 +66,19 @@ class Comparison:
     model_se: float
     physics: float
     physics_se: float
+    model_sd: float = 0.0
+    physics_n: int = 0
 
     @property
     def z(self) -> float:
         """Standardised difference (0 when both standard errors vanish and means agree)."""
-        se = math.hypot(self.model_se, self.physics_se)
+        physics_se = self.physics_se
+        if physics_se == 0.0 and self.physics_n > 0:
+            physics_se = self.model_sd / math.sqrt(self.physics_n)
+        se = math.hypot(self.model_se, physics_se)
         diff = self.physics - self.model
         if se == 0.0:
-            return 0.0 if diff == 0.0 else math.inf
+            return 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
         return diff / se
 
     def to_json(self) -> dict[str, Any]:
@@ -76,6 +90,8 @@ class Comparison:
             "model_se": self.model_se,
             "physics": self.physics,
             "physics_se": self.physics_se,
+            "model_sd": self.model_sd,
+            "physics_n": self.physics_n,
             "z": self.z,
         }
 
@@ -258,19 +274,36 @@ def physics_stats(
     ]
 
 
-def compare(analysis: Analysis, physics: list[PlayerStats]) -> list[Comparison]:
-    """Model against physics, per player, for expected points and expected breaches."""
+def compare(
+    analysis: Analysis, physics: list[PlayerStats], seasons: int = 0
+) -> list[Comparison]:
+    """Model against physics, per player, for expected points and expected breaches, from
+    ``seasons`` simulated seasons. The model's spread of breaches comes from its law; of
+    points, from its Monte Carlo standard error, or for an exact result from the law of
+    repelled attackers (a point each; a Watchtower's bonus is left out)."""
     rows: list[Comparison] = []
     for m, ph in zip(analysis.players, physics, strict=True):
-        rows.append(Comparison(m.player, "points", m.points, m.points_se, ph.points, ph.points_se))
+        points_sd = m.points_se * math.sqrt(m.samples) if m.samples else _law_sd(m.repelled)
         rows.append(
             Comparison(
-                m.player,
-                "breaches",
-                m.breaches_mean,
-                m.breaches_se,
-                ph.breaches_mean,
-                ph.breaches_se,
+                m.player, "points", m.points, m.points_se, ph.points, ph.points_se,
+                points_sd, seasons,
             )
-        )
+        )  # fmt: skip
+        rows.append(
+            Comparison(
+                m.player, "breaches", m.breaches_mean, m.breaches_se, ph.breaches_mean,
+                ph.breaches_se, _law_sd(m.breaches), seasons,
+            )
+        )  # fmt: skip
     return rows
+
+
+def _law_sd(law: dict[int, float]) -> float:
+    """Standard deviation of a law ``{count: probability}``.
+
+    >>> _law_sd({0: 0.5, 2: 0.5})
+    1.0
+    """
+    mean = sum(k * p for k, p in law.items())
+    return math.sqrt(max(sum(k * k * p for k, p in law.items()) - mean * mean, 0.0))
