@@ -19,7 +19,7 @@ T = 12 (a game's length) and S sequences, and N = 12 with T = 36 and S / 3 seque
 
 Physics parameters are the built-in defaults of the checkout it runs in.
 
-All files are physics numerics v3 (their run header and trace ``source`` say so). The
+All files are physics numerics v4 (their run header and trace ``source`` say so). The
 ``queen-classic`` tower is simulated at 240 steps a second, which its preset asks for
 (``steps_per_second``): at the default 150 its cubes sank through the courtyard board.
 """
@@ -82,6 +82,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", choices=("marrakesh", "queen-classic"), default=None)
     opts = parser.parse_args()
+    from tower.files.outputs import run_header
+    from tower.physics.world import NUMERICS_VERSION
     from tower.runs import Task, run_tasks
 
     DATA.mkdir(parents=True, exist_ok=True)
@@ -101,9 +103,11 @@ def main() -> None:
             tasks = [Task(i, {**args, "seq": i}) for i in range(sequences)]
             out = DATA / f"physics-queen-classic-{suffix}.jsonl"
             print(f"queen-classic: {throws} throws of {n} cubes -> {out}", flush=True)
+            header = run_header("queen-classic cubes", {"numerics": NUMERICS_VERSION})
             run_tasks(
-                tasks, cube_sequence, out, workers=opts.workers, key_field="seq", desc="sequences"
-            )
+                tasks, cube_sequence, out, workers=opts.workers, key_field="seq",
+                desc="sequences", header=header,
+            )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -216,23 +216,24 @@ print(f"red keshi: {beta[red]:.2f} ± {se[red]:.2f} points per keshi claimed, ra
 # **In words.**
 #
 # - **Keshis per round.** With the distilled tower a 4-player round offers 11.5 keshis to
-#   claim on average (sd 2.0): fewer than the 12 thrown in 52% of rounds, more in 29%.
+#   claim on average (sd 2.0): fewer than the 12 thrown in 53% of rounds, more in 30%.
 #   The baseline tower gives 11.0 with a wider spread (sd 2.6); a tower without retention
 #   always gives exactly the 12 thrown. Keshis were practically never left unclaimed for
 #   the next round in these games (0.00 of rounds). A round has no red keshi to claim 33%
 #   of the time (31% without retention: random hands hold no red that often).
 # - **Score spread.** Changing only the tower's draws changes the whole game: with the
-#   same setup and agents, one player's score varies by 14.4 points (sd) across tower
-#   draws with random agents, nearly all of the 15.0 spread across all games, and the
+#   same setup and agents, one player's score varies by 14.7 points (sd) across tower
+#   draws with random agents, nearly all of the 15.2 spread across all games, and the
 #   winner changes in 49 of the 50 setups (98%). With greedy agents (few games: 6
-#   setups, 3 tower draws each) it is 14.9 against 15.5 overall, and the winner changes
-#   in 4 of the 6 setups (67%). A tower that keeps nothing has no such luck (0 by the same
-#   measure): its spread comes from the setup alone. The retaining towers also cost
-#   points: greedy agents score 47.8 (distilled) and 44.4 (baseline) against 49.0 without
-#   retention; random agents 28.4 and 25.9 against 31.5, because fewer keshis reach the
-#   players.
+#   setups, 3 tower draws each) it is 13.2 against 12.0 overall (so few games that the
+#   two estimates cross), and the winner changes in all 6 setups. A tower that keeps
+#   nothing has no such luck (0 by the same measure): its spread comes from the setup
+#   alone. The retaining towers also cost points: greedy agents score 47.2 (distilled)
+#   and 44.4 (baseline) against 49.0 without retention; random agents 29.0 and 25.9
+#   against 31.5, because fewer keshis reach the players.
 # - **Red keshis.** In random-agent games with the distilled tower, each red keshi
-#   claimed goes with 1.6 ± 0.3 more points at the end, first of the 12 colours (next
-#   green, 0.9) and well above the colours' mean of 0.1. This is an association in games
+#   claimed goes with 1.3 ± 0.3 more points at the end, second of the 12 colours (first
+#   green, 1.65; the order of the top colours moves with the tower model's draws) and well
+#   above the colours' mean of 0.4. This is an association in games
 #   of random play, not a causal price, but it says a red keshi out of the tower is among
 #   the best to take.
