@@ -186,6 +186,7 @@ def _snapshot_cases(snapshot: dict) -> list[Case]:
         return {"snap.json": _json({**snapshot, **changes})}
 
     inside = snapshot["inside"][0]
+    numerics = snapshot.get("numerics", {})
     return [
         Case("snapshot/piece-out-inside", ["throw", "--restore", "snap.json"],
              snap(inside=[{**inside, "place": "out"}]), ("inside[0].place", "'out'")),
@@ -204,6 +205,14 @@ def _snapshot_cases(snapshot: dict) -> list[Case]:
              ("inside", "401", "pieces_inside")),
         Case("snapshot/wrong-schema", ["throw", "--restore", "snap.json"],
              snap(schema="tower.snapshot/9"), ("schema",)),
+        # found by the slow fuzzer: numerics values that reached pybullet or divided by 0
+        Case("snapshot/numerics-margin-list", ["throw", "--restore", "snap.json"],
+             snap(numerics={**numerics, "margin": []}), ("numerics field margin",)),
+        Case("snapshot/numerics-time-step-null", ["throw", "--restore", "snap.json"],
+             snap(numerics={**numerics, "time_step": None}), ("time_step", "None")),
+        Case("snapshot/numerics-rebuild-zero", ["throw", "--restore", "snap.json"],
+             snap(numerics={**numerics, "rebuild_every": 0}),
+             ("rebuild_every", "at least 1", "got 0")),
         Case("snapshot/restore-with-params",
              ["throw", "--restore", "snap.json", "--params", "params.json"],
              {**snap(), "params.json": VALID["params.json"]}, ("--restore", "--params")),
@@ -293,6 +302,13 @@ def _specific_cases() -> list[Case]:
         Case("traces/place-unknown", stats_t,
              {"t.jsonl": _trace(throws=[_throw(inside={"0": "attic"})])},
              ("throws[0].inside.0", "attic")),
+        # found by the slow fuzzer: a key with a line break broke the one-line message
+        Case("traces/id-with-line-break", stats_t,
+             {"t.jsonl": _trace(throws=[_throw(inside={"\n": None})])},
+             ("throws[0].inside", "not a piece id", "'\\n'")),
+        Case("traces/id-with-spaces", stats_t,
+             {"t.jsonl": _trace(throws=[_throw(inside={" 0": "floor1"})])},
+             ("throws[0].inside", "' 0'")),
         Case("traces/float-ids", stats_t,
              {"t.jsonl": _trace(throws=[_throw(**{"in": [0.5, 1]})])}, ("throws[0].in", "0.5")),
         Case("traces/negative-sim-time", stats_t,

@@ -211,6 +211,26 @@ def test_reader_raises_only_project_errors(name: str, tmp_path: Path) -> None:
     assert fuzz(name, tmp_path, budget) > 0
 
 
+def test_inputs_the_slow_fuzzer_found_give_one_line_project_errors(tmp_path: Path) -> None:
+    """A trace whose inside names a piece id with a line break; a snapshot whose numerics
+    hold a list where a number belongs (it reached pybullet when the snapshot replayed)."""
+    _, _, read_trace, _ = _readers(tmp_path)["traces"]
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(
+        '{"schema":"tower.trace/1","seq":0,"seed":1,"source":"s","pieces":["keshi:r",'
+        '"keshi:g"],"throws":[{"in":[0,1],"out":[],"inside":{"\\n":null}}]}\n'
+    )
+    _, valid, restore, _ = _snapshot_reader(tmp_path)
+    snapshot = json.loads(valid)
+    snapshot["numerics"]["margin"] = []
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(snapshot))
+    for read, path in ((read_trace, trace), (restore, snap)):
+        with pytest.raises(TowerError) as exc:
+            read(path)
+        assert "\n" not in str(exc.value), str(exc.value)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", READER_NAMES)
 def test_reader_raises_only_project_errors_for_a_minute(name: str, tmp_path: Path) -> None:

@@ -146,10 +146,12 @@ def _throw(t: Any, bad: Any, fld: str) -> TraceThrow:
         raise bad(f"{fld}.inside", f"expected an object id -> place, got {inside!r:.60}")
     places = {}
     for k, v in inside.items():
+        if not (k.isascii() and k.isdigit()):  # int() would take " 3\n" and "1_0"
+            raise bad(f"{fld}.inside", f"not a piece id: {k!r:.40}")
         try:
             places[int(k)] = Place(v)
         except (TypeError, ValueError):
-            raise bad(f"{fld}.inside.{k}", f"not a piece id and place: {k!r}: {v!r:.40}") from None
+            raise bad(f"{fld}.inside.{k}", f"not a place: {v!r:.40}") from None
     sim_time = t.get("sim_time")
     if sim_time is not None and (
         not isinstance(sim_time, int | float) or isinstance(sim_time, bool) or sim_time < 0

@@ -259,7 +259,43 @@ class Numerics:
         fields = dict(data)
         if "engine" in fields:
             fields["engine"] = tuple((str(k), float(v)) for k, v in fields["engine"])
+        for name, value in fields.items():
+            _check_numerics_field(name, value)
         return cls.of_version(fields.pop("version", 2), **fields)
+
+
+#: The smallest value of each numeric :class:`Numerics` field read from a file (a time step
+#: of 0 or a rebuild every 0 throws would hang or divide by zero); ``margin`` may be None.
+_NUMERICS_MINIMA: dict[str, float] = {
+    "time_step": 1e-6, "solver_iterations": 1, "margin": 0.0, "ccd_radius": 0.0,
+    "check_every": 1, "rest_speed": 0.0, "rest_spin": 0.0, "rest_checks": 1, "time_cap": 1e-6,
+    "retire_clearance": 0.0, "sleep_after": 0, "backing": 0.0, "rebuild_every": 1,
+}  # fmt: skip
+_NUMERICS_INTS = {"solver_iterations", "check_every", "rest_checks", "sleep_after",
+                  "rebuild_every", "version"}  # fmt: skip
+_NUMERICS_BOOLS = {"ccd", "split_impulse", "sleeping", "early_stop", "retire"}
+
+
+def _check_numerics_field(name: str, value: Any) -> None:
+    """Raise ``ValueError`` naming ``name`` if ``value`` is not a value that field can take.
+
+    >>> _check_numerics_field("rebuild_every", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: numerics field rebuild_every must be an integer of at least 1, got 0
+    """
+    if name == "engine" or (name == "margin" and value is None):
+        return
+    if name in _NUMERICS_BOOLS:
+        if not isinstance(value, bool):
+            raise ValueError(f"numerics field {name} must be true or false, got {value!r}")
+        return
+    kind = "an integer" if name in _NUMERICS_INTS else "a number"
+    number = isinstance(value, int) if name in _NUMERICS_INTS else isinstance(value, int | float)
+    low = _NUMERICS_MINIMA.get(name, -np.inf)
+    if isinstance(value, bool) or not number or not np.isfinite(value) or value < low:
+        bound = f" of at least {low:g}" if name in _NUMERICS_MINIMA else ""
+        raise ValueError(f"numerics field {name} must be {kind}{bound}, got {value!r}")
 
 
 @dataclass(frozen=True)
