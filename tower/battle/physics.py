@@ -274,26 +274,24 @@ def physics_stats(
     ]
 
 
-def compare(
-    analysis: Analysis, physics: list[PlayerStats], seasons: int = 0
-) -> list[Comparison]:
-    """Model against physics, per player, for expected points and expected breaches, from
-    ``seasons`` simulated seasons. The model's spread of breaches comes from its law; of
-    points, from its Monte Carlo standard error, or for an exact result from the law of
-    repelled attackers (a point each; a Watchtower's bonus is left out)."""
+def compare(analysis: Analysis, physics: list[PlayerStats]) -> list[Comparison]:
+    """Model against physics, per player, for expected points and expected breaches. The
+    model's spread of breaches comes from its law; of points, from its Monte Carlo standard
+    error, or for an exact result from the law of repelled attackers (a point each; a
+    Watchtower's bonus is left out)."""
     rows: list[Comparison] = []
     for m, ph in zip(analysis.players, physics, strict=True):
         points_sd = m.points_se * math.sqrt(m.samples) if m.samples else _law_sd(m.repelled)
         rows.append(
             Comparison(
                 m.player, "points", m.points, m.points_se, ph.points, ph.points_se,
-                points_sd, seasons,
+                points_sd, ph.samples,
             )
         )  # fmt: skip
         rows.append(
             Comparison(
                 m.player, "breaches", m.breaches_mean, m.breaches_se, ph.breaches_mean,
-                ph.breaches_se, _law_sd(m.breaches), seasons,
+                ph.breaches_se, _law_sd(m.breaches), ph.samples,
             )
         )  # fmt: skip
     return rows

@@ -295,9 +295,9 @@ class PhysicsSimulator:
     @property
     def source(self) -> str:
         """``physics-v<numerics version>:<preset>``, as a trace's source names it."""
-        from tower.physics.world import NUMERICS_VERSION
+        from tower.physics.world import source_label
 
-        return f"physics-v{NUMERICS_VERSION}:{self.preset}"
+        return source_label(self.preset)
 
     @property
     def parameters(self) -> tuple[Parameter, ...]:

@@ -193,7 +193,7 @@ def battle(
             scheduler=scheduler,
             force=force,
         )
-        rows = compare(result, physics_stats(situation, run.seasons), len(run.seasons))
+        rows = compare(result, physics_stats(situation, run.seasons))
         click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
         extra["physics"] = {
             "seasons": physics_n,

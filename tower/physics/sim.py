@@ -36,7 +36,7 @@ import numpy as np
 
 from tower.errors import InputFileError, TowerError
 from tower.physics.params import PhysicsParams
-from tower.physics.world import LENGTH, Numerics, TowerGeometry, World
+from tower.physics.world import LENGTH, Numerics, TowerGeometry, World, source_label
 from tower.pieces import INSIDE, KESHI_COLOURS, Piece, Place
 from tower.traces import TraceThrow
 
@@ -366,7 +366,7 @@ class TowerSim:
     @property
     def source(self) -> str:
         """What made this tower's traces: ``physics-v<numerics version>:<spec name>``."""
-        return f"physics-v{self.numerics.version}:{self.spec.name}"
+        return source_label(self.spec.name, self.numerics.version)
 
     def close(self) -> None:
         """Disconnect the pybullet client (also done when the object is collected)."""
