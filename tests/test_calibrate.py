@@ -35,11 +35,16 @@ class ToyTower:
     A thrown piece falls straight through with chance ``pass``; otherwise it lodges. Each
     lodged piece leaks out with chance ``leak`` per throw. ``paint`` (the colour of the
     tower's inside) changes nothing: it is not identifiable, by construction. Below
-    ``pass`` 0.36 the tower clogs and the replay fails, as physics replays can.
+    ``pass`` 0.36 the tower clogs and the replay fails, as physics replays can. With a
+    ``max_inside``, the pieces inside jam: the leak falls linearly with the number inside,
+    to nothing at three times ``max_inside``; where little leaks the tower fills up slowly, and a
+    replay whose tower holds more than ``max_inside`` is aborted, late, as a physics replay
+    is.
     """
 
     name: str = "toy"
     source: str = "toy"
+    max_inside: int | None = None
 
     @property
     def parameters(self) -> tuple[Parameter, ...]:
@@ -64,8 +69,11 @@ class ToyTower:
             for counts in (*p.warmup, *p.throws):
                 out: dict[str, int] = {}
                 stay = []
+                leak = theta["toy.leak"]
+                if self.max_inside is not None:
+                    leak *= max(0.0, 1 - len(inside) / (3 * self.max_inside))
                 for colour in inside:
-                    if rng.random() < theta["toy.leak"]:
+                    if rng.random() < leak:
                         out[colour] = out.get(colour, 0) + 1
                     else:
                         stay.append(colour)
@@ -76,6 +84,8 @@ class ToyTower:
                         else:
                             stay.append(colour)
                 inside = stay
+                if self.max_inside is not None and len(inside) > self.max_inside:
+                    raise ReplayAborted(f"clogged: {len(inside)} inside")
                 session_outs.append(out)
             outs.append(session_outs[len(p.warmup) :])
         return sessions_from_outs(plan, outs)

@@ -82,6 +82,36 @@ def test_screening_keeps_failed_replays_under_a_tenth() -> None:
     assert np.mean(screened.samples[:, 0] < 0.36) < 0.01
 
 
+def test_design_points_avoid_towers_that_fill_up(monkeypatch) -> None:
+    """Where little leaks the stand-in jams, fills up and clogs after the short screening
+    replays; counting a screen that held most of the clog limit as filling up keeps the
+    design's replays off those towers (three fits each way), and the posterior still holds
+    the truth."""
+    import tower.calibration.screen as screen
+
+    sim = ToyTower(max_inside=48)
+    plan = synthetic_plan(150, 12)
+    rec = sim.simulate(TRUTH, plan, 5)
+
+    def run():
+        return [
+            fit(sim, rec, plan, _in_process(sim), budget=60, seed=seed, particles=5000)
+            for seed in (4, 5, 6)
+        ]
+
+    aware = run()
+    monkeypatch.setattr(screen, "FILLING", float("inf"))  # only clogged screens count
+    blind = run()
+    assert all(r.screening["filling"] > 0 for r in aware)
+    assert all(r.screening["filling"] == 0 for r in blind)
+    failed = [sum(r.failures for r in runs) for runs in (aware, blind)]
+    assert 2 * failed[0] < failed[1], failed
+    assert failed[0] <= 0.1 * sum(r.replays for r in aware), failed
+    for r in aware:
+        leak = next(f for f in r.fits if f.parameter.name == "toy.leak")
+        assert leak.low <= TRUTH["toy.leak"] <= leak.high
+
+
 @pytest.fixture(scope="module")
 def toy_fit():
     sim = ToyTower()

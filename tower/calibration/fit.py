@@ -12,7 +12,9 @@ every replay count:
 1. **Design.** A Latin hypercube design over the prior box (uniform on the plausible
    ranges); each point replays the recording's training throws once, with its own seed.
    Replays are cached on disk by (simulator, theta, seed, plan), so an interrupted fit
-   resumes where it stopped, and run on the local pool or on a Dask cluster.
+   resumes where it stopped, and run on the local pool or on a Dask cluster. Short
+   screening replays first (:mod:`tower.calibration.screen`) keep design points away from
+   towers that clog or fill up.
 2. **Emulator.** Per summary statistic (:data:`tower.calibration.summaries.STAT_NAMES`), a
    Gaussian process in theta. The replay noise is measured, not fitted: every replay's
    statistics are also taken on the first and the second half of its throws
@@ -578,12 +580,14 @@ def screen_clogs(
     n: int,
     throws: int,
     seed: int,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Short replays (the first ``throws`` throws) at ``n`` points over the prior.
 
-    Returns ``(u : (n, d), clogged : (n,) bool)``: which towers failed within those throws.
+    Returns ``(u : (n, d), clogged : (n,) bool, filling : (n,) bool)``: which towers failed
+    within those throws, and which failed or filled up
+    (:func:`~tower.calibration.screen.filling_up`).
     """
-    from tower.calibration.screen import short_plan
+    from tower.calibration.screen import filling_up, short_plan
 
     u = qmc.LatinHypercube(len(params), seed=derive_seed(seed, 9)).random(n)
     natural = from_unit(params, u)
@@ -594,7 +598,8 @@ def screen_clogs(
         for i, row in enumerate(natural)
     ]  # fmt: skip
     results = execute(tasks, f"clog screening ({throws} throws)")
-    return u, np.array([r is None for r in results], bool)
+    limit = getattr(simulator, "max_inside", None)
+    return u, np.array([r is None for r in results], bool), filling_up(results, short, limit)
 
 
 def fit(
@@ -677,14 +682,17 @@ def _fit(
         raise ValueError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
     n_screen = max(budget // 2, 8 * d) if screen is None else screen
     if n_screen > 0:
-        seen_u, seen_bad = screen_clogs(
+        seen_u, seen_bad, seen_full = screen_clogs(
             simulator, plan, params, execute, n=n_screen, throws=screen_throws, seed=seed
         )
     else:
-        seen_u, seen_bad = np.zeros((0, d)), np.zeros(0, bool)
+        seen_u, seen_bad, seen_full = np.zeros((0, d)), np.zeros(0, bool), np.zeros(0, bool)
     screening = {"replays": int(n_screen), "throws": int(screen_throws),
-                 "clogged": int(seen_bad.sum())}  # fmt: skip
+                 "clogged": int(seen_bad.sum()),
+                 "filling": int((seen_full & ~seen_bad).sum())}  # fmt: skip
     clog = ClogClassifier.fit(seen_u, seen_bad)
+    # design points avoid towers that clog or fill up; the posterior only those that clog
+    fills = ClogClassifier.fit(seen_u, seen_full)
     rng = np.random.default_rng(derive_seed(seed, 1))
     names = key_names(plan if reference is None else reference)
     design_u = np.zeros((0, d))
@@ -701,7 +709,7 @@ def _fit(
             pool = qmc.LatinHypercube(d, seed=derive_seed(seed, 2)).random(8 * n_w)
         else:
             pool = _around(samples_u, 8 * n_w, rng)
-        u = _pick_healthy(pool, clog, n_w)
+        u = _pick_healthy(pool, fills, n_w)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
         ok, s_ok, d_ok, k_ok, u_failed = _design_stats(
             simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
@@ -717,7 +725,9 @@ def _fit(
             raise RuntimeError(f"only {len(design_u)} replays succeeded; cannot fit")
         seen_u = np.vstack([seen_u, u])
         seen_bad = np.concatenate([seen_bad, ~ok])
+        seen_full = np.concatenate([seen_full, ~ok])
         clog = ClogClassifier.fit(seen_u, seen_bad)
+        fills = ClogClassifier.fit(seen_u, seen_full)
         noise = split_noise(design_d[wave_of == w])
         near = _near_wave(design_u, wave_of == w)  # the first wave: every row
         emulator = Emulator.fit(design_u[near], design_s[near], seed=seed, noise=noise)
@@ -782,9 +792,10 @@ def _near_wave(u: np.ndarray, last: np.ndarray, level: float = NEAR_LEVEL) -> np
     return last | (dist2 <= chi2.ppf(level, u.shape[1]))
 
 
-def _pick_healthy(pool: np.ndarray, clog: ClogClassifier, n: int) -> np.ndarray:
-    """``n`` points of ``pool`` in order, the ones expected not to clog first."""
-    order = np.argsort(clog.prob(pool) >= CLOG_THRESHOLD, kind="stable")
+def _pick_healthy(pool: np.ndarray, fills: ClogClassifier, n: int) -> np.ndarray:
+    """``n`` points of ``pool`` in order, the ones expected neither to clog nor to fill up
+    first (``fills``: fitted to clogged-or-filling outcomes)."""
+    order = np.argsort(fills.prob(pool) >= CLOG_THRESHOLD, kind="stable")
     return pool[order[:n]]
 
 

@@ -337,7 +337,9 @@ def write_report(
         *[f"- {k}: {v}" for k, v in settings.items()],
         f"- clog screening: {result.screening.get('replays', 0)} short replays of "
         f"{result.screening.get('throws', 0)} throws, {result.screening.get('clogged', 0)} "
-        "clogged (a clogging tower is ruled out before the full replays)",
+        f"clogged and {result.screening.get('filling', 0)} more filling up (a clogging tower "
+        "is ruled out before the full replays; no design replay is spent where towers fill "
+        "up)",
         f"- design replays: {len(result.design_u)} succeeded, {result.failures} failed "
         f"({result.failures / max(result.replays, 1):.0%}; failed replays are left out); "
         f"posterior effective sample size {result.ess:.0f}",
