@@ -39,7 +39,7 @@ from tower.calibration.simulators import (
     sessions_from_outs,
     split_theta,
 )
-from tower.calibration.summaries import session_series
+from tower.calibration.summaries import most_inside
 from tower.errors import TowerError
 from tower.pieces import Kind
 
@@ -121,15 +121,12 @@ def make_simulator(
     unknown = sorted(set(chosen) - every)
     if unknown:
         raise TowerError(f"unknown parameter(s) to fit {unknown}; known: {sorted(every)}")
-    most_inside = max(
-        (int(session_series(s).inside.max()) for s in recording.sessions if s.throws), default=0
-    )
     return PhysicsSimulator(
         preset,
         chosen,
         tuple(sorted((base_geometry or {}).items())),
         tuple(sorted(base_physics.items())),
-        max_inside=max(48, 2 * most_inside),
+        max_inside=max(48, 2 * most_inside(recording.sessions)),
     )
 
 

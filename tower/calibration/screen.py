@@ -87,9 +87,7 @@ class ClogClassifier:
         return self.prob(u) < CLOG_THRESHOLD
 
 
-def filling_up(
-    results: list[dict | None], short: tuple, limit: int | None
-) -> np.ndarray:
+def filling_up(results: list[dict | None], short: tuple, limit: int | None) -> np.ndarray:
     """``(n,) bool``: which short replays clogged (``None``) or held at least
     :data:`FILLING` ``* limit`` pieces at some point (``limit`` ``None``: the simulator has
     no clog limit, and only clogged replays count).
@@ -102,18 +100,15 @@ def filling_up(
     [True, True, False]
     """
     from tower.calibration.simulators import sessions_from_outs
-    from tower.calibration.summaries import session_series
+    from tower.calibration.summaries import most_inside
 
-    out = np.ones(len(results), bool)
-    for i, res in enumerate(results):
-        if res is not None:
-            most = max(
-                (int(session_series(s).inside.max())
-                 for s in sessions_from_outs(short, res["outs"]) if s.throws),
-                default=0,
-            )  # fmt: skip
-            out[i] = limit is not None and most >= FILLING * limit
-    return out
+    if limit is None:
+        return np.array([res is None for res in results], bool)
+    return np.array(
+        [res is None or most_inside(sessions_from_outs(short, res["outs"])) >= FILLING * limit
+         for res in results],
+        bool,
+    )  # fmt: skip
 
 
 def short_plan(plan: tuple, throws: int) -> tuple:

@@ -132,6 +132,12 @@ def session_series(session: Session) -> SessionSeries:
     )
 
 
+def most_inside(sessions: Sequence[Session]) -> int:
+    """The most pieces inside after any throw of ``sessions`` (0 without throws); for a
+    session not started empty, the smallest count consistent with its record."""
+    return max((int(session_series(s).inside.max()) for s in sessions if s.throws), default=0)
+
+
 def summary_vector(sessions: Sequence[Session]) -> np.ndarray:
     """The fit's summary statistics (:data:`STAT_NAMES`) of some sessions, shape ``(k,)``.
 
