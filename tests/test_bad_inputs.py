@@ -693,3 +693,33 @@ def test_play_takes_a_superscript_digit_as_an_unknown_action() -> None:
     result = CliRunner().invoke(cli, ["play", "--players", "2"], input="²\nq\n")
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
+
+
+def _spec_with(name: str, value: float) -> None:
+    """Set a preset's assumed number in a worker process (module level, so a process pool
+    can run it)."""
+    from tower.geometry import load_preset
+
+    load_preset("marrakesh").with_values({name: value})
+
+
+def test_a_file_error_raised_in_a_worker_process_arrives_whole() -> None:
+    """A spec error raised in a process pool (or a Dask worker) is unpickled as itself,
+    with its file, field and message; before, unpickling it failed and broke the pool."""
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tower.geometry.errors import OutOfBoundsError, SpecError
+    from tower.physics.sim import SnapshotError
+
+    err = OutOfBoundsError("a.toml", "must be at most 1.05, got 2", field="floors.0.hole_scale")
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is OutOfBoundsError
+    assert (back.path, back.field, back.reason, str(back)) == (
+        err.path, err.field, err.reason, str(err))  # fmt: skip
+    assert str(pickle.loads(pickle.dumps(SnapshotError("s.json", "bad", line=3)))) == (
+        "s.json:3: bad"
+    )
+    with ProcessPoolExecutor(1) as pool, pytest.raises(SpecError) as caught:
+        pool.submit(_spec_with, "floors.0.hole_scale", 2.0).result()
+    assert "floors.0.hole_scale" in str(caught.value) and "2" in str(caught.value)

@@ -46,6 +46,17 @@ class InputFileError(TowerError, ValueError):
             where += f": field {field}"
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self) -> tuple:
+        """Pickle by the constructor's arguments (the default would call ``cls(message)``
+        and fail), so the error crosses process and Dask boundaries intact."""
+        return _rebuild, (type(self), self.path, self.reason, self.line, self.field)
+
+
+def _rebuild(
+    cls: type[InputFileError], path: str, message: str, line: int | None, field: str | None
+) -> InputFileError:
+    return cls(path, message, line=line, field=field)
+
 
 class ImplausibleValueWarning(UserWarning):
     """A value is valid but outside its plausible range; the CLI prints one line for it."""
