@@ -59,10 +59,15 @@ def test_recommended_protocol_pins_down_three_directions(seed: int, tmp_path: Pa
 
 
 def test_coverage_with_physics(tmp_path: Path) -> None:
-    """90% intervals hold the truth 80-97% of the time over 10 physics recordings."""
+    """90% intervals hold the truth 80-97% of the time over 10 physics recordings.
+
+    80 throws each and a design budget of 48 (the baseline's check uses 40): about 80
+    minutes on two cores. At the default budget and 150 throws it would take 4-5 hours.
+    Stop 18 measured parameters 97/120 (81%), key statistics 50/50 (100%): it fails on the
+    key statistics (calibration/README.md)."""
     out = tmp_path / "cov"
     args = ["calibrate", "coverage", "--simulator", "physics", "--recordings", "10",
-            "--throws", "150", "--budget", str(DEFAULT_BUDGET), "--out", str(out), "--quiet"]
+            "--throws", "80", "--budget", "48", "--out", str(out), "--quiet"]
     result = CliRunner().invoke(cli, args)  # fmt: skip
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "coverage.json").read_text())["summary"]
