@@ -141,6 +141,12 @@ def test_outputs_and_report(toy_run: tuple[Path, object]) -> None:
     assert samples.shape == (4000, 3)
     fit_json = json.loads((out / "fit.json").read_text())
     assert fit_json["parameters"]["toy.leak"]["identifiable"] is True
+    # where the fit's time went, stage by stage, within the whole run's time
+    stages = fit_json["seconds_by_stage"]
+    assert list(stages) == ["screening", "wave 1", "wave 2", "emulators and sampling"]
+    assert all(v >= 0 for v in stages.values()) and stages["emulators and sampling"] > 0
+    assert sum(stages.values()) <= fit_json["seconds"] + 0.5
+    assert "- time by stage: screening " in report
 
 
 def test_resume_uses_the_cache_and_is_deterministic(

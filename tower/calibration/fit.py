@@ -57,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -681,6 +682,10 @@ def _fit(
     if min(per_wave) < 4:
         raise ValueError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
     n_screen = max(budget // 2, 8 * d) if screen is None else screen
+    # wall-clock seconds by stage, for the report: where a fit's time goes
+    stages = {"screening": 0.0, **{f"wave {w + 1}": 0.0 for w in range(waves)},
+              "emulators and sampling": 0.0}  # fmt: skip
+    clock = time.perf_counter()
     if n_screen > 0:
         seen_u, seen_bad, seen_full = screen_clogs(
             simulator, plan, params, execute, n=n_screen, throws=screen_throws, seed=seed
@@ -690,6 +695,7 @@ def _fit(
     screening = {"replays": int(n_screen), "throws": int(screen_throws),
                  "clogged": int(seen_bad.sum()),
                  "filling": int((seen_full & ~seen_bad).sum())}  # fmt: skip
+    stages["screening"] = time.perf_counter() - clock
     clog = ClogClassifier.fit(seen_u, seen_bad)
     # design points avoid towers that clog or fill up; the posterior only those that clog
     fills = ClogClassifier.fit(seen_u, seen_full)
@@ -711,10 +717,13 @@ def _fit(
             pool = _around(samples_u, 8 * n_w, rng)
         u = _pick_healthy(pool, fills, n_w)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
+        clock = time.perf_counter()
         ok, s_ok, d_ok, k_ok, u_failed = _design_stats(
             simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
             reference,
         )
+        stages[f"wave {w + 1}"] = time.perf_counter() - clock
+        clock = time.perf_counter()
         failed_u = np.vstack([failed_u, u_failed])
         design_u = np.vstack([design_u, u[ok]])
         design_s = np.vstack([design_s, s_ok])
@@ -733,6 +742,7 @@ def _fit(
         emulator = Emulator.fit(design_u[near], design_s[near], seed=seed, noise=noise)
         loglik = _excluding_clogs(emulator, observed, clog)
         samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)
+        stages["emulators and sampling"] += time.perf_counter() - clock
     assert emulator is not None and samples_u is not None
     prior_u = rng.random((4 * draws, d))
     prior_u = prior_u[clog.ok(prior_u)][:draws]
@@ -751,7 +761,11 @@ def _fit(
         design_keys=design_k,
         prior_u=prior_u if len(prior_u) else None,
         screening=screening,
-        info={"waves": waves, "budget_replays": budget},
+        info={
+            "waves": waves,
+            "budget_replays": budget,
+            "seconds_by_stage": {k: round(v, 1) for k, v in stages.items()},
+        },
     )
 
 

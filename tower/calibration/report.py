@@ -327,6 +327,9 @@ def write_report(
                        _mix(data), np.array([_mix(r) for r in reps]), None)  # fmt: skip
     plot_posterior(out_dir / "posterior.png", result, truth)
 
+    stages = result.info.get("seconds_by_stage") or {}
+    spent = ", ".join(f"{k} {v:.0f} s" for k, v in stages.items())
+    timing = [f"- time by stage: {spent}"] if stages else []
     lines = [
         f"# Calibration report: `{recording_path.name}`",
         "",
@@ -343,6 +346,7 @@ def write_report(
         f"- design replays: {len(result.design_u)} succeeded, {result.failures} failed "
         f"({result.failures / max(result.replays, 1):.0%}; failed replays are left out); "
         f"posterior effective sample size {result.ess:.0f}",
+        *timing,
         "",
         "Method: clog screening, then a Gaussian-process emulator of the summary statistics "
         "(replay noise measured from each replay's two halves; sequential design waves), "
