@@ -59,7 +59,8 @@ import json
 import math
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -685,17 +686,16 @@ def _fit(
     # wall-clock seconds by stage, for the report: where a fit's time goes
     stages = {"screening": 0.0, **{f"wave {w + 1}": 0.0 for w in range(waves)},
               "emulators and sampling": 0.0}  # fmt: skip
-    clock = time.perf_counter()
     if n_screen > 0:
-        seen_u, seen_bad, seen_full = screen_clogs(
-            simulator, plan, params, execute, n=n_screen, throws=screen_throws, seed=seed
-        )
+        with _stopwatch(stages, "screening"):
+            seen_u, seen_bad, seen_full = screen_clogs(
+                simulator, plan, params, execute, n=n_screen, throws=screen_throws, seed=seed
+            )
     else:
         seen_u, seen_bad, seen_full = np.zeros((0, d)), np.zeros(0, bool), np.zeros(0, bool)
     screening = {"replays": int(n_screen), "throws": int(screen_throws),
                  "clogged": int(seen_bad.sum()),
                  "filling": int((seen_full & ~seen_bad).sum())}  # fmt: skip
-    stages["screening"] = time.perf_counter() - clock
     clog = ClogClassifier.fit(seen_u, seen_bad)
     # design points avoid towers that clog or fill up; the posterior only those that clog
     fills = ClogClassifier.fit(seen_u, seen_full)
@@ -717,13 +717,11 @@ def _fit(
             pool = _around(samples_u, 8 * n_w, rng)
         u = _pick_healthy(pool, fills, n_w)
         seeds = [derive_seed(seed, 3, w, i) for i in range(n_w)]
-        clock = time.perf_counter()
-        ok, s_ok, d_ok, k_ok, u_failed = _design_stats(
-            simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
-            reference,
-        )
-        stages[f"wave {w + 1}"] = time.perf_counter() - clock
-        clock = time.perf_counter()
+        with _stopwatch(stages, f"wave {w + 1}"):
+            ok, s_ok, d_ok, k_ok, u_failed = _design_stats(
+                simulator, plan, params, u, seeds, execute, f"design wave {w + 1}/{waves}",
+                reference,
+            )  # fmt: skip
         failed_u = np.vstack([failed_u, u_failed])
         design_u = np.vstack([design_u, u[ok]])
         design_s = np.vstack([design_s, s_ok])
@@ -739,10 +737,10 @@ def _fit(
         fills = ClogClassifier.fit(seen_u, seen_full)
         noise = split_noise(design_d[wave_of == w])
         near = _near_wave(design_u, wave_of == w)  # the first wave: every row
-        emulator = Emulator.fit(design_u[near], design_s[near], seed=seed, noise=noise)
-        loglik = _excluding_clogs(emulator, observed, clog)
-        samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)
-        stages["emulators and sampling"] += time.perf_counter() - clock
+        with _stopwatch(stages, "emulators and sampling"):
+            emulator = Emulator.fit(design_u[near], design_s[near], seed=seed, noise=noise)
+            loglik = _excluding_clogs(emulator, observed, clog)
+            samples_u, ess = sample_posterior(loglik, d, rng, particles=particles, draws=draws)
     assert emulator is not None and samples_u is not None
     prior_u = rng.random((4 * draws, d))
     prior_u = prior_u[clog.ok(prior_u)][:draws]
@@ -767,6 +765,16 @@ def _fit(
             "seconds_by_stage": {k: round(v, 1) for k, v in stages.items()},
         },
     )
+
+
+@contextmanager
+def _stopwatch(stages: dict[str, float], stage: str) -> Iterator[None]:
+    """Add the wall-clock seconds of the ``with`` block to ``stages[stage]``."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        stages[stage] += time.perf_counter() - start
 
 
 def split_noise(diffs: np.ndarray) -> np.ndarray:
