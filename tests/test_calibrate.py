@@ -12,11 +12,17 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tower.calibration.calibrate import Settings, calibrate
+from tower.calibration.calibrate import Settings, calibrate, default_physics_fit
 from tower.calibration.execute import ReplayRunner, read_cache
 from tower.calibration.fit import Emulator, make_task, sample_posterior
 from tower.calibration.params_file import apply_params, load_params, save_params
-from tower.calibration.recording import Session, read_recording, write_recording
+from tower.calibration.recording import (
+    Recording,
+    Session,
+    Throw,
+    read_recording,
+    write_recording,
+)
 from tower.calibration.simulators import Parameter, Plan, ReplayAborted, sessions_from_outs
 from tower.calibration.synthetic import synthetic_plan, synthetic_recording
 from tower.cli import cli, main
@@ -321,6 +327,21 @@ def test_interval_coverage_on_the_baseline_model() -> None:
         result = fit(sim, sim.simulate(truth, plan, rep + 7), plan, execute, budget=40, seed=rep)
         hits += [f.low <= truth[f.parameter.name] <= f.high for f in result.fits]
     assert np.all(hits / 30 >= 0.75), hits / 30
+
+
+def test_densities_are_fitted_only_when_pawns_were_thrown() -> None:
+    """Pieces all of one wood: a common density scales every mass and moves nothing."""
+
+    def recording(*keys: str) -> Recording:
+        throws = tuple(Throw(i + 1, {k: 2 for k in keys}, {}) for i in range(3))
+        return Recording((Session("s", "marrakesh", throws=throws),))
+
+    keshis = default_physics_fit(recording("red", "expert:blue"), "marrakesh")
+    pawns = default_physics_fit(recording("red", "watchman:red"), "marrakesh")
+    assert "physics.density_keshi" not in keshis and "physics.density_pawn" not in keshis
+    assert {"physics.density_keshi", "physics.density_pawn"} <= set(pawns)
+    assert set(keshis) == set(pawns) - {"physics.density_keshi", "physics.density_pawn"}
+    assert "physics.restitution" in keshis and "geometry.floors.1.hole_scale" in keshis
 
 
 @pytest.mark.slow
