@@ -211,3 +211,36 @@ def test_a_retired_piece_stays_where_it_was_and_collides_with_nothing():
     assert still == pytest.approx(tuple(above)) and lin == (0.0, 0.0, 0.0)
     # it fell through the retired keshi onto the floor (on top it would be 11 mm higher)
     assert FLOOR1 < landed[2] / LENGTH < FLOOR1 + 9.0
+
+
+def _two_keshis_after(params: PhysicsParams, steps: int) -> np.ndarray:
+    """Positions (2, 3) of two keshis thrown spinning onto the upper floor, after ``steps``."""
+    world = World(box_geometry(), params, Numerics())
+    world.reset()
+    bodies = [
+        world.add_piece(Kind.KESHI, np.array([x, -20.0, FLOOR1 + 20.0]) * LENGTH,
+                        np.array([0.2, 0.1, 0, 1.0]) / np.sqrt(1.05), np.array([3.0, 0, -30]),
+                        np.array([0, 20.0, 5]))
+        for x in (15.0, 32.0)
+    ]  # fmt: skip
+    for _ in range(steps):
+        world.step()
+    out = np.array([world.state(b)[0] for b in bodies])
+    world.close()
+    return out
+
+
+def test_a_common_density_moves_nothing_but_bullets_rolling_friction():
+    """Scaling every piece's mass alike changes no motion, so a keshi-only recording cannot
+    tell the density (:func:`tower.calibration.calibrate.default_physics_fit`). Bullet's
+    rolling and spinning friction are the exception: they scale with the normal impulse
+    capped at 1 g cm/s."""
+    still = {"rolling_friction": 0.0, "spinning_friction": 0.0}
+    light = _two_keshis_after(PhysicsParams(density_keshi=0.5, **still), 60)
+    heavy = _two_keshis_after(PhysicsParams(density_keshi=0.9, **still), 60)
+    assert light[:, 2].max() < (FLOOR1 + 10.0) * LENGTH  # they landed: contacts were solved
+    assert np.abs(light - heavy).max() < 1e-7  # rounding (3e-10 cm measured)
+    rolling = {"rolling_friction": 0.05, "spinning_friction": 0.05}
+    light = _two_keshis_after(PhysicsParams(density_keshi=0.5, **rolling), 60)
+    heavy = _two_keshis_after(PhysicsParams(density_keshi=0.9, **rolling), 60)
+    assert np.abs(light - heavy).max() > 1e-3  # 0.1 cm measured

@@ -91,10 +91,11 @@ def default_physics_fit(recording: Recording, preset: str) -> tuple[str, ...]:
     and the densities of a recording without pawns. Its pieces are all of the one wood, and
     multiplying every mass by one factor changes no motion (gravity, friction, restitution
     and the solver's impulses all scale with it): such a recording cannot tell the density,
-    and a fitted one would only add a dimension of noise to the design. (In the simulation
-    the density still reaches the solver's stopping rule, an absolute threshold on
-    impulses; 16 towers of 60 throws of 12 keshis at 0.45 and 0.95 g/cm³ kept 6.26 ± 0.17
-    and 6.42 ± 0.22 inside.)
+    and a fitted one would only add a dimension of noise to the design. (In Bullet the
+    density reaches one place: rolling and spinning friction scale with the normal impulse
+    capped at 1 g cm/s, so a heavier piece rolls a little more freely, as with a little less
+    rolling friction, which is fitted. 16 towers of 60 throws of 12 keshis at 0.45 and 0.95
+    g/cm³ kept 6.26 ± 0.17 and 6.42 ± 0.22 inside.)
     They keep their defaults or the values of ``--params FILE``; ``--fit`` overrides all this.
     """
     kinds = {key_piece(k).kind for s in recording.sessions for t in s.throws for k in t.pieces_in}
