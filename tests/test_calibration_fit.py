@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from test_calibrate import TRUTH, ToyTower
 
 from tower.calibration.behaviour import key_statistics
-from tower.calibration.fit import fit, recording_fills, simulate_task, split_noise
+from tower.calibration.fit import fit, simulate_task, split_noise
 from tower.calibration.screen import ClogClassifier
 from tower.calibration.simulators import BaselineSimulator, PlanSession
 from tower.calibration.summaries import summary_split
@@ -110,16 +110,6 @@ def test_design_points_avoid_towers_that_fill_up(monkeypatch) -> None:
     for r in aware:
         leak = next(f for f in r.fits if f.parameter.name == "toy.leak")
         assert leak.low <= TRUTH["toy.leak"] <= leak.high
-
-
-def test_a_recording_that_fills_up_lifts_the_designs_avoidance_of_such_towers() -> None:
-    """The design steers clear of towers that fill up, unless the recorded tower is one."""
-    plan = synthetic_plan(150, 12)
-    jams = ToyTower(max_inside=48)
-    full = jams.simulate({"toy.pass": 0.8, "toy.leak": 0.1, "toy.paint": 0.4}, plan, 5)
-    assert recording_fills(jams, full)  # it held 30 (5/8 of 48) or more
-    assert not recording_fills(jams, jams.simulate(TRUTH, plan, 5))
-    assert not recording_fills(ToyTower(), full)  # no clog limit: nothing fills up
 
 
 @pytest.fixture(scope="module")

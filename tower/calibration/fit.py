@@ -68,14 +68,9 @@ import numpy as np
 from scipy.stats import qmc
 
 from tower.calibration.recording import Session
-from tower.calibration.screen import CLOG_THRESHOLD, FILLING, ClogClassifier
+from tower.calibration.screen import CLOG_THRESHOLD, ClogClassifier
 from tower.calibration.simulators import Parameter, Plan, Simulator
-from tower.calibration.summaries import (
-    STAT_NAMES,
-    most_inside,
-    summary_split,
-    summary_vector,
-)
+from tower.calibration.summaries import STAT_NAMES, summary_split, summary_vector
 
 if TYPE_CHECKING:
     from tower.calibration.behaviour import Predictive
@@ -702,12 +697,8 @@ def _fit(
                  "clogged": int(seen_bad.sum()),
                  "filling": int((seen_full & ~seen_bad).sum())}  # fmt: skip
     clog = ClogClassifier.fit(seen_u, seen_bad)
-    # design points avoid towers that clog or fill up; the posterior only those that clog.
-    # A recording whose own tower fills up says that such towers are where the answer
-    # lies: then the design avoids only clogging towers, or the emulator would have no
-    # replay near the truth and the posterior would miss it (stop 19: two of three slow
-    # checks, towers holding 30 pieces, pinned directions that missed their truths)
-    fills = clog if recording_fills(simulator, training) else ClogClassifier.fit(seen_u, seen_full)
+    # design points avoid towers that clog or fill up; the posterior only those that clog
+    fills = ClogClassifier.fit(seen_u, seen_full)
     rng = np.random.default_rng(derive_seed(seed, 1))
     names = key_names(plan if reference is None else reference)
     design_u = np.zeros((0, d))
@@ -743,7 +734,7 @@ def _fit(
         seen_bad = np.concatenate([seen_bad, ~ok])
         seen_full = np.concatenate([seen_full, ~ok])
         clog = ClogClassifier.fit(seen_u, seen_bad)
-        fills = clog if fills is clog else ClogClassifier.fit(seen_u, seen_full)
+        fills = ClogClassifier.fit(seen_u, seen_full)
         noise = split_noise(design_d[wave_of == w])
         near = _near_wave(design_u, wave_of == w)  # the first wave: every row
         with _stopwatch(stages, "emulators and sampling"):
@@ -821,14 +812,6 @@ def _near_wave(u: np.ndarray, last: np.ndarray, level: float = NEAR_LEVEL) -> np
     cov = np.cov(points, rowvar=False) + 1e-6 * np.eye(u.shape[1])
     dist2 = np.einsum("ij,jk,ik->i", centred, np.linalg.inv(cov), centred)
     return last | (dist2 <= chi2.ppf(level, u.shape[1]))
-
-
-def recording_fills(simulator: Simulator, training: Sequence[Session]) -> bool:
-    """Whether the recorded tower itself fills up: at some throw it held at least
-    :data:`~tower.calibration.screen.FILLING` of the simulator's clog limit
-    (``max_inside``; a simulator without one never counts as filling up)."""
-    limit = getattr(simulator, "max_inside", None)
-    return limit is not None and most_inside(training) >= FILLING * limit
 
 
 def _pick_healthy(pool: np.ndarray, fills: ClogClassifier, n: int) -> np.ndarray:

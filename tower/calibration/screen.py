@@ -15,9 +15,7 @@ more pieces) and is aborted only well into its full replay. A short replay that 
 least :data:`FILLING` of the clog limit (a physics simulator's ``max_inside``) counts as
 filling up. Design points are drawn where a second classifier, fitted to clogged-or-filling
 outcomes, expects neither; the posterior is still cut only where towers clog, because a
-tower that holds many pieces is a tower someone may record. When the recorded tower is one
-(it held :data:`FILLING` of the limit itself), the design avoids only clogging towers
-(:func:`tower.calibration.fit.recording_fills`).
+tower that holds many pieces is a tower someone may record.
 
 Examples
 --------
