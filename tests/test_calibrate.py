@@ -23,7 +23,15 @@ from tower.calibration.recording import (
     read_recording,
     write_recording,
 )
-from tower.calibration.simulators import Parameter, Plan, ReplayAborted, sessions_from_outs
+from tower.calibration.simulators import (
+    BaselineSimulator,
+    Parameter,
+    PhysicsSimulator,
+    Plan,
+    ReplayAborted,
+    sessions_from_outs,
+    with_clog_limit_for,
+)
 from tower.calibration.synthetic import synthetic_plan, synthetic_recording
 from tower.cli import cli, main
 from tower.errors import InputFileError
@@ -342,6 +350,19 @@ def test_densities_are_fitted_only_when_pawns_were_thrown() -> None:
     assert {"physics.density_keshi", "physics.density_pawn"} <= set(pawns)
     assert set(keshis) == set(pawns) - {"physics.density_keshi", "physics.density_pawn"}
     assert "physics.restitution" in keshis and "geometry.floors.1.hole_scale" in keshis
+
+
+def test_the_clog_limit_follows_the_recorded_tower() -> None:
+    """A replay is aborted beyond twice what the recorded tower held (48 at least), so
+    replays near a recording's truth are not aborted; the fit, `tower calibrate` and the
+    coverage check all use it."""
+
+    def holding(n: int) -> tuple[Session, ...]:  # n keshis in, none out: n inside
+        return (Session("s", "marrakesh", throws=(Throw(1, {"red": n}, {}),)),)
+
+    assert with_clog_limit_for(PhysicsSimulator(), holding(40)).max_inside == 80
+    assert with_clog_limit_for(PhysicsSimulator(), holding(10)).max_inside == 48
+    assert with_clog_limit_for(BaselineSimulator(), holding(40)) == BaselineSimulator()
 
 
 @pytest.mark.slow

@@ -40,6 +40,9 @@ def test_recommended_protocol_pins_down_three_directions(seed: int, tmp_path: Pa
             break
     assert done is not None
     recording = sessions_from_outs(plan, done["outs"])
+    # as `tower calibrate` does: the clog limit follows the recording (with_clog_limit_for)
+    sim = make_simulator("physics", Recording(tuple(recording)))
+    runner = runner.using(sim)
     start = time.perf_counter()
     result = fit(sim, recording, plan, runner, budget=DEFAULT_BUDGET, seed=seed)
     minutes = (time.perf_counter() - start) / 60

@@ -38,8 +38,8 @@ from tower.calibration.simulators import (
     plan_of,
     sessions_from_outs,
     split_theta,
+    with_clog_limit_for,
 )
-from tower.calibration.summaries import most_inside
 from tower.errors import TowerError
 from tower.pieces import Kind
 
@@ -129,13 +129,13 @@ def make_simulator(
     unknown = sorted(set(chosen) - every)
     if unknown:
         raise TowerError(f"unknown parameter(s) to fit {unknown}; known: {sorted(every)}")
-    return PhysicsSimulator(
+    simulator = PhysicsSimulator(
         preset,
         chosen,
         tuple(sorted((base_geometry or {}).items())),
         tuple(sorted(base_physics.items())),
-        max_inside=max(48, 2 * most_inside(recording.sessions)),
     )
+    return with_clog_limit_for(simulator, recording.sessions)
 
 
 def _samples_csv(result: FitResult) -> str:

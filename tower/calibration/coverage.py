@@ -39,7 +39,12 @@ from tower.calibration.behaviour import key_names, key_statistics
 from tower.calibration.execute import ReplayRunner
 from tower.calibration.fit import derive_seed, fit, make_task
 from tower.calibration.recording import atomic_write_text
-from tower.calibration.simulators import Plan, Simulator, sessions_from_outs
+from tower.calibration.simulators import (
+    Plan,
+    Simulator,
+    sessions_from_outs,
+    with_clog_limit_for,
+)
 from tower.calibration.synthetic import draw_from_prior
 from tower.errors import TowerError
 
@@ -163,12 +168,14 @@ def run_coverage(
                 break
         if truth is None or recording is None:
             raise TowerError(f"{ATTEMPTS} prior draws for recording {k + 1} all failed")
+        # the fit's clog limit follows the recording, as in `tower calibrate`
+        fitted = with_clog_limit_for(simulator, recording)
         start = time.perf_counter()
-        result = fit(simulator, recording, plan, runner, budget=budget, waves=waves,
-                     seed=derive_seed(seed, 22, k), particles=particles)  # fmt: skip
+        result = fit(fitted, recording, plan, runner.using(fitted), budget=budget,
+                     waves=waves, seed=derive_seed(seed, 22, k), particles=particles)  # fmt: skip
         seconds = time.perf_counter() - start
-        keys = true_key_statistics(simulator, truth, plan, derive_seed(seed, 23, k),
-                                   truth_replays, runner)  # fmt: skip
+        keys = true_key_statistics(fitted, truth, plan, derive_seed(seed, 23, k),
+                                   truth_replays, runner.using(fitted))  # fmt: skip
         row = {
             "recording": k,
             "truth": truth,

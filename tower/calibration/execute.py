@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -86,3 +86,7 @@ class ReplayRunner:
         )
         done = read_cache(self.cache)
         return [None if "error" in done[t["key"]] else done[t["key"]] for t in tasks]
+
+    def using(self, simulator: Simulator) -> ReplayRunner:
+        """The same runner and cache, running ``simulator`` (its tasks have their own keys)."""
+        return replace(self, simulator=simulator)

@@ -270,6 +270,27 @@ def split_theta(theta: Mapping[str, float]) -> tuple[dict[str, float], dict[str,
     return geometry, physics
 
 
+#: The smallest clog limit (``max_inside``) of a physics fit.
+MIN_CLOG_LIMIT = 48
+
+
+def with_clog_limit_for(simulator: Simulator, sessions: Sequence[Session]) -> Simulator:
+    """``simulator`` with the clog limit a fit of ``sessions`` uses: at least
+    :data:`MIN_CLOG_LIMIT`, and twice the most pieces the recorded tower held. A simulator
+    without a clog limit is returned as it is.
+
+    A fixed limit would abort replays near the truth of a recording whose tower holds many
+    pieces itself: the emulator, fitted on replays that did not abort, then has none there.
+    """
+    from dataclasses import replace
+
+    from tower.calibration.summaries import most_inside
+
+    if not isinstance(simulator, PhysicsSimulator):
+        return simulator
+    return replace(simulator, max_inside=max(MIN_CLOG_LIMIT, 2 * most_inside(sessions)))
+
+
 @dataclass(frozen=True)
 class PhysicsSimulator:
     """The pybullet tower of a preset; ``base`` holds values of parameters not fitted.
