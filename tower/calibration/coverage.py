@@ -170,12 +170,13 @@ def run_coverage(
             raise TowerError(f"{ATTEMPTS} prior draws for recording {k + 1} all failed")
         # the fit's clog limit follows the recording, as in `tower calibrate`
         fitted = with_clog_limit_for(simulator, recording)
+        replays = runner.using(fitted)
         start = time.perf_counter()
-        result = fit(fitted, recording, plan, runner.using(fitted), budget=budget,
-                     waves=waves, seed=derive_seed(seed, 22, k), particles=particles)  # fmt: skip
+        result = fit(fitted, recording, plan, replays, budget=budget, waves=waves,
+                     seed=derive_seed(seed, 22, k), particles=particles)  # fmt: skip
         seconds = time.perf_counter() - start
         keys = true_key_statistics(fitted, truth, plan, derive_seed(seed, 23, k),
-                                   truth_replays, runner.using(fitted))  # fmt: skip
+                                   truth_replays, replays)  # fmt: skip
         row = {
             "recording": k,
             "truth": truth,
