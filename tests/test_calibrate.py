@@ -146,7 +146,7 @@ def test_outputs_and_report(toy_run: tuple[Path, object]) -> None:
         assert (out / name).stat().st_size > 0, name
     report = (out / "report.md").read_text()
     assert "90% interval" in report and "## Not identifiable" in report
-    assert "`toy.paint`: the statistics barely depend on it" in report
+    assert "`toy.paint`: the recording barely depends on it" in report
     assert "| mean pieces inside |" in report and "| colour mixing" in report
     names = {c.name for c in done.checks}
     assert {"mean out per throw, 12 in", "share of out just thrown"} <= names

@@ -25,10 +25,17 @@ from typing import Any
 import numpy as np
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
+from tower.calibration.bankfit import BankFit
 from tower.calibration.coverage import true_key_statistics
 from tower.calibration.execute import ReplayRunner
 from tower.calibration.fit import FitResult, derive_seed, fit, make_task
-from tower.calibration.recording import Recording, atomic_write_text, key_piece, read_recording
+from tower.calibration.recording import (
+    Recording,
+    Session,
+    atomic_write_text,
+    key_piece,
+    read_recording,
+)
 from tower.calibration.report import Check, write_report
 from tower.calibration.simulators import (
     BaselineSimulator,
@@ -45,6 +52,11 @@ from tower.pieces import Kind
 
 SIMULATORS = ("physics", "baseline")
 
+#: The fit engines: ``bank`` scores every throw with the likelihood learned from the
+#: committed physics bank (seconds, no physics); ``gp`` replays the recording by
+#: simulation and emulates its summary statistics (an hour with physics).
+ENGINES = ("bank", "gp")
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -57,6 +69,9 @@ class Settings:
     waves: int = 2
     screen: int | None = None  # short clog-screening replays (None: see fit.fit)
     truth_replays: int = 4  # replays at the truth of a synthetic recording
+    engine: str | None = None  # "bank" or "gp"; None: bank for physics, gp otherwise
+    surrogate: str | None = None  # the bank engine's surrogate file (None: the shipped one)
+    physics_checks: int = 0  # bank engine: physics replays at posterior draws (0: none)
     scheduler: str | None = None
     workers: int | None = None
     progress: bool = True
@@ -66,7 +81,7 @@ class Settings:
 class Calibration:
     """What a run produced."""
 
-    result: FitResult
+    result: FitResult | BankFit
     checks: list[Check]
     out_dir: Path
     seconds: float
@@ -99,14 +114,25 @@ def default_physics_fit(recording: Recording, preset: str) -> tuple[str, ...]:
     They keep their defaults or the values of ``--params FILE``; ``--fit`` overrides all this.
     """
     kinds = {key_piece(k).kind for s in recording.sessions for t in s.throws for k in t.pieces_in}
+    return fit_names_for(preset, pawns=bool(kinds & {Kind.WATCHMAN, Kind.BRIGAND}))
+
+
+def fit_names_for(preset: str, *, pawns: bool) -> tuple[str, ...]:
+    """The default fitted parameters of a recording with or without pawns
+    (:func:`default_physics_fit`)."""
     skip = {"physics.stream_interval"}
-    if not kinds & {Kind.WATCHMAN, Kind.BRIGAND}:
+    if not pawns:
         skip |= {"physics.density_keshi", "physics.density_pawn"}
     return tuple(
         p.name
         for p in physics_parameters(preset)
         if p.name not in skip and not p.name.startswith("physics.release_")
     )
+
+
+def keshi_fit_names(preset: str) -> tuple[str, ...]:
+    """The parameters a keshi-only recording fits (those of the physics bank)."""
+    return fit_names_for(preset, pawns=False)
 
 
 def make_simulator(
@@ -170,6 +196,53 @@ def _save_params(
         )
 
 
+def _physics_checks(
+    result: FitResult | BankFit, simulator: Simulator, recording: Recording,
+    n_train: Sequence[int], runner: ReplayRunner, settings: Settings, count: int,
+) -> list[list[Session]]:  # fmt: skip
+    """Full replays of the recording by the simulator at ``count`` posterior draws (the
+    held-out checks); none when nothing is held out."""
+    if count <= 0 or not _held_out(recording, n_train):
+        return []
+    rng = np.random.default_rng(derive_seed(settings.seed, 5))
+    rows = result.samples[rng.choice(len(result.samples), count, replace=False)]
+    full_plan = plan_of(recording.sessions)
+    tasks = [
+        make_task(simulator, result.theta(row), derive_seed(settings.seed, 6, i), full_plan)
+        for i, row in enumerate(rows)
+    ]
+    return [
+        sessions_from_outs(full_plan, r["outs"])
+        for r in runner(tasks, "predictive checks")
+        if r is not None
+    ]
+
+
+def _surrogate_checks(
+    result: BankFit, recording: Recording, n_train: Sequence[int], settings: Settings
+) -> list[list[Session]]:
+    """Full replays of the recording drawn from the learned likelihood (no physics) at
+    ``settings.checks`` posterior draws, each by the member that drew it."""
+    if not _held_out(recording, n_train):
+        return []
+    rng = np.random.default_rng(derive_seed(settings.seed, 5))
+    picks = rng.choice(len(result.samples), settings.checks, replace=False)
+    full_plan = plan_of(recording.sessions)
+    u = result.samples_u
+    member = result.member
+    return [
+        sessions_from_outs(
+            full_plan,
+            [result.surrogate.simulate(u[i], int(member[i]), p.throws, rng) for p in full_plan],
+        )
+        for i in picks
+    ]
+
+
+def _held_out(recording: Recording, n_train: Sequence[int]) -> bool:
+    return any(len(s.throws) > n for s, n in zip(recording.sessions, n_train, strict=True))
+
+
 def calibrate(
     recording_path: str | Path,
     out_dir: str | Path,
@@ -208,6 +281,16 @@ def calibrate(
     ]
     if sum(len(s.throws) for s in training) < 10:
         raise TowerError(f"{recording_path}: fewer than 10 training throws; record more throws")
+    engine = settings.engine or ("bank" if isinstance(simulator, PhysicsSimulator) else "gp")
+    if engine not in ENGINES:
+        raise TowerError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+    surrogate = None
+    if engine == "bank":
+        if not isinstance(simulator, PhysicsSimulator):
+            raise TowerError("--engine bank calibrates the physics; use --engine gp here")
+        from tower.calibration.surrogate import DEFAULT_SURROGATE, load_surrogate
+
+        surrogate = load_surrogate(settings.surrogate or DEFAULT_SURROGATE)
     start = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
     runner = ReplayRunner(
@@ -217,37 +300,39 @@ def calibrate(
         workers=settings.workers,
         progress=settings.progress,
     )
-    result = fit(
-        simulator,
-        training,
-        plan_of(training),
-        runner,
-        budget=settings.budget,
-        seed=settings.seed,
-        waves=settings.waves,
-        screen=settings.screen,
-    )
-    reps_full = []
-    if any(len(s.throws) > n for s, n in zip(recording.sessions, n_train, strict=True)):
-        rng = np.random.default_rng(derive_seed(settings.seed, 5))
-        rows = result.samples[rng.choice(len(result.samples), settings.checks, replace=False)]
-        full_plan = plan_of(recording.sessions)
-        tasks = [
-            make_task(simulator, result.theta(row), derive_seed(settings.seed, 6, i), full_plan)
-            for i, row in enumerate(rows)
-        ]
-        reps_full = [
-            sessions_from_outs(full_plan, r["outs"])
-            for r in runner(tasks, "predictive checks")
-            if r is not None
-        ]
     truth = {k: float(v) for k, v in recording.meta.get("truth", {}).get("theta", {}).items()}
+    has_truth = bool(truth) and all(p.name in truth for p in simulator.parameters)
+    if surrogate is not None:
+        from tower.calibration.bankfit import fit_bank
+
+        result: FitResult | BankFit = fit_bank(
+            training, surrogate, simulator.parameters, seed=settings.seed
+        )
+        reps_full = _surrogate_checks(result, recording, n_train, settings)
+        physics = settings.physics_checks > 0
+        if physics:
+            reps_full = _physics_checks(result, simulator, recording, n_train, runner,
+                                        settings, settings.physics_checks)  # fmt: skip
+    else:
+        result = fit(
+            simulator,
+            training,
+            plan_of(training),
+            runner,
+            budget=settings.budget,
+            seed=settings.seed,
+            waves=settings.waves,
+            screen=settings.screen,
+        )
+        reps_full = _physics_checks(result, simulator, recording, n_train, runner, settings,
+                                    settings.checks)  # fmt: skip
+        physics = True
     truth_keys = (
         true_key_statistics(simulator, truth, plan_of(training), derive_seed(settings.seed, 11),
                             settings.truth_replays, runner)
-        if truth and all(p.name in truth for p in simulator.parameters)
+        if has_truth and physics
         else None
-    )
+    )  # fmt: skip
     seconds = time.perf_counter() - start
     shown = {
         "simulator": f"`{simulator!r}`",

@@ -348,6 +348,7 @@ class ParameterFit:
     sensitivity: float  # max effect on a statistic across the range, in noise SDs
     partner: str  # most correlated other parameter
     partner_corr: float
+    sensitivity_unit: str = "noise standard deviations (emulated at the posterior median)"
 
     @property
     def identifiable(self) -> bool:
@@ -363,9 +364,9 @@ class ParameterFit:
                 f"(posterior correlation r = {self.partner_corr:+.2f})"
             )
         return (
-            f"the statistics barely depend on it: across its whole range they move by at most "
-            f"{self.sensitivity:.1f} noise standard deviations (emulated at the posterior "
-            f"median), too little for this recording to pin it down"
+            f"the recording barely depends on it: across its whole range it moves by at most "
+            f"{self.sensitivity:.1f} {self.sensitivity_unit}, too little for this recording "
+            "to pin it down"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -449,6 +450,46 @@ class FitResult:
 
         t = None if truth is None else truth_unit(self.parameters, truth)
         return principal_directions(self.parameters, self.samples_u, t)
+
+    def method_lines(self) -> list[str]:
+        """The report's lines on how the fit was made."""
+        return [
+            f"- clog screening: {self.screening.get('replays', 0)} short replays of "
+            f"{self.screening.get('throws', 0)} throws, {self.screening.get('clogged', 0)} "
+            f"clogged and {self.screening.get('filling', 0)} more filling up (a clogging "
+            "tower is ruled out before the full replays; no design replay is spent where "
+            "towers fill up)",
+            f"- design replays: {len(self.design_u)} succeeded, {self.failures} failed "
+            f"({self.failures / max(self.replays, 1):.0%}; failed replays are left out); "
+            f"posterior effective sample size {self.ess:.0f}",
+            "",
+            "Method: clog screening, then a Gaussian-process emulator of the summary "
+            "statistics (replay noise measured from each replay's two halves; sequential "
+            "design waves), Gaussian synthetic likelihood, population Monte Carlo (see "
+            "`tower/calibration/fit.py` for why).",
+        ]
+
+    def diagnostic_lines(self) -> list[str]:
+        """The report's section on the emulator's own checks."""
+        lines = [
+            "## Summary statistics (training throws)",
+            "",
+            "Leave-one-out R²: the share of a statistic's variance over the design that the "
+            "emulator predicts for a replay it did not see. It cannot exceed the *ceiling*, "
+            "the share that is not simulation noise of one replay (a statistic that one "
+            "recording measures noisily has a low ceiling, however good the emulator).",
+            "",
+            "| statistic | observed | emulator at posterior median | leave-one-out R² | "
+            "ceiling |",
+            "|---|---|---|---|---|",
+        ]
+        pred = self.emulator.predict(np.median(self.samples_u, axis=0))[0]
+        for name, o, m, r2, top in zip(
+            STAT_NAMES, self.observed, pred, self.emulator.loo_r2, self.emulator.noise_r2,
+            strict=True,
+        ):
+            lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} | {top:.2f} |")
+        return lines
 
     def to_json(self) -> dict[str, Any]:
         return {

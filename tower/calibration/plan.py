@@ -86,12 +86,24 @@ def load_protocols() -> list[Protocol]:
     return [Protocol(**entry) for entry in tomllib.loads(text)["protocol"]]
 
 
+def protocol_named(name: str) -> Protocol:
+    """The shipped protocol ``name``; an unknown name is one clear error listing them."""
+    known = load_protocols()
+    for p in known:
+        if p.name == name:
+            return p
+    raise TowerError(f"unknown protocol {name!r}; known: {', '.join(p.name for p in known)}")
+
+
 def _seconds(pieces: int) -> float:
     return THROW_SECONDS + PIECE_SECONDS * pieces
 
 
-def protocol_plan(protocol: Protocol, minutes: float = RECORDING_MINUTES) -> Plan:
-    """The throws of ``protocol`` that fit into ``minutes`` of recording."""
+def protocol_plan(
+    protocol: Protocol, minutes: float = RECORDING_MINUTES, throws: int | None = None
+) -> Plan:
+    """The throws of ``protocol`` that fit into ``minutes`` of recording, or exactly
+    ``throws`` throws (whatever the time) when given."""
     p = protocol
     pawns = {"watchman:blue": p.watchmen, "brigand:neutral": p.brigands}
     pawns = {k: v for k, v in pawns.items() if v}
@@ -99,12 +111,12 @@ def protocol_plan(protocol: Protocol, minutes: float = RECORDING_MINUTES) -> Pla
     left = minutes * 60.0
     sessions: list[list[dict[str, int]]] = [[]]
     t = 0
-    while t < MAX_THROWS:
+    while t < (MAX_THROWS if throws is None else throws):
         size = block[t % len(block)]
         cost = _seconds(size + p.watchmen + p.brigands)
         new_session = p.empty_every and len(sessions[-1]) == p.empty_every
         cost += EMPTY_SECONDS if new_session else 0.0
-        if cost > left:
+        if cost > left and throws is None:
             break
         left -= cost
         if new_session:

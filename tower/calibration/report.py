@@ -22,14 +22,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.stats import wasserstein_distance
 
 from tower.calibration.fit import FitResult
 from tower.calibration.recording import Recording, Session, atomic_write_text
-from tower.calibration.summaries import STAT_NAMES, SessionSeries, session_series
+from tower.calibration.summaries import SessionSeries, session_series
+
+if TYPE_CHECKING:
+    from tower.calibration.bankfit import BankFit
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,7 @@ def plot_statistic(
     plt.close(fig)
 
 
-def plot_posterior(path: Path, result: FitResult, truth: dict[str, float]) -> None:
+def plot_posterior(path: Path, result: FitResult | BankFit, truth: dict[str, float]) -> None:
     plt = _plt()
     d = len(result.parameters)
     cols = min(4, d)
@@ -237,7 +240,7 @@ def plot_posterior(path: Path, result: FitResult, truth: dict[str, float]) -> No
 
 
 def headline(
-    result: FitResult,
+    result: FitResult | BankFit,
     truth_keys: dict[str, float] | None = None,
     truth: dict[str, float] | None = None,
 ) -> list[str]:
@@ -303,7 +306,7 @@ def write_report(
     *,
     recording_path: Path,
     recording: Recording,
-    result: FitResult,
+    result: FitResult | BankFit,
     n_train: Sequence[int],
     reps_full: list[list[Session]],
     truth: dict[str, float],
@@ -338,20 +341,8 @@ def write_report(
         f"- fitted on the first {sum(n_train)} throws; held out: "
         f"{recording.n_throws - sum(n_train)} throws (the tail of each session)",
         *[f"- {k}: {v}" for k, v in settings.items()],
-        f"- clog screening: {result.screening.get('replays', 0)} short replays of "
-        f"{result.screening.get('throws', 0)} throws, {result.screening.get('clogged', 0)} "
-        f"clogged and {result.screening.get('filling', 0)} more filling up (a clogging tower "
-        "is ruled out before the full replays; no design replay is spent where towers fill "
-        "up)",
-        f"- design replays: {len(result.design_u)} succeeded, {result.failures} failed "
-        f"({result.failures / max(result.replays, 1):.0%}; failed replays are left out); "
-        f"posterior effective sample size {result.ess:.0f}",
         *timing,
-        "",
-        "Method: clog screening, then a Gaussian-process emulator of the summary statistics "
-        "(replay noise measured from each replay's two halves; sequential design waves), "
-        "Gaussian synthetic likelihood, population Monte Carlo (see "
-        "`tower/calibration/fit.py` for why).",
+        *result.method_lines(),
         "",
         *headline(result, truth_keys, truth),
         "## Parameters: posterior medians and 90% credible intervals",
@@ -386,25 +377,7 @@ def write_report(
         lines += [f"- `{f.parameter.name}`: {f.reason()}." for f in bad]
     else:
         lines.append("Every fitted parameter is identifiable from this recording.")
-    lines += [
-        "",
-        "## Summary statistics (training throws)",
-        "",
-        "Leave-one-out R²: the share of a statistic's variance over the design that the "
-        "emulator predicts for a replay it did not see. It cannot exceed the *ceiling*, the "
-        "share that is not simulation noise of one replay (a statistic that one recording "
-        "measures noisily has a low ceiling, however good the emulator).",
-        "",
-        "| statistic | observed | emulator at posterior median | leave-one-out R² | ceiling |",
-        "|---|---|---|---|---|",
-    ]
-    med_u = np.median(result.samples_u, axis=0)
-    pred = result.emulator.predict(med_u)[0]
-    for name, o, m, r2, top in zip(
-        STAT_NAMES, result.observed, pred, result.emulator.loo_r2, result.emulator.noise_r2,
-        strict=True,
-    ):
-        lines.append(f"| {name} | {o:.3f} | {m:.3f} | {r2:.2f} | {top:.2f} |")
+    lines += ["", *result.diagnostic_lines()]
     lines += ["", "## Goodness of fit on the held-out throws", ""]
     if found:
         lines += [

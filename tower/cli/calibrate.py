@@ -17,7 +17,7 @@ from tower.files.outputs import OutputFolder
 OUTPUTS = (
     "params.json", "posterior.csv", "fit.json", "report.md", "out_by_n.png",
     "inside_over_time.png", "fresh_old.png", "colour_mixing.png", "posterior.png",
-    "cache/replays.jsonl",
+    "cache/replays.jsonl", "model.json",
 )  # fmt: skip
 
 SIMULATOR_CHOICE = click.Choice(["physics", "baseline"])
@@ -38,10 +38,10 @@ def calibrate() -> None:
     plan a recording (`plan`), or check the intervals' coverage (`coverage`)."""
 
 
-def _out_option(help_text: str) -> Callable:
+def _out_option(help_text: str, required: bool = True) -> Callable:
     return click.option(
-        "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-        help=help_text,
+        "--out", "out_dir", required=required,
+        type=click.Path(file_okay=False, path_type=Path), help=help_text,
     )  # fmt: skip
 
 
@@ -101,12 +101,29 @@ _design_budget = click.option("--budget", type=click.IntRange(min=8), default=40
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Params file giving the values of the parameters not fitted.",
 )
+@click.option(
+    "--engine", type=click.Choice(["bank", "gp"]), default=None,
+    help="bank: score every throw with the likelihood learned from the committed physics "
+    "bank (seconds, no physics; the default for the physics); gp: replay the recording by "
+    "simulation and emulate its statistics (an hour with physics; the baseline's engine).",
+)  # fmt: skip
+@click.option(
+    "--surrogate", "surrogate_path", default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The bank engine's learned likelihood (default: the shipped one).",
+)  # fmt: skip
+@click.option(
+    "--physics-checks", type=click.IntRange(min=0), default=0, show_default=True,
+    help="Bank engine: also replay the physics at this many posterior draws and check the "
+    "held-out throws against them (minutes; 0: the checks draw from the learned likelihood).",
+)  # fmt: skip
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @force_option
 def fit_command(
     recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int, waves: int,
     checks: int, scheduler: str | None, workers: int | None, holdout: float, seed: int,
-    fit_names: str | None, params_path: Path | None, quiet: bool, force: bool = False,
+    fit_names: str | None, params_path: Path | None, engine: str | None,
+    surrogate_path: Path | None, physics_checks: int, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Calibrate the simulator against RECORDING (.csv or .jsonl) and report the fit.
 
@@ -120,7 +137,9 @@ def fit_command(
 
     settings = Settings(
         budget=budget, holdout=holdout, seed=seed, checks=checks, waves=waves,
-        scheduler=scheduler, workers=workers, progress=not quiet,
+        engine=engine, surrogate=None if surrogate_path is None else str(surrogate_path),
+        physics_checks=physics_checks, scheduler=scheduler, workers=workers,
+        progress=not quiet,
     )  # fmt: skip
     from tower.calibration.recording import read_recording
 
@@ -144,11 +163,9 @@ def fit_command(
         click.echo(
             f"{f.parameter.name:<{width}}  {f.median:10.4g}  90% [{f.low:.4g}, {f.high:.4g}]{flag}"
         )
-    r = done.result
-    click.echo(f"design replays: {r.replays} ({r.failures} failed, "
-               f"{r.failures / max(r.replays, 1):.0%}); clog screening: "
-               f"{r.screening.get('replays', 0)} short replays, "
-               f"{r.screening.get('clogged', 0)} clogged")  # fmt: skip
+    for line in done.result.method_lines():
+        if line.startswith("- "):
+            click.echo(line.removeprefix("- "))
     poor = [c.name for c in done.checks if c.p_value < 0.05]
     click.echo(f"held-out checks: {len(done.checks)} run, poor fit on: {', '.join(poor) or 'none'}")
     click.echo(
@@ -157,7 +174,8 @@ def fit_command(
 
 
 @calibrate.command("plan")
-@_out_option("Directory for plan.md and plan.json (and the replay cache).")
+@_out_option("Directory for plan.md and plan.json (and the replay cache); not needed with "
+             "--list.", required=False)
 @_simulator_option("physics")
 @preset_option
 @click.option("--protocols", default=None,
@@ -173,7 +191,7 @@ def fit_command(
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @force_option
 def plan_command(
-    out_dir: Path, simulator_name: str, preset: str, protocols: str | None, list_only: bool,
+    out_dir: Path | None, simulator_name: str, preset: str, protocols: str | None, list_only: bool,
     truths: int, budget: int, minutes: float, seed: int, scheduler: str | None,
     workers: int | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
@@ -202,6 +220,8 @@ def plan_command(
         if unknown:
             raise TowerError(f"unknown protocol(s) {unknown}; known: {[p.name for p in known]}")
         chosen = [p for p in known if p.name in wanted]
+    if out_dir is None:
+        raise click.UsageError("Missing option '--out' (needed unless --list).")
     simulator = make_simulator(simulator_name, Recording(()), preset=preset)
     outputs = ("plan.md", "plan.json", "cache/replays.jsonl")
     folder = OutputFolder(out_dir, "calibrate plan", force=force)
@@ -216,28 +236,52 @@ def plan_command(
 
 
 @calibrate.command("coverage")
-@_out_option("Directory for coverage.md and coverage.json (and the replay cache).")
+@_out_option("Directory for coverage.md and coverage.json (and what resumes the run).")
+@click.option(
+    "--engine", type=click.Choice(["bank", "gp"]), default="bank", show_default=True,
+    help="bank: fresh physics recordings fitted by the bank engine (simulation-based "
+    "calibration with rank histograms); gp: the replaying engine on --simulator.",
+)  # fmt: skip
 @_simulator_option("baseline")
 @preset_option
-@click.option("--recordings", type=click.IntRange(min=1), default=30, show_default=True,
-              help="Synthetic recordings (truths drawn from the prior).")  # fmt: skip
-@click.option("--throws", type=click.IntRange(min=10), default=150, show_default=True,
+@click.option("--recordings", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Recordings at truths drawn from the prior.")  # fmt: skip
+@click.option("--throws", type=click.IntRange(min=10), default=200, show_default=True,
               help="Throws per recording.")  # fmt: skip
 @click.option("--pieces", type=click.IntRange(min=1), default=12, show_default=True,
-              help="Keshis per throw (colours in groups of three).")  # fmt: skip
+              help="GP engine: keshis per throw (colours in groups of three).")  # fmt: skip
+@click.option("--colours", type=click.IntRange(min=1, max=12), default=1, show_default=True,
+              help="Bank engine: colours per throw (1: the recommended protocol).")
+@click.option("--truth-throws", type=click.IntRange(min=10), default=100, show_default=True,
+              help="Bank engine: throws of the independent replay that gives the true key "
+              "statistics.")  # fmt: skip
+@click.option("--surrogate", "surrogate_path", default=None,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Bank engine: the learned likelihood (default: the shipped one).")
 @_design_budget
 @click.option("--fit", "fit_names", default=None,
-              help="Comma-separated physics parameters to fit (default: as `tower calibrate`).")
-@click.option("--seed", type=int, default=0, show_default=True)
+              help="GP engine: comma-separated physics parameters to fit.")
+@click.option("--seed", type=int, default=7001, show_default=True)
 @cluster_options("replays")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @force_option
 def coverage_command(
-    out_dir: Path, simulator_name: str, preset: str, recordings: int, throws: int, pieces: int,
-    budget: int, fit_names: str | None, seed: int, scheduler: str | None, workers: int | None,
+    out_dir: Path, engine: str, simulator_name: str, preset: str, recordings: int, throws: int,
+    pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, budget: int,
+    fit_names: str | None, seed: int, scheduler: str | None, workers: int | None,
     quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
-    """Coverage of the 90% intervals over synthetic recordings at truths from the prior (slow)."""
+    """Coverage of the 90% intervals over recordings at truths from the prior.
+
+    Bank engine (default): fresh physics recordings (not in the bank), each fitted in
+    seconds; counts parameters, pinned directions and key statistics whose interval holds
+    the truth, and draws rank histograms. Resumable. GP engine: synthetic recordings by
+    --simulator, each fitted by replaying (slow with the physics).
+    """
+    if engine == "bank":
+        _bank_coverage(out_dir, preset, recordings, throws, colours, truth_throws,
+                       surrogate_path, seed, scheduler, workers, quiet, force)  # fmt: skip
+        return
     from tower.calibration.calibrate import make_simulator
     from tower.calibration.coverage import run_coverage
     from tower.calibration.recording import Recording
@@ -264,3 +308,81 @@ def coverage_command(
                              report=progress)  # fmt: skip
     click.echo(found.markdown(f"Coverage: {simulator.name} simulator"))
     click.echo(f"wrote {out_dir / 'coverage.md'} and {out_dir / 'coverage.json'}")
+
+
+def _bank_coverage(
+    out_dir: Path, preset: str, recordings: int, throws: int, colours: int, truth_throws: int,
+    surrogate_path: Path | None, seed: int, scheduler: str | None, workers: int | None,
+    quiet: bool, force: bool,
+) -> None:  # fmt: skip
+    from tower.calibration.sbc import CoverageSettings, run_bank_coverage
+    from tower.calibration.surrogate import DEFAULT_SURROGATE
+
+    settings = CoverageSettings(recordings, throws, truth_throws, colours, seed, preset)
+    outputs = ("coverage.md", "coverage.json", "coverage_ranks.png", "recordings.jsonl",
+               "fits.jsonl")  # fmt: skip
+    folder = OutputFolder(out_dir, "calibrate coverage", force=force)
+    folder.check(outputs)
+    with folder.claiming(outputs):
+        run_bank_coverage(out_dir, settings, surrogate_path or DEFAULT_SURROGATE,
+                          workers=workers, scheduler=scheduler, progress=not quiet)  # fmt: skip
+    click.echo((out_dir / "coverage.md").read_text())
+
+
+@calibrate.group("bank")
+def bank_group() -> None:
+    """The physics bank and the likelihood learned from it (`build`, `train`)."""
+
+
+@bank_group.command("build")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Bank file (default: the shipped one, extended in place).")
+@click.option("--points", type=click.IntRange(min=1), default=2048, show_default=True,
+              help="Parameter points; more than the file holds extends it, a rerun resumes.")
+@click.option("--throws", type=click.IntRange(min=2), default=36, show_default=True,
+              help="Throws per point, from an empty tower.")
+@click.option("--design-seed", type=int, default=20261206, show_default=True,
+              help="Seed of the scrambled Sobol design (and of each point's physics).")
+@preset_option
+@cluster_options("bank points")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@force_option
+def bank_build_command(
+    out_path: Path | None, points: int, throws: int, design_seed: int, preset: str,
+    scheduler: str | None, workers: int | None, quiet: bool, force: bool = False,
+) -> None:  # fmt: skip
+    """Make (or extend, or resume) the physics bank: POINTS parameter points over the
+    prior, one sequence of the recording protocol at each, written point by point."""
+    from tower.calibration.bank import DEFAULT_BANK, BankSettings, build
+
+    settings = BankSettings(preset=preset, points=points, throws=throws, design_seed=design_seed)
+    done = build(out_path or DEFAULT_BANK, settings, workers=workers, scheduler=scheduler,
+                 progress=not quiet, force=force)  # fmt: skip
+    click.echo(f"{done['path']}: {done['done']} points made, {done['skipped']} already there")
+
+
+@bank_group.command("train")
+@click.option("--bank", "bank_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Bank file (default: the shipped one).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
+              required=True, help="The surrogate file to write (JSON).")
+@click.option("--members", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Ensemble members, each on a bootstrap resample of the bank's points.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@force_option
+def bank_train_command(
+    bank_path: Path | None, out_path: Path, members: int, seed: int, quiet: bool,
+    force: bool = False,
+) -> None:  # fmt: skip
+    """Learn the per-throw likelihood from the bank (minutes; the fit then takes seconds)."""
+    from tower.calibration.bank import DEFAULT_BANK, read_bank
+    from tower.calibration.surrogate import train
+    from tower.files.outputs import check_output
+
+    check_output(out_path, force=force)
+    bank = read_bank(bank_path or DEFAULT_BANK)
+    surrogate = train(bank, members=members, seed=seed, progress=not quiet)
+    surrogate.save(out_path, force=force)
+    click.echo(f"wrote {out_path}: {members} members from {len(bank.u)} points "
+               f"({bank.throws} physics throws)")  # fmt: skip

@@ -40,7 +40,13 @@ ATTEMPTS = 40
     type=click.IntRange(min=1),
     default=12,
     show_default=True,
-    help="Keshis per throw (colours rotate in groups of three).",
+    help="Keshis per throw (colours rotate in groups of three); see --protocol.",
+)
+@click.option(
+    "--protocol",
+    default=None,
+    help="Throw by this recording protocol instead of --pieces (the names of `tower "
+    "calibrate plan --list`; one-colour is the recommended one).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
@@ -53,7 +59,7 @@ ATTEMPTS = 40
 @force_option
 def record_synthetic(
     preset: str, params_path: Path | None, from_prior: bool, simulator_name: str, throws: int,
-    pieces: int, seed: int, out_path: Path, force: bool = False,
+    pieces: int, seed: int, out_path: Path, protocol: str | None = None, force: bool = False,
 ) -> None:  # fmt: skip
     """Write a synthetic recording (same format as `tower record`) with its true parameters."""
     from tower.calibration.calibrate import make_simulator
@@ -75,7 +81,12 @@ def record_synthetic(
 
         base_geometry, physics = load_params(params_path)
         base_physics = {k: v for k, v in physics.to_json().items() if k != "schema"}
-    plan = synthetic_plan(throws, pieces)
+    if protocol is None:
+        plan = synthetic_plan(throws, pieces)
+    else:
+        from tower.calibration.plan import protocol_named, protocol_plan
+
+        plan = protocol_plan(protocol_named(protocol), throws=throws)
     draft = Recording(())
     simulator = make_simulator(simulator_name, draft, preset=preset,
                                base_geometry=base_geometry, base_physics=base_physics)  # fmt: skip

@@ -56,6 +56,12 @@ from tower.cli.options import (
     "the true parameters inside) instead of traces: same as `tower record-synthetic`.",
 )
 @click.option(
+    "--protocol",
+    default=None,
+    help="With --as-recording: throw by this recording protocol (see `tower calibrate plan "
+    "--list`).",
+)
+@click.option(
     "--plot",
     "plot_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -77,6 +83,7 @@ def simulate(
     workers: int | None,
     quiet: bool,
     as_recording: bool,
+    protocol: str | None,
     plot_file: Path | None,
     force: bool,
 ) -> None:
@@ -92,7 +99,7 @@ def simulate(
             raise click.UsageError("--as-recording takes --preset and keshis only")
         click.get_current_context().invoke(
             record_synthetic, preset=preset, params_path=params_file, throws=throws,
-            pieces=pieces, seed=seed, out_path=out_file, force=force,
+            pieces=pieces, seed=seed, out_path=out_file, protocol=protocol, force=force,
         )  # fmt: skip
         return
     from tower.files.outputs import check_output, run_header

@@ -1,0 +1,507 @@
+"""A likelihood for every recorded throw, learned once from the physics bank.
+
+A recorded throw is a transition. From an empty start, the recording tells exactly how
+many pieces of each colour are inside before the throw, and the protocol's colours tell
+roughly how old they are. The outcome is the pieces out, split in two counts:
+
+- ``same``: pieces out whose colour was thrown in this throw (the fresh ones, plus any old
+  piece of the same colour still inside);
+- ``other``: the rest, all of them older pieces.
+
+The surrogate learns ``p(same, other | theta, x) = p(same | theta, x) p(other | theta, x,
+same)`` by two classifiers (small multilayer perceptrons with softmax outputs, trained with
+scikit-learn, stored as plain JSON weights and evaluated here in numpy). ``x``
+(:data:`FEATURES`) is what the recording shows before the throw: pieces thrown, pieces
+inside, how many of them share a colour with this throw, the residents by the age of their
+colour (throws since that colour was last thrown), the last throw's outcome, and the time
+since the tower was emptied. The arrangement inside the tower is hidden; these history
+features stand in for it, and an ensemble over bootstrap resamples of bank points carries
+the surrogate's own uncertainty into the posterior (a mixture of the members' posteriors).
+
+The recording's log-likelihood at ``theta`` is the sum over its throws; the posterior is
+sampled by population Monte Carlo (:func:`tower.calibration.fit.sample_posterior`).
+
+This is neural likelihood estimation per trial (Boelts et al., eLife 2022, MNLE; Gloeckler
+et al., ICLR 2025, for Markov simulators), amortised over physics parameters as in
+BayesSim (Ramos et al., RSS 2019). The bank's throws are painted with colours afterwards
+(:func:`paint`): colours are labels the physics never sees, so one bank serves every
+protocol that throws the bank's number of pieces at a time.
+
+Examples
+--------
+>>> plan = paint([[0], [1, 0, 0]], size=2, group=1, seed=0)
+>>> [(dict(i), dict(o)) for i, o in plan]
+[({'green': 2}, {'green': 1}), ({'gray': 2}, {'green': 1, 'gray': 2})]
+>>> X, y = transitions([{"green": 2}, {"gray": 2}], [{"green": 1}, {"gray": 2, "green": 1}])
+>>> y.tolist()
+[[1, 0], [2, 1]]
+>>> X[1, :3].round(3).tolist()  # 2 thrown, 1 inside, 0 of the thrown colour
+[0.167, 0.083, 0.0]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tower.errors import InputFileError, TowerError
+
+SCHEMA = "tower.surrogate/1"
+
+#: The surrogate shipped with the package (trained on :data:`tower.calibration.bank.DEFAULT_BANK`).
+DEFAULT_SURROGATE = Path(__file__).parent / "data" / "surrogate-marrakesh.json"
+
+#: What the recording shows before a throw (all counts over 12).
+FEATURES = (
+    "thrown",
+    "inside",
+    "inside_same_colour",
+    "inside_age_1",
+    "inside_age_2",
+    "inside_age_3",
+    "inside_age_4_6",
+    "inside_age_7_up",
+    "last_out",
+    "last_out_same",
+    "time_since_empty",
+)
+
+#: Largest class of each outcome (larger counts are scored as this class).
+MAX_SAME, MAX_OTHER = 24, 36
+
+SCALE = 12.0
+
+
+class History:
+    """What a recording shows of the tower before each throw, kept throw by throw."""
+
+    def __init__(self) -> None:
+        self.inside: dict[str, int] = {}
+        self.last: dict[str, int] = {}
+        self.prev = (0, 0)
+        self.t = 0
+
+    def features(self, cin: Mapping[str, int]) -> np.ndarray:
+        """The row of :data:`FEATURES` before throwing ``cin``."""
+        row = np.zeros(len(FEATURES))
+        row[0] = sum(cin.values())
+        row[1] = sum(self.inside.values())
+        row[2] = sum(self.inside.get(k, 0) for k in cin)
+        for k, n in self.inside.items():
+            age = self.t - self.last.get(k, -99)
+            row[3 + (0 if age <= 1 else 1 if age == 2 else 2 if age == 3 else 3 if age <= 6
+                     else 4)] += n  # fmt: skip
+        row[8], row[9] = sum(self.prev), self.prev[0]
+        row[10] = min(self.t, 24) * SCALE / 24
+        return row / SCALE
+
+    def update(self, cin: Mapping[str, int], cout: Mapping[str, int]) -> tuple[int, int]:
+        """Record the throw; returns its outcome ``(same, other)``."""
+        same = sum(n for k, n in cout.items() if k in cin)
+        self.prev = (same, sum(cout.values()) - same)
+        for k, n in cin.items():
+            self.inside[k] = self.inside.get(k, 0) + n
+            self.last[k] = self.t
+        for k, n in cout.items():
+            self.inside[k] = self.inside.get(k, 0) - n
+        self.t += 1
+        return self.prev
+
+
+def transitions(
+    ins: Sequence[Mapping[str, int]], outs: Sequence[Mapping[str, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features ``(T, len(FEATURES))`` and outcomes ``(T, 2)`` (same, other) of one
+    session that started from an empty tower."""
+    history = History()
+    X = np.zeros((len(ins), len(FEATURES)))
+    y = np.zeros((len(ins), 2), dtype=int)
+    for t, (cin, cout) in enumerate(zip(ins, outs, strict=True)):
+        X[t] = history.features(cin)
+        y[t] = history.update(cin, cout)
+    return X, y
+
+
+def paint(
+    ages: Sequence[Sequence[int]], size: int, group: int, seed: int
+) -> list[tuple[dict[str, int], dict[str, int]]]:
+    """A bank sequence as a recording of the protocol with ``group`` colours per throw.
+
+    Throw ``t`` throws the colours :func:`tower.calibration.synthetic.colour_throws` gives;
+    which of a throw's pieces carries which colour is drawn at random (the physics never
+    sees colours), and a piece keeps its colour until it comes out.
+    """
+    from tower.calibration.synthetic import colour_throws
+
+    rng = np.random.default_rng(seed)
+    plan = colour_throws(len(ages), size, group)
+    pools: list[list[str]] = []
+    painted = []
+    for t, out_ages in enumerate(ages):
+        pool = [k for k, n in plan[t].items() for _ in range(n)]
+        pools.append([pool[i] for i in rng.permutation(len(pool))])
+        out: dict[str, int] = {}
+        for a in out_ages:
+            colour = pools[t - a].pop()
+            out[colour] = out.get(colour, 0) + 1
+        painted.append((dict(plan[t]), out))
+    return painted
+
+
+# ---------------------------------------------------------------- the networks
+
+
+@dataclass(frozen=True)
+class Net:
+    """A multilayer perceptron with ReLU hidden layers and a softmax over ``outputs``
+    classes (``softmax``) or ``outputs`` plain values (``linear``)."""
+
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+    outputs: int
+    output: str = "softmax"
+
+    def forward(self, h: np.ndarray) -> np.ndarray:
+        """Outputs ``(n, outputs)`` of inputs ``h : (n, inputs)``: log class probabilities
+        (softmax) or values (linear)."""
+        for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            h = np.maximum(h @ w + b, 0.0)
+        z = h @ self.weights[-1] + self.biases[-1]
+        if self.output == "linear":
+            return z
+        z -= z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def forward_hidden(self, h: np.ndarray) -> np.ndarray:
+        """:meth:`forward` from the first hidden layer's activations ``h : (n, h1)``."""
+        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
+            h = np.maximum(h @ w.astype(h.dtype) + b.astype(h.dtype), 0.0)
+        z = h @ self.weights[-1].astype(h.dtype) + self.biases[-1].astype(h.dtype)
+        z -= z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "output": self.output,
+            "outputs": self.outputs,
+            "weights": [w.round(6).tolist() for w in self.weights],
+            "biases": [b.round(6).tolist() for b in self.biases],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Net:
+        return cls(
+            tuple(np.array(w, float) for w in data["weights"]),
+            tuple(np.array(b, float) for b in data["biases"]),
+            int(data["outputs"]),
+            str(data["output"]),
+        )
+
+    @classmethod
+    def classifier(
+        cls, inputs: np.ndarray, labels: np.ndarray, classes: int, hidden: tuple[int, ...],
+        seed: int,
+    ) -> Net:  # fmt: skip
+        """Fit by scikit-learn's ``MLPClassifier`` (Adam, early stopping) and keep the
+        weights; classes never seen in training get a very low probability."""
+        from sklearn.neural_network import MLPClassifier
+
+        clf = MLPClassifier(
+            hidden_layer_sizes=hidden, alpha=1e-4, batch_size=512, learning_rate_init=2e-3,
+            max_iter=60, early_stopping=True, n_iter_no_change=6, random_state=seed,
+        )  # fmt: skip
+        clf.fit(inputs, labels)
+        seen = clf.classes_.astype(int)
+        w_last = np.zeros((clf.coefs_[-1].shape[0], classes))
+        b_last = np.full(classes, -30.0)
+        if len(seen) == 2:  # scikit-learn uses one logistic output for two classes
+            w_last[:, seen[1]] = clf.coefs_[-1][:, 0]
+            b_last[seen[0]], b_last[seen[1]] = 0.0, clf.intercepts_[-1][0]
+        else:
+            w_last[:, seen] = clf.coefs_[-1]
+            b_last[seen] = clf.intercepts_[-1]
+        return cls(
+            (*[np.asarray(w) for w in clf.coefs_[:-1]], w_last),
+            (*[np.asarray(b) for b in clf.intercepts_[:-1]], b_last),
+            classes,
+        )
+
+    @classmethod
+    def regressor(
+        cls, inputs: np.ndarray, targets: np.ndarray, hidden: tuple[int, ...], seed: int
+    ) -> Net:
+        """Fit by scikit-learn's ``MLPRegressor``; targets are standardised inside and the
+        scale folded back into the last layer."""
+        from sklearn.neural_network import MLPRegressor
+
+        mean, sd = targets.mean(axis=0), targets.std(axis=0) + 1e-9
+        reg = MLPRegressor(
+            hidden_layer_sizes=hidden, alpha=1e-3, max_iter=2000, early_stopping=True,
+            n_iter_no_change=30, random_state=seed,
+        )  # fmt: skip
+        reg.fit(inputs, (targets - mean) / sd)
+        w = [np.asarray(x) for x in reg.coefs_]
+        b = [np.asarray(x) for x in reg.intercepts_]
+        w[-1], b[-1] = w[-1] * sd, b[-1] * sd + mean
+        return cls(tuple(w), tuple(b), targets.shape[1], "linear")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One ensemble member: the two classifiers of a throw's outcome, and the regression
+    of the key tower statistics (:mod:`tower.calibration.behaviour`) on ``theta``."""
+
+    same: Net
+    other: Net
+    keys: Net
+
+
+def _clip_scores(logp: np.ndarray, y: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Log probability of class ``y`` renormalised over the feasible classes ``<= limit``.
+
+    ``logp : (m, T, K)``; ``y, limit : (T,)`` clipped to ``K - 1``.
+    """
+    K = logp.shape[-1]
+    feasible = np.arange(K)[None, :] <= np.minimum(limit, K - 1)[:, None]  # (T, K)
+    masked = np.where(feasible[None], logp, -np.inf)
+    norm = np.logaddexp.reduce(masked, axis=-1)
+    pick = np.take_along_axis(logp, np.minimum(y, K - 1)[None, :, None].repeat(len(logp), 0),
+                              axis=-1)[..., 0]  # fmt: skip
+    return pick - norm
+
+
+def _draw(logp: np.ndarray, limit: int, rng: np.random.Generator) -> int:
+    """A class drawn from log probabilities ``logp``, among the classes ``<= limit``
+    (the top class stands for itself and everything above it, up to ``limit``)."""
+    K = len(logp)
+    p = np.exp(logp[: min(limit, K - 1) + 1])
+    k = int(rng.choice(len(p), p=p / p.sum()))
+    return k if k < K - 1 else min(limit, k)
+
+
+@dataclass(frozen=True)
+class Surrogate:
+    """The learned per-throw likelihood: an ensemble of :class:`Member`, the key
+    statistics they regress, and where towers clog (a logistic classifier on the bank's
+    clogged sequences, :class:`tower.calibration.screen.ClogClassifier`)."""
+
+    parameters: tuple[str, ...]
+    members: tuple[Member, ...]
+    key_names: tuple[str, ...]
+    clog_coef: tuple[float, ...] | None
+    provenance: dict[str, Any]
+
+    @property
+    def clog(self) -> Any:
+        from tower.calibration.screen import ClogClassifier
+
+        return ClogClassifier(None if self.clog_coef is None else np.array(self.clog_coef))
+
+    def loglik(self, u: np.ndarray, X: np.ndarray, y: np.ndarray, member: int) -> np.ndarray:
+        """Log-likelihood ``(m,)`` of throws ``X : (T, f)``, ``y : (T, 2)`` at unit-cube
+        points ``u : (m, d)``, by ensemble member ``member``.
+
+        The first layer splits into a part of ``u`` and a part of the throw, each computed
+        once; the rest runs in single precision, in blocks of about 40,000 rows.
+        """
+        mem = self.members[member]
+        d = len(self.parameters)
+        T = len(X)
+        lim_same = np.rint((X[:, 0] + X[:, 2]) * SCALE).astype(int)
+        lim_other = np.rint((X[:, 1] - X[:, 2]) * SCALE).astype(int)
+        xs = X @ mem.same.weights[0][d:] + mem.same.biases[0]  # (T, h)
+        xo = (X @ mem.other.weights[0][d : d + X.shape[1]] + mem.other.biases[0]
+              + (y[:, :1] / SCALE) @ mem.other.weights[0][-1:])  # fmt: skip
+        out = np.zeros(len(u))
+        block = max(1, 40000 // max(T, 1))
+        for start in range(0, len(u), block):
+            ub = u[start : start + block]
+            score = np.zeros(len(ub))
+            for net, xpart, labels, limit in (
+                (mem.same, xs, y[:, 0], lim_same), (mem.other, xo, y[:, 1], lim_other),
+            ):  # fmt: skip
+                h = np.maximum((ub @ net.weights[0][:d])[:, None, :] + xpart[None], 0.0)
+                lp = net.forward_hidden(h.reshape(-1, h.shape[-1]).astype(np.float32))
+                score += _clip_scores(lp.reshape(len(ub), T, -1), labels, limit).sum(axis=1)
+            out[start : start + block] = score
+        return out
+
+    def simulate(
+        self, u: np.ndarray, member: int, ins: Sequence[Mapping[str, int]],
+        rng: np.random.Generator,
+    ) -> list[dict[str, int]]:  # fmt: skip
+        """A recording-like session from an empty tower at ``u : (d,)``: the out counts by
+        colour of throwing ``ins`` in turn, drawn from member ``member``.
+
+        The two counts are drawn from the classifiers; which pieces they are is drawn at
+        random: ``same`` among the pieces of the thrown colours (fresh or inside), ``other``
+        among the other pieces inside.
+        """
+        mem = self.members[member]
+        history = History()
+        outs = []
+        for cin in ins:
+            x = history.features(cin)
+            h = np.concatenate([u, x])[None]
+            lim_same = round((x[0] + x[2]) * SCALE)
+            lim_other = round((x[1] - x[2]) * SCALE)
+            same = _draw(mem.same.forward(h)[0], lim_same, rng)
+            h2 = np.concatenate([h[0], [same / SCALE]])[None]
+            other = _draw(mem.other.forward(h2)[0], lim_other, rng)
+            pool_same = {k: history.inside.get(k, 0) + n for k, n in cin.items()}
+            pool_other = {k: n for k, n in history.inside.items() if k not in cin and n}
+            out: dict[str, int] = {}
+            for pool, n in ((pool_same, same), (pool_other, other)):
+                keys = [k for k, c in pool.items() for _ in range(c)]
+                for i in rng.choice(len(keys), size=min(n, len(keys)), replace=False):
+                    out[keys[i]] = out.get(keys[i], 0) + 1
+            history.update(cin, out)
+            outs.append(out)
+        return outs
+
+    def keys(self, u: np.ndarray, member: int) -> np.ndarray:
+        """Expected key statistics ``(m, q)`` at ``u : (m, d)`` by member ``member``."""
+        from tower.calibration.behaviour import from_emulated
+
+        return from_emulated(self.key_names, self.members[member].keys.forward(u))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "parameters": list(self.parameters),
+            "features": list(FEATURES),
+            "key_statistics": list(self.key_names),
+            "clog_coef": None if self.clog_coef is None else list(self.clog_coef),
+            "provenance": self.provenance,
+            "members": [
+                {"same": m.same.to_json(), "other": m.other.to_json(), "keys": m.keys.to_json()}
+                for m in self.members
+            ],
+        }
+
+    def save(self, path: str | Path, *, force: bool = False) -> None:
+        """Write the surrogate file atomically (an existing file only with ``force``)."""
+        from tower.files.outputs import write_text
+
+        text = json.dumps(self.to_json(), separators=(",", ":")) + "\n"
+        write_text(Path(path), text, force=force)
+
+
+def load_surrogate(path: str | Path = DEFAULT_SURROGATE) -> Surrogate:
+    """Read a surrogate file (plain JSON weights; never unpickled)."""
+    from tower.files.inputs import read_text
+
+    path = Path(path)
+    try:
+        data = json.loads(read_text(path))
+    except ValueError as exc:
+        raise InputFileError(str(path), f"not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise InputFileError(str(path), f"not a {SCHEMA} file", field="schema")
+    if data.get("features") != list(FEATURES):
+        raise InputFileError(str(path), "made with other features; retrain it", field="features")
+    try:
+        members = tuple(
+            Member(*(Net.from_json(m[k]) for k in ("same", "other", "keys")))
+            for m in data["members"]
+        )
+        clog = data["clog_coef"]
+        return Surrogate(
+            tuple(data["parameters"]), members, tuple(data["key_statistics"]),
+            None if clog is None else tuple(float(c) for c in clog),
+            dict(data.get("provenance", {})),
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputFileError(str(path), f"bad surrogate ({exc})", field="members") from None
+
+
+# ---------------------------------------------------------------- training
+
+
+#: Colour groups the bank is painted with for training: one colour per throw (the
+#: recommended protocol) and three (the older advice and ``record-synthetic``'s default).
+TRAIN_GROUPS = (1, 3)
+
+
+def bank_rows(bank: Any, points: Sequence[int], seed: int) -> tuple[np.ndarray, ...]:
+    """Training rows ``(u, X, y)`` of the given bank points, painted with every
+    :data:`TRAIN_GROUPS`."""
+    size = int(bank.settings["size"])
+    us, Xs, ys = [], [], []
+    for i in points:
+        for group in TRAIN_GROUPS:
+            painted = paint(bank.ages[i], size, group, seed + 7919 * int(i) + group)
+            X, y = transitions([p[0] for p in painted], [p[1] for p in painted])
+            us.append(np.repeat(bank.u[i][None], len(X), axis=0))
+            Xs.append(X)
+            ys.append(y)
+    return np.concatenate(us), np.concatenate(Xs), np.concatenate(ys)
+
+
+def bank_keys(bank: Any) -> tuple[tuple[str, ...], np.ndarray]:
+    """Key statistic names and values ``(n, q)`` of every bank sequence (NaN rows for
+    sequences that clogged or lost a piece), from the exact fresh counts."""
+    from tower.calibration.behaviour import key_names, key_statistics
+    from tower.calibration.simulators import PlanSession, sessions_from_outs
+
+    size = int(bank.settings["size"])
+    names: tuple[str, ...] = ()
+    rows = []
+    for i, ages in enumerate(bank.ages):
+        painted = paint(ages, size, 1, i)
+        plan = (PlanSession("bank", "empty", (), tuple(p[0] for p in painted)),)
+        names = key_names(plan)
+        if bank.status[i] != "ok":
+            rows.append(None)
+            continue
+        sessions = sessions_from_outs(plan, [[p[1] for p in painted]])
+        stats = key_statistics(plan, sessions, [[a.count(0) for a in ages]])
+        rows.append([stats[n] for n in names])
+    table = np.array([r if r is not None else [np.nan] * len(names) for r in rows])
+    return names, table
+
+
+def train(
+    bank: Any, *, members: int = 4, hidden: tuple[int, ...] = (64, 64), seed: int = 0,
+    progress: bool = True,
+) -> Surrogate:  # fmt: skip
+    """Train the ensemble on ``bank`` (:class:`tower.calibration.bank.Bank`): each member
+    on a bootstrap resample of the bank's points."""
+    from tqdm import tqdm
+
+    from tower.calibration.behaviour import to_emulated
+    from tower.calibration.screen import ClogClassifier
+
+    if len(bank.u) < 20:
+        raise TowerError(f"{bank.path}: {len(bank.u)} bank points; at least 20 are needed")
+    names, keys = bank_keys(bank)
+    ok = ~np.isnan(keys).any(axis=1)
+    clog = ClogClassifier.fit(bank.u, np.array([s == "clogged" for s in bank.status]))
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in tqdm(range(members), desc="surrogate members", disable=not progress):
+        points = np.sort(rng.integers(0, len(bank.u), len(bank.u)))
+        u, X, y = bank_rows(bank, points, seed + k)
+        h = np.concatenate([u, X], axis=1)
+        same = Net.classifier(h, np.minimum(y[:, 0], MAX_SAME), MAX_SAME + 1, hidden, seed + k)
+        h2 = np.concatenate([h, y[:, :1] / SCALE], axis=1)
+        other = Net.classifier(
+            h2, np.minimum(y[:, 1], MAX_OTHER), MAX_OTHER + 1, hidden, seed + k
+        )
+        kp = points[ok[points]]
+        key_net = Net.regressor(bank.u[kp], to_emulated(names, keys[kp]), (32, 32), seed + k)
+        out.append(Member(same, other, key_net))
+    provenance = {
+        "bank": bank.provenance(),
+        "members": members,
+        "hidden": list(hidden),
+        "seed": seed,
+        "groups": list(TRAIN_GROUPS),
+    }
+    coef = None if clog.coef is None else tuple(float(c) for c in clog.coef)
+    return Surrogate(tuple(p.name for p in bank.parameters), tuple(out), names, coef, provenance)
