@@ -640,7 +640,8 @@
       $("last-throw").textContent = `${last.label[0].toUpperCase()}${last.label.slice(1)}: ${describe(last.thrown)} went in; ` +
         `${last.out.length} came out.`;
       $("out-pieces").replaceChildren(...chips(last.out));
-      if (last.battle) battle.appendChild(wallPicture(last.battle));
+      // every battle of the season so far, at its wall
+      if (last.battle) battle.append(...(app.view.battles.length ? app.view.battles : app.view.lastBattles).map((b) => wallPicture(b.outcome)));
     }
     const inside = app.view.tower.residents;
     const byPlace = PLACES.map((p) => [p, inside.filter((r) => r.place === p).length]).filter(([, n]) => n);
