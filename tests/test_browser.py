@@ -433,6 +433,15 @@ def test_a_bad_model_file_gets_one_sentence(table, tmp_path, model):
     t.tap(["keshi:red"] * 12)
     page.click("#throw")
     assert t.number("#total-in") == 12
+    # any other model file is opened the same way, and kept across a reload
+    small = ROOT / "js" / "test" / "data" / "model.json"
+    page.set_input_files("#model-file", str(small))
+    page.wait_for_function("document.getElementById('error').hidden")
+    assert page.inner_text("#model-info").startswith("Tower: “small-test”")
+    page.reload()
+    page.wait_for_selector("#status:not(:empty)")
+    assert page.inner_text("#model-info").startswith("Tower: “small-test”")
+    assert t.number("#total-in") == 12  # the game goes on, replayed with this tower
 
 
 def test_the_page_fits_a_phone_without_split_words(table):

@@ -102,7 +102,7 @@
   function modelWords(model, source) {
     const spec = (model.doc.tower && model.doc.tower.spec) || "";
     const m = /^description = "([^"]*)"/m.exec(spec);
-    const tower = m ? m[1] : (model.doc.tower && model.doc.tower.preset) || "a tower";
+    const tower = m ? m[1] : (model.doc.tower && model.doc.tower.preset) || "a tower the file does not describe";
     const prov = model.doc.provenance || {};
     const throws = prov.counts && prov.counts.throws;
     const made = throws ? `, learnt from ${throws.toLocaleString("en")} simulated throws` : "";
