@@ -200,6 +200,9 @@
       if (step.t === "round") {
         if (v.phase !== "round") throw new Error(`${where} throws a round, but ${v.phase === "over" ? "the game is over" : "the Battle at the Wall is due"}`);
         for (const p of step.pieces) model.pieceClass(p);
+        const experts = step.pieces.filter((p) => p === EXPERT).length;
+        const free = expertsFree(tower, v.carry);
+        if (experts > free) throw new Error(`${where} throws ${countWord(experts, "expert")}, but only ${free} are not in the tower or its base`);
         const thrown = [...v.carry, ...step.pieces].sort(pyOrder);
         const out = tower.throw(thrown);
         record(`season ${v.season}, round ${v.round}`, thrown, out, { carried: v.carry });
@@ -246,6 +249,11 @@
   function hireable(tower, player) {
     const stuck = tower.residents.filter((r) => r.piece === `watchman:${player}`).length;
     return Math.max(WATCHMEN_PER_PLAYER - stuck, 0);
+  }
+  /** Expert keshis on the expert board: not stuck in the tower, not carried from a battle. */
+  function expertsFree(tower, carry) {
+    const away = tower.residents.filter((r) => r.piece === EXPERT).length + carry.filter((p) => p === EXPERT).length;
+    return Math.max(MAX_EXPERTS - away, 0);
   }
   /** Brigands standing by the tower (a brigand stuck inside cannot be taken). */
   function brigandsBy(tower) {
@@ -528,7 +536,13 @@
       cell.querySelector(".count").textContent = n ? `×${n}` : "";
       cell.classList.toggle("on", n > 0);
     }
-    document.querySelectorAll("#expert-buttons button").forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.experts) === app.experts)));
+    const free = expertsFree(app.view.tower, app.view.carry);
+    app.experts = Math.min(app.experts, free);
+    document.querySelectorAll("#expert-buttons button").forEach((b) => {
+      b.setAttribute("aria-pressed", String(Number(b.dataset.experts) === app.experts));
+      b.disabled = Number(b.dataset.experts) > free;
+    });
+    $("experts-away").textContent = free < MAX_EXPERTS ? `(${MAX_EXPERTS - free} of ${MAX_EXPERTS} expert keshis are in the tower or its base)` : "";
     document.querySelectorAll("button[data-expect]").forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.expect) === app.expect)));
     const pieces = entryPieces();
     const keshis = pieces.filter((p) => kindOf(p) === "keshi").length;
