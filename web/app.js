@@ -83,7 +83,7 @@
     span.dataset.piece = piece;
     span.dataset.count = n;
     const kind = kindOf(piece);
-    const name = colourOf(piece) === "neutral" ? plural(kind, n) : `${colourOf(piece)}${kind === "keshi" ? "" : ` ${plural(kind, n)}`}`;
+    const name = colourOf(piece) === "neutral" ? plural(kind, n) : `${colourOf(piece)} ${plural(kind, n)}`;
     span.innerHTML = `<span class="dot" style="background:${fill(piece)}"></span>${n} ${name}`;
     return span;
   }
@@ -411,7 +411,7 @@
     for (const f of [0, 0.5, 1]) {
       const y = 150 - f * 130;
       svgEl("line", { x1: 27, y1: y, x2: 30, y2: y, stroke: "#0008" }, svg);
-      svgText(svg, 25, y + 3, yFormat(f * yMax), { "text-anchor": "end", "font-size": 7 });
+      svgText(svg, 25, y + 3, yFormat(f * yMax), { "text-anchor": "end", "font-size": 9 });
     }
     svgText(svg, 172, 184, xTitle, { "text-anchor": "middle", class: "axis-title" });
     svgText(svg, 6, 12, yTitle, { class: "axis-title" });
@@ -442,7 +442,7 @@
       const x = 30 + k * w;
       svgEl("rect", { class: "bar", "data-k": k, "data-p": p, x: x + 0.5, y: 150 - h, width: Math.max(w - 1, 0.5),
         height: h, fill: "#b5542c", display: k <= last ? null : "none" }, svg);
-      if (k <= last && (last < 20 || k % 2 === 0)) svgText(svg, x + w / 2, 161, k, { "text-anchor": "middle", "font-size": 7 });
+      if (k <= last && (last < 20 || k % 2 === 0)) svgText(svg, x + w / 2, 162, k, { "text-anchor": "middle", "font-size": 9 });
     });
     const mean = law.reduce((a, p, k) => a + p * k, 0);
     $("law-caption").textContent = pieces.length
@@ -464,7 +464,7 @@
         y -= h;
         svgEl("rect", { x: 30 + i * w + 0.5, y, width: Math.max(w - 1, 0.5), height: h, fill: PLACE_COLOUR[place] }, svg);
       }
-      if (rows.length <= 24 || i % 2 === 0) svgText(svg, 30 + i * w + w / 2, 161, i + 1, { "text-anchor": "middle", "font-size": 7 });
+      if (rows.length <= 24 || i % 2 === 0) svgText(svg, 30 + i * w + w / 2, 162, i + 1, { "text-anchor": "middle", "font-size": 9 });
     });
     $("history-legend").innerHTML = PLACES.map((p) => `<span style="--c:${PLACE_COLOUR[p]}">${PLACE_NAME[p]}</span>`).join("");
     $("history-table").tBodies[0].replaceChildren(...rows.map((r, i) => {
