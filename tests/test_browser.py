@@ -26,7 +26,7 @@ import pytest
 from tower.battle.checker import Situation, analyse, given_tower
 from tower.calibration.recording import COLOUR_CODES
 from tower.cli import main
-from tower.marrakesh.modules.battle import Wall, fight_season
+from tower.marrakesh.modules.battle import Wall, battle_throw, fight_season, resolve_battle
 from tower.model import load_shipped
 from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Piece
 
@@ -226,6 +226,10 @@ def test_a_battle_at_the_wall_with_hired_watchmen(table, model):
         )
 
     expected = {p: (*shown(p, "points"), *shown(p, "breaches")) for p in order}
+    page.reload()  # the battle's settings survive a reload
+    page.wait_for_selector("#battle-rows tr")
+    assert {p: (*shown(p, "points"), *shown(p, "breaches")) for p in order} == expected
+    assert page.input_value("[data-testid=hired-blue]") == "3"
     situation = Situation(1, order, hired, {p: Wall(repaired[p]) for p in order})
     py = analyse(model, situation, given_tower(state), samples=4000, seed=1, hiring=False)
     for stats in py.players:
@@ -268,6 +272,36 @@ def test_a_battle_at_the_wall_with_hired_watchmen(table, model):
     shot(page, "battle-1280x900.png")
 
 
+def test_the_pages_battle_rules_are_the_engines(table):
+    """web/battle.js against tower/marrakesh/modules/battle.py on random battles."""
+    page = table().page
+    rng = random.Random(6)
+    cases = []
+    for _ in range(400):
+        pool = [f"watchman:{c}" for c in PLAYER_COLOURS for _ in range(3)]
+        pool += ["brigand:neutral"] * 3 + keshis(rng, 4) + ["expert:neutral"]
+        out = rng.sample(pool, rng.randint(0, len(pool)))
+        cases.append([rng.choice(PLAYER_COLOURS), out, rng.randint(0, 6)])
+    js = page.evaluate(
+        """cases => cases.map(([player, out, repaired]) => {
+             const o = TowerBattle.resolveBattle(player, out, repaired);
+             return [o.points, o.repelled, o.breaches, o.guarded, o.unopposed];
+           })""",
+        cases,
+    )
+    for (player, out, repaired), got in zip(cases, js, strict=True):
+        o = resolve_battle(player, [Piece.parse(p) for p in out], Wall(repaired))
+        want = [o.points, o.repelled, list(o.breaches), list(o.guarded), o.unopposed]
+        assert got == want, (player, out, repaired)
+    assert any(w[4] for w in js) and any(w[2] for w in js)  # overflow and breaches occur
+    for season, base in [(1, None), (3, None), (2, ["keshi:red", "brigand:neutral"])]:
+        thrown = page.evaluate(
+            "([s, b]) => TowerBattle.battleThrow(s, 'green', 2, b)", [season, base]
+        )
+        parsed = None if base is None else [Piece.parse(p) for p in base]
+        assert sorted(thrown) == sorted(str(p) for p in battle_throw(season, "green", 2, parsed))
+
+
 def test_an_expert_round(table, model):
     """Gems & Experts: one expert keshi per face-up expert tile goes in with the keshis."""
     t = table()
@@ -307,8 +341,11 @@ def test_reload_undo_new_game_export_and_import(table, tmp_path):
         page.inner_text("#status"),
     )
 
+    t.tap(["keshi:gray", "keshi:gray", "keshi:beige"])  # an entry in progress is kept too
     page.reload()
     page.wait_for_selector("#status:not(:empty)")
+    assert page.inner_text("#entry-summary").startswith("3 of 6 keshis entered")
+    page.click("#clear")
     assert (t.chips("#out-pieces"), page.inner_text("[data-testid=totals]"),
             page.inner_text("#status")) == after_two  # fmt: skip
 

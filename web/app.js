@@ -32,7 +32,8 @@
   const SEASONS = 3;
   const MAX_EXPERTS = 5;
   const LOG_FORMAT = "tower.web-game/1";
-  const STORE = { game: "tower.web.game/1", recorder: "tower.web.recorder/1", model: "tower.web.model/1" };
+  const STORE = { game: "tower.web.game/1", recorder: "tower.web.recorder/1", model: "tower.web.model/1",
+    entry: "tower.web.entry/1" };
   /** Seasons simulated for the expected battle outcomes, and their fixed seed. */
   const BATTLE_SAMPLES = 2000;
   const BATTLE_SEED = 20260;
@@ -283,6 +284,27 @@
         model: { name: app.model.name, sha256: app.model.sha256 } }));
     } catch {
       showError("This browser does not keep the game: export the log to keep it.");
+    }
+  }
+
+  /** The entry in progress (keshis tapped, battle settings), kept with the game's step count. */
+  function saveEntry() {
+    try {
+      localStorage.setItem(STORE.entry, JSON.stringify({ steps: app.game.steps.length, entry: app.entry,
+        experts: app.experts, expect: app.expect, battleForm: app.battleForm }));
+    } catch { /* the entry is retyped in seconds */ }
+  }
+
+  function restoreEntry(kept) {
+    if (!kept || kept.steps !== app.game.steps.length) return;
+    app.entry = Object.fromEntries(Object.entries(kept.entry || {}).filter(([p, n]) =>
+      Number.isInteger(n) && n > 0 && (KESHI.includes(colourOf(p)) || SEATS.includes(colourOf(p)) || p === BRIGAND)));
+    app.experts = Number.isInteger(kept.experts) ? kept.experts : 0;
+    app.expect = [6, 9, 12].includes(kept.expect) ? kept.expect : app.expect;
+    const f = kept.battleForm;
+    if (f && f.season === app.view.season && app.view.seats.includes(f.first) &&
+        app.view.seats.every((p) => f.players[p] && Number.isInteger(f.players[p].hired) && Number.isInteger(f.players[p].repaired))) {
+      app.battleForm = f;
     }
   }
 
@@ -552,6 +574,7 @@
     const total = pieces.length + app.view.carry.length;
     $("throw").textContent = total ? `Throw ${countWord(total, "piece")}` : "Throw";
     $("throw").disabled = total === 0;
+    saveEntry();
   }
 
   // ---------------------------------------------------------------- the battle form
@@ -711,7 +734,10 @@
     $("throw-title").textContent = v.phase === "round" ? `Round ${v.round}: what goes in`
       : v.phase === "battle" ? "Battle at the Wall" : "Game over";
     if (v.phase === "round") renderEntry();
-    if (v.phase === "battle") renderBattle();
+    if (v.phase === "battle") {
+      renderBattle();
+      saveEntry();
+    }
     renderResult();
     drawTower(v.last ? v.last.out : []);
     drawLaw();
@@ -1013,7 +1039,10 @@
         showError(`The saved game cannot be replayed with this tower (${exc.message}); a new game begins.`);
       }
     }
+    const kept = loadStored(STORE.entry); // read before startGame saves the empty entry
     startGame(log);
+    restoreEntry(kept);
+    render();
     const rec = loadStored(STORE.recorder);
     app.recorder = rec && Array.isArray(rec.throws) ? rec : newRecording();
     $("rec-tower").value = app.recorder.tower;
