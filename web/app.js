@@ -968,9 +968,14 @@
     $("export").addEventListener("click", exportLog);
     readFiles("import-file", importLog);
     readFiles("model-file", (text, name) => {
-      if (useModel(text, name, { remember: true })) {
-        showError("");
+      showError("");
+      if (!useModel(text, name, { remember: true })) return;
+      try {
         startGame({ ...app.game });
+      } catch (exc) {
+        // the game so far cannot be played with this tower (e.g. it has no class for a piece)
+        showError(`This game cannot be replayed with ${name} (${exc.message}); a new game begins.`);
+        startGame(newGameLog({ players: app.game.players, ...app.game.modules, seed: app.game.seed }));
       }
     });
     document.querySelectorAll("[data-tab]").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
