@@ -71,6 +71,29 @@ def test_node_tests_pass_on_the_shipped_model(vectors_dir):
     print("\n".join(line for line in report.splitlines() if "# #" in line or "# \\#" in line))
 
 
+JS_DATA = ROOT / "js" / "test" / "data"
+
+
+@needs_node
+def test_plain_node_test_runs_everything_on_the_committed_data():
+    """`cd js && node --test` with no TOWER_* variables: nothing skipped, nothing failed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOWER_")}
+    result = run_node("--test", env=env)
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report[-4000:]
+    assert re.search(r"# pass [1-9]", report) and re.search(r"# skipped 0", report), report
+    assert "# fail 0" in report, report
+
+
+def test_committed_js_vectors_are_current(tmp_path):
+    """js/test/data/vectors.json is what `tower model vectors` writes for the committed model."""
+    main(["model", "vectors", "--model", str(JS_DATA / "model.json"), "--games", "6",
+          "--out", str(tmp_path)])  # fmt: skip
+    fresh = json.loads((tmp_path / "vectors.json").read_text())
+    assert json.loads((JS_DATA / "vectors.json").read_text()) == fresh
+    assert len(fresh["cases"]) >= 1000  # the node test asks for this many
+
+
 @pytest.fixture(scope="module")
 def v2_model(tmp_path_factory):
     """A tower.model/2 file fitted on synthetic rounds with pawns and experts thrown."""

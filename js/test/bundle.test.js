@@ -6,15 +6,15 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const { TOWER_MODEL, TOWER_VECTORS, TOWER_BUNDLE } = process.env;
-const skip = !TOWER_MODEL || !TOWER_VECTORS || !TOWER_BUNDLE ? "set TOWER_MODEL, TOWER_VECTORS and TOWER_BUNDLE" : false;
+import { testFiles } from "../testing/files.js";
 
-test("the bundle replays the vectors' games", { skip }, () => {
+test("the bundle replays the vectors' games", () => {
+  const files = testFiles();
   const context = vm.createContext({ TextEncoder });
-  vm.runInContext(readFileSync(TOWER_BUNDLE, "utf8"), context);
+  vm.runInContext(readFileSync(files.bundle, "utf8"), context);
   const { loadModel, Tower } = context.TowerModel;
-  const model = loadModel(readFileSync(TOWER_MODEL, "utf8"));
-  const vectors = JSON.parse(readFileSync(TOWER_VECTORS, "utf8"));
+  const model = loadModel(readFileSync(files.model, "utf8"));
+  const vectors = JSON.parse(readFileSync(files.vectors, "utf8"));
   for (const game of vectors.games.slice(0, 10)) {
     const tower = new Tower(model, { seed: game.seed });
     for (const step of game.steps) {

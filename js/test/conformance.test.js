@@ -1,17 +1,18 @@
 // Conformance of the port against vectors from the Python reference sampler.
-// Run: TOWER_MODEL=path/model.json TOWER_VECTORS=path/vectors.json node --test test/
-// (the Python test suite generates the vectors and runs this; see tests/test_js_port.py).
+// Run: `node --test` (the small model and vectors committed in test/data/), or
+// TOWER_MODEL=path/model.json TOWER_VECTORS=path/vectors.json node --test test/ for another
+// model (the Python test suite does this for the shipped model; see tests/test_js_port.py).
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { PythonRandom, Tower, chi2Sf, chiSquareTest, loadModel } from "../src/index.js";
+import { testFiles } from "../testing/files.js";
 
-const { TOWER_MODEL, TOWER_VECTORS } = process.env;
-const skip = !TOWER_MODEL || !TOWER_VECTORS ? "set TOWER_MODEL and TOWER_VECTORS (make test does)" : false;
-const model = skip ? null : loadModel(readFileSync(TOWER_MODEL, "utf8"), TOWER_MODEL);
-const vectors = skip ? null : JSON.parse(readFileSync(TOWER_VECTORS, "utf8"));
+const { model: MODEL_PATH, vectors: VECTORS_PATH } = testFiles();
+const model = loadModel(readFileSync(MODEL_PATH, "utf8"), MODEL_PATH);
+const vectors = JSON.parse(readFileSync(VECTORS_PATH, "utf8"));
 /** Draws per chi-square case. */
 const DRAWS = 20000;
 
@@ -21,13 +22,13 @@ function maxDiff(a, b) {
   return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 }
 
-test("the vectors are of this model", { skip }, () => {
+test("the vectors are of this model", () => {
   assert.equal(vectors.schema, "tower.model-vectors/1");
   assert.equal(vectors.model.sha256, model.sha256);
   assert.equal(vectors.model.schema, model.schema);
 });
 
-test("exact laws agree with Python to 1e-12 on every case", { skip }, () => {
+test("exact laws agree with Python to 1e-12 on every case", () => {
   const s = model.sampler;
   const tol = vectors.tolerance;
   let worst = 0;
@@ -51,7 +52,7 @@ test("exact laws agree with Python to 1e-12 on every case", { skip }, () => {
   console.log(`# exact laws: ${vectors.cases.length} cases, ${outcomes} outcome probabilities, max abs difference ${worst}`);
 });
 
-test("whole games: same pieces out, same states and count laws as Python, throw for throw", { skip }, () => {
+test("whole games: same pieces out, same states and count laws as Python, throw for throw", () => {
   let worst = 0;
   let throws = 0;
   for (const game of vectors.games) {
@@ -68,7 +69,7 @@ test("whole games: same pieces out, same states and count laws as Python, throw 
   console.log(`# games: ${vectors.games.length} games, ${throws} throws identical, count laws max abs difference ${worst}`);
 });
 
-test("sampling frequencies pass the chi-square test against the exact out laws", { skip }, () => {
+test("sampling frequencies pass the chi-square test against the exact out laws", () => {
   const s = model.sampler;
   const { level, cases } = vectors.chi_square;
   const rng = new PythonRandom(20261201);
@@ -86,7 +87,7 @@ test("sampling frequencies pass the chi-square test against the exact out laws",
   assert.ok(passed >= results.length - 2, `${results.length - passed} cases fail`);
 });
 
-test("a whole throw's count frequencies pass the chi-square test against countLaw", { skip }, () => {
+test("a whole throw's count frequencies pass the chi-square test against countLaw", () => {
   for (const game of vectors.games.slice(0, 5)) {
     const step = game.steps[6];
     const before = game.steps[5].state;
@@ -102,7 +103,7 @@ test("a whole throw's count frequencies pass the chi-square test against countLa
   }
 });
 
-test("the Mersenne Twister matches Python's random.Random", { skip }, () => {
+test("the Mersenne Twister matches Python's random.Random", () => {
   for (const [seed, { first, draw_999: last }] of Object.entries(vectors.random.python_random)) {
     const rng = new PythonRandom(BigInt(seed));
     const seq = Array.from({ length: 1000 }, () => rng.random());
@@ -111,7 +112,7 @@ test("the Mersenne Twister matches Python's random.Random", { skip }, () => {
   }
 });
 
-test("chi-square survival function agrees with scipy", { skip }, () => {
+test("chi-square survival function agrees with scipy", () => {
   for (const [x, df, sf] of vectors.random.chi2_sf) {
     assert.ok(Math.abs(chi2Sf(x, df) - sf) <= 1e-10 * Math.max(1, sf), `chi2 sf(${x}, ${df})`);
   }
