@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 from click.testing import CliRunner
 from PIL import Image
@@ -90,3 +94,18 @@ def test_render_shows_the_inside_through_the_cut_away_near_walls():
     assert not visible & (hidden | {"backing", GROUND})
     for inside in ("floor1", "floor2", "ramp"):
         assert any(name.startswith(inside) for name in visible), inside
+
+
+def test_commands_that_simulate_print_nothing_on_stderr():
+    """pybullet's build-time banner (printed by its C module on import) is muted."""
+    tower = Path(sys.executable).with_name("tower")
+    run = subprocess.run(
+        [str(tower), "throw", "--pieces", "1", "--throws", "1"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    assert run.stdout.startswith("throw ")
+    # a library user importing a physics module directly gets no banner either
+    code = "import tower.physics.world, sys; sys.stderr.write('after')"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.stderr == "after"
