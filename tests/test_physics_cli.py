@@ -109,3 +109,27 @@ def test_commands_that_simulate_print_nothing_on_stderr():
     code = "import tower.physics.world, sys; sys.stderr.write('after')"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.stderr == "after"
+
+
+def test_throw_continues_and_replaces_its_own_snapshot(tmp_path):
+    snap = tmp_path / "t.json"
+    full = _throw("--throws", "3")
+    first = _throw("--throws", "1", "--snapshot", str(snap))
+    written = snap.read_text()
+    rest = _throw("--throws", "2", "--restore", str(snap), "--snapshot", str(snap))
+    assert first + rest == full
+    assert snap.read_text() != written
+    # the replaced snapshot continues the tower again
+    assert _throw("--throws", "1", "--restore", str(snap))[0].startswith("throw 4: ")
+
+
+def test_throw_refuses_a_snapshot_of_another_tower(tmp_path):
+    snap = tmp_path / "t.json"
+    _throw("--throws", "1", "--snapshot", str(snap))
+    written = snap.read_text()
+    for other in (["--seed", "8"],):
+        args = ["throw", "--pieces", "1", "--throws", "1", *other, "--snapshot", str(snap)]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code != 0
+        assert "already exists" in str(result.exception)
+        assert snap.read_text() == written
