@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from tower.geometry import load_preset
 from tower.physics import TowerSim
 from tower.physics.plots import plot_inside
 from tower.physics.render import camera, camera_side_parts, frame
+from tower.physics.sequences import CUBE_COLOURS
 from tower.physics.world import GROUND
 from tower.pieces import Piece
 from tower.traces import read_traces
@@ -127,9 +129,46 @@ def test_throw_refuses_a_snapshot_of_another_tower(tmp_path):
     snap = tmp_path / "t.json"
     _throw("--throws", "1", "--snapshot", str(snap))
     written = snap.read_text()
-    for other in (["--seed", "8"],):
+    for other in (["--seed", "8"], ["--preset", "queen-classic"]):
         args = ["throw", "--pieces", "1", "--throws", "1", *other, "--snapshot", str(snap)]
         result = CliRunner().invoke(cli, args)
         assert result.exit_code != 0
         assert "already exists" in str(result.exception)
         assert snap.read_text() == written
+
+
+def test_a_cube_tower_throws_its_cubes_and_refuses_keshis_before_writing(tmp_path):
+    out = tmp_path / "q.jsonl"
+    base = ["simulate", "--preset", "queen-classic", "--sequences", "1", "--throws", "2",
+            "--pieces", "3", "--workers", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    for mix in ("keshis", "walls-guards", "experts"):
+        result = CliRunner().invoke(cli, [*base, "--mix", mix])
+        assert result.exit_code != 0
+        assert "mixes it can throw: cubes" in str(result.exception)
+        assert not out.exists()  # no header-only trace left behind
+    result = CliRunner().invoke(cli, base)  # the tower's own pieces: cubes
+    assert result.exit_code == 0, result.output
+    (seq,) = read_traces(out)
+    assert {str(p) for p in seq.pieces} <= {f"cube:{c}" for c in CUBE_COLOURS}
+    assert len(seq.throws) == 2
+    lines = CliRunner().invoke(cli, ["throw", "--preset", "queen-classic", "--pieces", "2"])
+    assert lines.exit_code == 0 and "cube:" in lines.output, lines.output
+    gif = tmp_path / "q.gif"
+    args = ["render", "--preset", "queen-classic", "--out", str(gif), "--pieces", "2",
+            "--warmup", "0", "--size", "40", "40"]  # fmt: skip
+    assert CliRunner().invoke(cli, args).exit_code == 0 and gif.stat().st_size > 0
+
+
+def test_simulate_does_not_complete_a_trace_of_an_earlier_walls_guards_mix(tmp_path):
+    out = tmp_path / "w.jsonl"
+    args = ["simulate", "--mix", "walls-guards", "--sequences", "1", "--throws", "1",
+            "--pieces", "2", "--workers", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    lines = out.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    assert header["header"]["settings"]["mix_version"] == 2
+    del header["header"]["settings"]["mix_version"]  # as the mix's first version wrote it
+    out.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    result = CliRunner().invoke(cli, [*args[:4], "2", *args[5:]])  # 2 sequences: complete it
+    assert result.exit_code != 0
+    assert "mix_version: None in the file, 2 now" in str(result.exception)

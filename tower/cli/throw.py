@@ -12,6 +12,7 @@ from tower.cli.options import (
     load_physics,
     physics_options,
     throw_shape_options,
+    tower_mix,
 )
 
 
@@ -40,7 +41,7 @@ def throw(
     seed: int,
     throws: int,
     pieces: int,
-    mix: str,
+    mix: str | None,
     restore_file: Path | None,
     snapshot_file: Path | None,
     force: bool,
@@ -61,6 +62,7 @@ def throw(
     if snapshot_file is not None:
         check_output(snapshot_file, force=True)  # a file path in a writable folder
     spec, params = load_physics(preset, spec_file, params_file)
+    mix = tower_mix(spec, mix)
     if restore_file is not None:
         sim = TowerSim.restore(restore_file, spec)
     else:
