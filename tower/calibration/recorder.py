@@ -17,7 +17,9 @@ At the prompts, counts use the notation of :func:`tower.calibration.recording.pa
 ``quit``                stop (everything entered is already saved)
 ======================  ===========================================================
 
-At the "in" prompt an empty line repeats the previous throw's pieces.
+At the "in" prompt an empty line repeats the previous throw's pieces. The questions that
+start a session (name, tower, emptied, description) take ``help`` (what the question
+wants, then it is asked again) and ``quit`` only.
 """
 
 from __future__ import annotations
