@@ -8,13 +8,26 @@ from collections import Counter
 
 import pytest
 
-from tower.physics.sequences import MIXES, expert_rounds, throw_pieces
-from tower.pieces import KESHI_COLOURS, Kind
+from tower.geometry import load_preset
+from tower.physics.sequences import (
+    BRIGANDS,
+    MIX_VERSIONS,
+    MIXES,
+    MixError,
+    check_mix,
+    expert_rounds,
+    own_mix,
+    throw_pieces,
+)
+from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Kind
 
-# digests of the older mixes' throws, computed with main's code at 9e75ce3 (before the
+# digest of the keshis mix's throws, computed with main's code at 9e75ce3 (before the
 # experts mix was added): adding a mix must not change what the others throw
 KESHIS_DIGEST = "f7757898b4dbdc52"
-WALLS_GUARDS_DIGEST = "1eefd2a8c9d48db7"
+# the walls-guards mix of version 1 (main at bb5c3cc), 3 pieces at most a throw (so no
+# limit of the box is reached), its watchmen blue, red, white, yellow renamed red, yellow,
+# green, blue
+WALLS_GUARDS_V1_RENAMED_DIGEST = "874001cd1bf2cad1"
 
 
 def _digest(rounds: list) -> str:
@@ -22,9 +35,43 @@ def _digest(rounds: list) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def test_the_older_mixes_throw_what_they_threw_before_experts_existed():
+def test_the_older_mixes_throw_what_they_threw_before():
     assert _digest(throw_pieces("keshis", 12, 5, seed=3)) == KESHIS_DIGEST
-    assert _digest(throw_pieces("walls-guards", 12, 40, seed=3)) == WALLS_GUARDS_DIGEST
+    assert _digest(throw_pieces("walls-guards", 3, 60, seed=3)) == WALLS_GUARDS_V1_RENAMED_DIGEST
+    assert MIX_VERSIONS["walls-guards"] == 2
+
+
+def test_walls_guards_throws_what_the_box_holds_in_the_rulebook_colours():
+    """Walls & Guards, components: 12 watchmen, 3 each in red, yellow, green and blue;
+    3 brigands. No throw holds more, whatever its size."""
+    assert PLAYER_COLOURS == ("red", "yellow", "green", "blue")
+    kinds: Counter = Counter()
+    for seed in range(20):
+        for batch in throw_pieces("walls-guards", 40, 10, seed=seed):
+            count = Counter(batch)
+            kinds.update(p.kind for p in batch)
+            assert sum(n for p, n in count.items() if p.kind is Kind.BRIGAND) <= BRIGANDS
+            assert all(n <= 3 for p, n in count.items() if p.kind is Kind.WATCHMAN)
+            assert {p.colour for p in batch if p.kind is Kind.WATCHMAN} <= set(PLAYER_COLOURS)
+    assert kinds[Kind.BRIGAND] > 0 and kinds[Kind.WATCHMAN] > 0
+    # the limits are reached: 40-piece throws hold the box's 3 brigands often
+    full = [b for s in range(20) for b in throw_pieces("walls-guards", 40, 10, seed=s)
+            if sum(p.kind is Kind.BRIGAND for p in b) == BRIGANDS]  # fmt: skip
+    assert len(full) > 50
+
+
+def test_a_cube_tower_throws_cubes_and_refuses_keshis():
+    cube_tower, keshi_tower = load_preset("queen-classic"), load_preset("marrakesh")
+    assert (own_mix(cube_tower), own_mix(keshi_tower)) == ("cubes", "keshis")
+    (batch,) = throw_pieces("cubes", 7, 1, seed=0)
+    assert {p.kind for p in batch} == {Kind.CUBE} and len(batch) == 7
+    check_mix(cube_tower, "cubes")
+    for mix in ("keshis", "walls-guards", "experts"):
+        check_mix(keshi_tower, mix)
+        with pytest.raises(MixError, match=r"queen-classic.*mixes it can throw: cubes$"):
+            check_mix(cube_tower, mix)
+    with pytest.raises(MixError, match="no cube pieces"):
+        check_mix(keshi_tower, "cubes")
 
 
 def test_an_experts_sequence_is_one_game_of_gems_and_experts_rounds():

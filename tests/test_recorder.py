@@ -119,3 +119,22 @@ def test_undo_down_to_an_empty_file(tmp_path: Path) -> None:
     recorder.undo()
     assert out[-1] == "nothing to undo"
     assert read_recording(path).sessions == ()
+
+
+def test_help_at_the_setup_prompts_explains_and_asks_again(tmp_path: Path) -> None:
+    path = tmp_path / "rec.csv"
+    script = ["help", "s1", "HELP", "", "help", "n", "help", "kitchen table", "r2", "r1", "quit"]
+    prompts, ask = _scripted(script, EOFError)
+    out: list[str] = []
+    assert Recorder(path, ask, out.append).run() == 1
+    (s1,) = read_recording(path).sessions
+    assert (s1.name, s1.tower, s1.start, s1.description) == (
+        "s1", "marrakesh", "unknown", "kitchen table",
+    )  # fmt: skip
+    # each setup question was asked again after its explanation
+    assert [p.split(" ")[0] for p in prompts[:8]] == [
+        "session", "session", "tower", "tower", "was", "was", "description", "description",
+    ]  # fmt: skip
+    explained = [line for line in out if "'quit' stops" in line]
+    assert len(explained) == 4
+    assert "preset name" in explained[1] and "shook every piece" in explained[2]

@@ -143,3 +143,16 @@ def test_simulate_killed_and_rerun_completes_the_file_without_duplicates(tmp_pat
     subprocess.run([tower, *_simulate_argv(out, "--workers", "1")], check=True)
     assert out.read_bytes() == clean.read_bytes()
     assert [s.seq for s in read_traces(out)] == [0, 1, 2]
+
+
+def test_a_run_whose_first_task_fails_leaves_no_file_and_replaces_nothing(tmp_path):
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(TaskFailedError, match="three is bad"):
+        run_tasks([Task(3, 3), Task(4, 4)], failing_at_three, out, workers=1, progress=False)
+    assert not out.exists()  # no header-only file
+    out.write_text("someone's notes\n")
+    with pytest.raises(TaskFailedError):
+        run_tasks([Task(3, 3)], failing_at_three, out, workers=1, progress=False, force=True)
+    assert out.read_text() == "someone's notes\n"  # --force replaces only with results
+    run_tasks([], square_record, out, workers=1, progress=False, force=True)
+    assert read_done(out) == []  # an empty run: the header alone

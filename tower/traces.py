@@ -171,18 +171,18 @@ def validate_sequence(seq: TraceSequence) -> str | None:
     for i, t in enumerate(seq.throws):
         for pid in (*t.thrown, *t.out, *t.inside):
             if not 0 <= pid < n:
-                return f"throw {i}: piece id {pid} out of range 0..{n - 1}"
+                return f"throw {i + 1}: piece id {pid} out of range 0..{n - 1}"
         thrown = set(t.thrown)
         if thrown & (inside | gone) or len(thrown) != len(t.thrown):
-            return f"throw {i}: a piece is thrown twice"
+            return f"throw {i + 1}: a piece is thrown twice"
         present = inside | thrown
         out = set(t.out)
         if not out <= present or len(out) != len(t.out):
-            return f"throw {i}: 'out' holds a piece that was not in the tower"
+            return f"throw {i + 1}: 'out' holds a piece that was not in the tower"
         if set(t.inside) != present - out:
-            return f"throw {i}: 'inside' does not account for every piece in the tower"
+            return f"throw {i + 1}: 'inside' does not account for every piece in the tower"
         if any(p not in INSIDE for p in t.inside.values()):
-            return f"throw {i}: 'inside' names a place that is not inside"
+            return f"throw {i + 1}: 'inside' names a place that is not inside"
         inside = present - out
         gone |= out
     return None

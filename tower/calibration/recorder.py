@@ -17,7 +17,9 @@ At the prompts, counts use the notation of :func:`tower.calibration.recording.pa
 ``quit``                stop (everything entered is already saved)
 ======================  ===========================================================
 
-At the "in" prompt an empty line repeats the previous throw's pieces.
+At the "in" prompt an empty line repeats the previous throw's pieces. The questions that
+start a session (name, tower, emptied, description) take ``help`` (what the question
+wants, then it is asked again) and ``quit`` only.
 """
 
 from __future__ import annotations
@@ -167,12 +169,16 @@ class Recorder:
             return "no session yet"
         return running_stats(self._session())
 
-    def _plain(self, prompt: str) -> str:
-        """Ask a free-text question; only ``quit`` is a command here."""
-        answer = self.ask(prompt).strip()
-        if answer.lower() in ("quit", "q", "exit"):
-            raise _Quit
-        return answer
+    def _plain(self, prompt: str, about: str) -> str:
+        """Ask a free-text question; ``quit`` stops and ``help`` explains the question
+        (``about``) and asks again: neither is ever taken as the answer."""
+        while True:
+            answer = self.ask(prompt).strip()
+            if answer.lower() in ("quit", "q", "exit"):
+                raise _Quit
+            if answer.lower() != "help":
+                return answer
+            self.say(f"{about}\n('quit' stops; the commands work once the session has started)")
 
     def new_session(self) -> None:
         """Ask for a new session's details and write its record."""
@@ -180,13 +186,26 @@ class Recorder:
         default = f"s{len(names) + 1}"
         while default in names:
             default += "'"
-        name = self._plain(f"session name [{default}]: ") or default
+        about_name = "a short name for this sitting at the table; Enter takes the default"
+        name = self._plain(f"session name [{default}]: ", about_name) or default
         while name in names:
-            name = self._plain(f"session {name!r} exists; another name: ") or default
-        tower = self._plain("tower (preset or description) [marrakesh]: ") or "marrakesh"
-        empty = self._plain("was the tower emptied before this session? [Y/n]: ").lower()
+            name = self._plain(f"session {name!r} exists; another name: ", about_name) or default
+        tower = self._plain(
+            "tower (preset or description) [marrakesh]: ",
+            "which tower you throw into: a preset name (marrakesh, queen-classic) or a few "
+            "words about your copy; Enter takes marrakesh",
+        ) or "marrakesh"  # fmt: skip
+        empty = self._plain(
+            "was the tower emptied before this session? [Y/n]: ",
+            "y (or Enter) if you shook every piece out of the tower before the first throw; "
+            "n if pieces from earlier throws may still be inside",
+        ).lower()
         start = "unknown" if empty.startswith("n") else "empty"
-        text = self._plain("description (tower copy, pieces, table...): ")
+        text = self._plain(
+            "description (tower copy, pieces, table...): ",
+            "free text kept with the session: anything that may matter later (which copy "
+            "of the tower, the pieces, the table); Enter leaves it empty",
+        )
         s = Session(name, tower, start, text)
         self._append(session_line(self.fmt, s))
         self.say(f"session {name} started ({start} tower)")

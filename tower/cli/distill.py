@@ -97,7 +97,8 @@ def _parse_trace_arg(text: str) -> tuple[Path, slice, str]:
     "--sims",
     type=click.IntRange(0),
     default=0,
-    help="Run (or resume) this many sequences of 12 keshis first (tower simulate).",
+    help="Run (or resume) this many sequences of 12 of the tower's own pieces first (keshis; "
+    "cubes for a cube tower; tower simulate).",
 )
 @click.option(
     "--mixed-sims",
@@ -178,11 +179,17 @@ def distill(
     if (sims or mixed_sims) and not preset:
         raise TowerError("--sims and --mixed-sims need --preset")
     stem = out_path.with_suffix("")
-    planned = [  # (trace file, sequences, pieces per throw, mix)
-        (Path(f"{stem}.traces.jsonl"), sims, 12, "keshis"),
+    planned = [  # (trace file, sequences, pieces per throw, mix; None: the tower's own)
+        (Path(f"{stem}.traces.jsonl"), sims, 12, None),
         (Path(f"{stem}.mixed-traces.jsonl"), mixed_sims, 20, "walls-guards"),
     ]
     planned = [p for p in planned if p[1]]
+    if planned:  # a tower that cannot throw a planned mix stops before any simulation
+        from tower.cli.options import tower_mix
+        from tower.geometry import load_preset
+
+        for *_, mix in planned:
+            tower_mix(load_preset(preset), mix)
     trace_args = (*trace_args, *(f"{path}@0:{n}" for path, n, _, _ in planned))
     if not trace_args:
         raise TowerError("give --traces FILE or --sims N --preset P")
@@ -295,12 +302,13 @@ def simulate_traces(
     traces: Path,
     *,
     pieces: int = 12,
-    mix: str = "keshis",
+    mix: str | None = None,
     cluster: dict[str, Any] | None = None,
     force: bool = False,
 ) -> Path:
     """Run, or resume, ``tower simulate`` into ``traces`` (physics' resumable runner);
-    ``cluster`` may name a Dask ``scheduler`` or a number of local ``workers``."""
+    ``mix`` ``None`` throws the tower's own pieces; ``cluster`` may name a Dask
+    ``scheduler`` or a number of local ``workers``."""
     from tower.cli import cli
 
     argv = [
@@ -311,8 +319,7 @@ def simulate_traces(
         str(sequences),
         "--pieces",
         str(pieces),
-        "--mix",
-        mix,
+        *(["--mix", mix] if mix else []),
         "--out",
         str(traces),
     ]

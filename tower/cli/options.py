@@ -23,9 +23,10 @@ from tower.geometry import PRESETS
 
 #: Mixes of pieces a throw can hold (see :mod:`tower.physics.sequences`).
 MIX_HELP = (
-    "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands; "
-    "experts: Gems & Experts rounds, 6, 9 or 12 keshis (at most N, drawn per sequence) "
-    "and 1-5 expert keshis."
+    "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands "
+    "(at most the box's 3 brigands and 3 watchmen a colour); experts: Gems & Experts "
+    "rounds, 6, 9 or 12 keshis (at most N, drawn per sequence) and 1-5 expert keshis; "
+    "cubes: N cubes. Default: the tower's own pieces (keshis; cubes for a cube tower)."
 )
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -52,14 +53,11 @@ def cluster_options(what: str = "work") -> Decorator:
 
 
 def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``--throws``, ``--pieces`` and ``--mix``: what a sequence of throws holds."""
-    f = click.option(
-        "--mix",
-        type=click.Choice(("keshis", "walls-guards", "experts")),
-        default="keshis",
-        show_default=True,
-        help=MIX_HELP,
-    )(f)
+    """``--throws``, ``--pieces`` and ``--mix``: what a sequence of throws holds (``mix``
+    is ``None`` when not given: the tower's own, :func:`tower.physics.sequences.own_mix`)."""
+    from tower.physics.sequences import MIXES
+
+    f = click.option("--mix", type=click.Choice(MIXES), default=None, help=MIX_HELP)(f)
     f = click.option(
         "--pieces",
         type=click.IntRange(1),
@@ -127,6 +125,16 @@ def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) 
 
     spec = load_spec(spec_file) if spec_file else load_preset(preset)
     return apply_params(spec, params_file)
+
+
+def tower_mix(spec: Any, mix: str | None) -> str:
+    """The mix to throw into ``spec``: ``mix``, or the tower's own when not given; a
+    :class:`~tower.physics.sequences.MixError` if the tower cannot throw it."""
+    from tower.physics.sequences import check_mix, own_mix
+
+    mix = mix or own_mix(spec)
+    check_mix(spec, mix)
+    return mix
 
 
 def check_pieces(pieces: int, option: str = "--pieces") -> int:

@@ -21,7 +21,11 @@ from tower.cli.options import check_pieces, force_option, load_physics, physics_
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the tower.")
 @click.option(
-    "--pieces", type=click.IntRange(1), default=12, show_default=True, help="Keshis per throw."
+    "--pieces",
+    type=click.IntRange(1),
+    default=12,
+    show_default=True,
+    help="Pieces per throw: keshis of cycling colours (cubes in a cube tower).",
 )
 @click.option(
     "--warmup",
@@ -62,18 +66,19 @@ def render(
     """Film one throw through the tower into an animated GIF."""
     from tower.files.outputs import atomic_path, check_output
     from tower.physics.render import render_throw
-    from tower.pieces import mixed_keshis
+    from tower.physics.sequences import own_mix, throw_pieces
 
     check_pieces(pieces)
     check_output(out_file, force=force)
     spec, params = load_physics(preset, spec_file, params_file)
+    (batch,) = throw_pieces(own_mix(spec), pieces, 1, seed)
     with atomic_path(out_file) as tmp:
         result = render_throw(
             spec,
             params,
             out=tmp,
             seed=seed,
-            pieces=mixed_keshis(pieces),
+            pieces=batch,
             warmup=warmup,
             size=size,
             fps=fps,

@@ -18,6 +18,7 @@ from tower.cli.options import (
     load_physics,
     physics_options,
     throw_shape_options,
+    tower_mix,
 )
 
 
@@ -75,7 +76,7 @@ def simulate(
     sequences: int,
     throws: int,
     pieces: int,
-    mix: str,
+    mix: str | None,
     seed: int,
     out_file: Path,
     retries: int,
@@ -95,7 +96,7 @@ def simulate(
     if as_recording:
         from tower.cli.record_synthetic import record_synthetic
 
-        if spec_file is not None or mix != "keshis":
+        if spec_file is not None or mix not in (None, "keshis"):
             raise click.UsageError("--as-recording takes --preset and keshis only")
         click.get_current_context().invoke(
             record_synthetic, preset=preset, params_path=params_file, throws=throws,
@@ -103,12 +104,13 @@ def simulate(
         )  # fmt: skip
         return
     from tower.files.outputs import check_output, run_header
-    from tower.physics.sequences import sequence_tasks, simulate_sequence
+    from tower.physics.sequences import MIX_VERSIONS, sequence_tasks, simulate_sequence
     from tower.physics.world import NUMERICS_VERSION
     from tower.runs import run_tasks
 
     spec, params = load_physics(preset, spec_file, params_file)
     check_pieces(pieces)
+    mix = tower_mix(spec, mix)
     if plot_file is not None:
         check_output(plot_file, force=force)
     tasks = sequence_tasks(
@@ -118,6 +120,8 @@ def simulate(
     settings = {key: tasks[0].args[key] for key in ("throws", "pieces", "mix", "retries")}
     settings |= {"spec_toml": spec.to_toml(), "params": params.to_json(), "seed": seed}
     settings["numerics"] = NUMERICS_VERSION
+    if mix in MIX_VERSIONS:  # a trace file of the mix's earlier draws is not completed
+        settings["mix_version"] = MIX_VERSIONS[mix]
     summary = run_tasks(
         tasks,
         simulate_sequence,

@@ -12,6 +12,7 @@ from tower.cli.options import (
     load_physics,
     physics_options,
     throw_shape_options,
+    tower_mix,
 )
 
 
@@ -29,7 +30,8 @@ from tower.cli.options import (
     "--snapshot",
     "snapshot_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Save the tower here after the last throw.",
+    help="Save the tower here after the last throw. A snapshot of this same tower (such "
+    "as the one --restore continues) is replaced; any other file needs --force.",
 )
 @force_option
 def throw(
@@ -39,7 +41,7 @@ def throw(
     seed: int,
     throws: int,
     pieces: int,
-    mix: str,
+    mix: str | None,
     restore_file: Path | None,
     snapshot_file: Path | None,
     force: bool,
@@ -47,7 +49,7 @@ def throw(
     """Throw pieces into one tower THROWS times and print what comes out."""
     import json
 
-    from tower.files.outputs import check_output, write_text
+    from tower.files.outputs import check_output, check_replaceable, run_header, write_text
     from tower.physics import TowerSim
     from tower.physics.sequences import throw_pieces
 
@@ -58,12 +60,21 @@ def throw(
             "new tower without --restore)"
         )
     if snapshot_file is not None:
-        check_output(snapshot_file, force=force)
+        check_output(snapshot_file, force=True)  # a file path in a writable folder
     spec, params = load_physics(preset, spec_file, params_file)
+    mix = tower_mix(spec, mix)
     if restore_file is not None:
         sim = TowerSim.restore(restore_file, spec)
     else:
         sim = TowerSim(spec, params, seed)
+    # the tower's identity: a snapshot of the same tower (this one's, or the one it
+    # continues) may be replaced
+    header = run_header("throw", {
+        "spec_toml": sim.spec.to_toml(), "params": sim.params.to_json(), "seed": sim.seed,
+        "numerics": sim.numerics.to_json(),
+    })  # fmt: skip
+    if snapshot_file is not None:
+        check_replaceable(snapshot_file, header, force=force)
     for batch in throw_pieces(mix, pieces, throws, sim.seed + sim.throws):
         result = sim.throw(batch)
         click.echo(result.summary())
@@ -72,6 +83,7 @@ def throw(
             if inside:
                 click.echo(f"  {place.value + ':':<7} " + ", ".join(map(str, inside)))
     if snapshot_file is not None:  # as sim.snapshot, under the output policy
-        write_text(snapshot_file, json.dumps(sim.state_json(), indent=1) + "\n", force=force)
+        state = {**header, **sim.state_json()}
+        write_text(snapshot_file, json.dumps(state, indent=1) + "\n", checked=True)
         click.echo(f"snapshot written to {snapshot_file}")
     sim.close()

@@ -7,6 +7,8 @@
    hash. A rerun resumes the file only when the header is its own with the same settings;
    otherwise it stops, names the differing setting, and names ``--force`` (start over)
    as the override. A torn last line (a kill mid-write) is repaired only in such a file.
+   A JSON output that a later run may replace (``throw --snapshot``) carries such a
+   header under its ``"header"`` key (:func:`check_replaceable`).
 3. Every other existing output is refused unless ``--force`` is given.
 4. Everything is written atomically: a temporary sibling, flushed and fsynced, then
    renamed over the target, so a reader never sees half a file.
@@ -163,7 +165,7 @@ def run_header(command: str, settings: dict[str, Any]) -> dict[str, Any]:
         "header": {
             "schema": HEADER_SCHEMA,
             "command": command,
-            "settings": settings,
+            "settings": json.loads(canon),  # as read back from the file (tuples as lists)
             "sha256": digest,
         }
     }
@@ -172,6 +174,22 @@ def run_header(command: str, settings: dict[str, Any]) -> dict[str, Any]:
 def is_header(record: Any) -> bool:
     """Whether a parsed JSON line is a run header."""
     return isinstance(record, dict) and set(record) == {"header"}
+
+
+def check_replaceable(path: str | Path, header: dict[str, Any], *, force: bool = False) -> Path:
+    """As :func:`check_output`, but an existing JSON file whose ``"header"`` is ``header``'s
+    (this command wrote it with the same settings, e.g. the snapshot of the tower it
+    continues) may be replaced without ``force``."""
+    from tower.files.inputs import load_json
+
+    path = Path(path)
+    if not force and path.is_file():
+        try:
+            found = load_json(path)
+        except TowerError:
+            found = None
+        force = isinstance(found, dict) and found.get("header") == header["header"]
+    return check_output(path, force=force)
 
 
 def _first_line(path: Path) -> bytes:

@@ -6,8 +6,11 @@
   world built from :mod:`tower.geometry` meshes.
 - :mod:`tower.physics.sim`: :class:`TowerSim`, :class:`ThrowResult`, snapshots.
 - :mod:`tower.physics.render`: an animated GIF of one throw.
+- :mod:`tower.physics.bullet`: imports pybullet without its build-time banner, before any
+  other physics module does.
 """
 
+import tower.physics.bullet  # noqa: F401  (first: pybullet loads without its banner)
 from tower.physics.params import PhysicsParams
 from tower.physics.sim import (
     EscapeError,

@@ -31,7 +31,8 @@ def camera_side_parts(sim: TowerSim) -> frozenset[str]:
     return frozenset(p.name for p in sim.geometry.static if p.vertices[:, 1].max() <= limit)
 
 
-def _camera(spec: Any, width: int, height: int) -> tuple[list[float], list[float]]:
+def camera(spec: Any, width: int, height: int) -> tuple[list[float], list[float]]:
+    """The view and projection matrices of the filming camera, in front of the tower (-y)."""
     lo, hi = np.asarray(spec.bounds, dtype=float) * LENGTH
     target = [(lo[0] + hi[0]) / 2, 0.0, (lo[2] + hi[2]) / 2 * 0.9]
     span = max(hi[0] - lo[0], hi[2] - lo[2])
@@ -39,6 +40,27 @@ def _camera(spec: Any, width: int, height: int) -> tuple[list[float], list[float
     view = pb.computeViewMatrix(eye, target, [0, 0, 1])
     proj = pb.computeProjectionMatrixFOV(40, width / height, 0.1 * span, 5 * span)
     return view, proj
+
+
+def frame(
+    world: World, view: list[float], proj: list[float], size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """One picture of ``world`` (loaded with visual shapes) through the camera ``view``,
+    ``proj``: its RGB pixels (height, width, 3) and pybullet's segmentation mask (height,
+    width), the body id seen at each pixel (-1 for the background)."""
+    width, height = size
+    _, _, rgba, _, seg = pb.getCameraImage(
+        width,
+        height,
+        view,
+        proj,
+        renderer=pb.ER_TINY_RENDERER,
+        lightDirection=[-0.4, -1.0, 1.2],
+        shadow=0,
+        physicsClientId=world.client,
+    )
+    rgb = np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3]
+    return rgb, np.reshape(np.asarray(seg, dtype=np.int64), (height, width))
 
 
 def render_throw(
@@ -83,25 +105,14 @@ def render_throw(
     sim = TowerSim(spec, params, seed)
     for _ in range(warmup):
         sim.throw(pieces)
-    width, height = size
-    view, proj = _camera(spec, width, height)
+    view, proj = camera(spec, *size)
     every = max(1, round(1.0 / (fps * slow_motion * sim.numerics.time_step)))
     frames: list[Image.Image] = []
 
     def grab(step: int, world: World) -> None:
         if step % every:
             return
-        _, _, rgba, _, _ = pb.getCameraImage(
-            width,
-            height,
-            view,
-            proj,
-            renderer=pb.ER_TINY_RENDERER,
-            lightDirection=[-0.4, -1.0, 1.2],
-            shadow=0,
-            physicsClientId=world.client,
-        )
-        rgb = np.reshape(np.asarray(rgba, dtype=np.uint8), (height, width, 4))[:, :, :3]
+        rgb, _ = frame(world, view, proj, size)
         frames.append(Image.fromarray(rgb))
 
     try:

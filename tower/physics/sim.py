@@ -127,10 +127,11 @@ class ThrowResult:
         return TraceThrow(self.thrown, self.out, dict(self.inside), self.sim_time, self.rethrows)
 
     def summary(self) -> str:
-        """One human line: ``throw 3: 12 in, 9 out, inside 5 (funnel 0, floor1 2, ...)``."""
+        """One human line: ``throw 3: 12 in, 9 out, inside 5 (funnel 0, floor1 2, ...)``,
+        the throw counted from 1 as everywhere a person reads it."""
         by_place = ", ".join(f"{pl.value} {len(ps)}" for pl, ps in self.inside_pieces().items())
         return (
-            f"throw {self.index}: {len(self.thrown)} in, {len(self.out)} out, "
+            f"throw {self.index + 1}: {len(self.thrown)} in, {len(self.out)} out, "
             f"inside {len(self.inside)} ({by_place}), {self.sim_time:.2f} s simulated"
         )
 
@@ -435,7 +436,7 @@ class TowerSim:
         if bad.any():
             k = int(np.argmax(bad))
             raise NonFiniteStateError(
-                f"throw {self.throws}: piece {ids[k]} ({self.pieces[ids[k]]}) has a non-finite "
+                f"throw {self.throws + 1}: piece {ids[k]} ({self.pieces[ids[k]]}) has a non-finite "
                 f"state {tuple(flat[k].tolist())} (seed {self.seed})"
             )
         pos = flat[:, :3]
@@ -445,7 +446,7 @@ class TowerSim:
             k = int(np.argmax(gone))
             where = tuple(float(x) for x in np.round(pos[k] / LENGTH, 1))
             raise EscapeError(
-                f"throw {self.throws}: piece {ids[k]} ({self.pieces[ids[k]]}) left the bounds "
+                f"throw {self.throws + 1}: piece {ids[k]} ({self.pieces[ids[k]]}) left the bounds "
                 f"at {where} mm (seed {self.seed})"
             )
 
@@ -663,7 +664,7 @@ class TowerSim:
         for pid, st, place in zip(ids, states, places, strict=True):
             if place is None:
                 raise EscapeError(
-                    f"throw {self.throws}: piece {pid} ({self.pieces[pid]}) ended outside "
+                    f"throw {self.throws + 1}: piece {pid} ({self.pieces[pid]}) ended outside "
                     f"the tower at {tuple(np.round(np.asarray(st[0]) / LENGTH, 1))} mm "
                     f"(seed {self.seed})"
                 )
@@ -674,7 +675,7 @@ class TowerSim:
                 where[pid] = Place(place)
         before = set(self.inside) | set(new_ids)
         if set(out) | set(inside) != before or len(out) + len(inside) != len(before):
-            raise SimulationError(f"throw {self.throws}: pieces were lost in accounting")
+            raise SimulationError(f"throw {self.throws + 1}: pieces were lost in accounting")
         result = ThrowResult(
             index=self.throws,
             thrown=tuple(new_ids),

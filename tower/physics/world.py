@@ -524,12 +524,13 @@ class World:
         tower_restitution = np.sqrt(p.restitution)
         self.static_ids = []
         backing = _backing(self.geometry.static, n.backing) if n.backing > 0 else []
+        collision_only = {GROUND, *(b.name for b in backing)}
         for part in (*self.geometry.static, *backing):
             shape = pb.createCollisionShape(
                 pb.GEOM_MESH, vertices=part.vertices.tolist(), physicsClientId=c
             )
             vis = -1
-            if visual and part.name not in hidden and part.name != GROUND:
+            if visual and part.name not in hidden and part.name not in collision_only:
                 vis = pb.createVisualShape(
                     pb.GEOM_MESH,
                     vertices=part.vertices.tolist(),

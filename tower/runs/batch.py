@@ -8,7 +8,9 @@ settings that determine every record, :func:`tower.files.outputs.run_header`): a
 resumes only a file with the same header (else :class:`~tower.files.outputs.OutputError`,
 unless ``force``), skips the keys already in it, and removes a last line cut short by a
 kill; an interrupted run completed by a second run therefore yields the same file, byte
-for byte, as one uninterrupted run.
+for byte, as one uninterrupted run. A new file is written (or a file replaced under
+``force``) only when the first result is ready, so a run whose first task fails leaves no
+header-only file behind and the file it would replace untouched.
 
 Work runs in this process (``workers=1``), on a local
 :class:`concurrent.futures.ProcessPoolExecutor` (default), or on a Dask cluster when
@@ -230,14 +232,13 @@ def run_tasks(
         raise ValueError(f"task keys must be unique; repeated: {dup[:5]}")
     out_path = Path(out_path)
     header = header if header is not None else run_header(desc, {})
-    if claim_resumable(out_path, header, force=force):
-        done = set(read_done(out_path, key_field, repair=True))
-    else:
-        write_text(out_path, encode(header), checked=True)
-        done = set()
+    resume = claim_resumable(out_path, header, force=force)
+    done = set(read_done(out_path, key_field, repair=True)) if resume else set()
     todo = [t for t in tasks if t.key not in done]
     skipped = len(tasks) - len(todo)
     if not todo:
+        if not resume:
+            write_text(out_path, encode(header), checked=True)
         return {"done": 0, "skipped": skipped, "path": str(out_path)}
 
     from tqdm import tqdm
@@ -258,23 +259,29 @@ def run_tasks(
             todo,
             lambda pending: [f.cancel() for f in pending],
         )
+    fh = None
     try:
-        with out_path.open("a", encoding="utf-8") as fh:
-            for i, record in results:
-                if not isinstance(record, dict) or record.get(key_field) != todo[i].key:
-                    raise TaskFailedError(
-                        todo[i].key,
-                        ValueError(f"result must be a dict with {key_field}={todo[i].key!r}"),
-                    )
-                waiting[i] = record
-                bar.update(1)
-                while next_i in waiting:
-                    fh.write(encode(waiting.pop(next_i)))
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                    next_i += 1
-                    written += 1
+        for i, record in results:
+            if not isinstance(record, dict) or record.get(key_field) != todo[i].key:
+                raise TaskFailedError(
+                    todo[i].key,
+                    ValueError(f"result must be a dict with {key_field}={todo[i].key!r}"),
+                )
+            waiting[i] = record
+            bar.update(1)
+            while next_i in waiting:
+                if fh is None:  # a new file starts with the first result, never before
+                    if not resume:
+                        write_text(out_path, encode(header), checked=True)
+                    fh = out_path.open("a", encoding="utf-8")
+                fh.write(encode(waiting.pop(next_i)))
+                fh.flush()
+                os.fsync(fh.fileno())
+                next_i += 1
+                written += 1
     finally:
+        if fh is not None:
+            fh.close()
         bar.close()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
