@@ -1,4 +1,4 @@
-"""The README's module table and action-space table are the generated ones: every module
+"""docs/engine.md's module table and action-space table are the generated ones: every module
 of the three rulebooks, whether it is playable (registered), its switch-on name, and the
 id range of every action kind."""
 
@@ -18,7 +18,7 @@ from tower.marrakesh.modules.catalogue import (
     table,
 )
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "engine.md"
 
 
 def _between(text: str, begin: str, end: str) -> str:
@@ -26,13 +26,13 @@ def _between(text: str, begin: str, end: str) -> str:
     return text[start : text.index(end, start) + len(end)]
 
 
-def test_readme_module_table_is_current():
+def test_module_table_is_current():
     # Regenerate with: python -m tower.marrakesh.modules.catalogue
-    assert _between(README.read_text(encoding="utf-8"), BEGIN, END) == table()
+    assert _between(DOC.read_text(encoding="utf-8"), BEGIN, END) == table()
 
 
-def test_readme_action_table_is_current():
-    text = README.read_text(encoding="utf-8")
+def test_action_table_is_current():
+    text = DOC.read_text(encoding="utf-8")
     assert _between(text, ACTIONS_BEGIN, ACTIONS_END) == action_table()
 
 
