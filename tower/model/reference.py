@@ -60,6 +60,7 @@ A group's draw appends ``o`` (pieces out so far in the throw) to such a context.
 from __future__ import annotations
 
 import random
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from math import comb, factorial
@@ -136,19 +137,7 @@ class ReferenceSampler:
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
         # the same picks as functions giving a key's values as a tuple (for chain())
         self._keys = [itemgetter(*p) if len(p) > 1 else _single(p[0]) for p in self._picks]
-        self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]]] = []
-        for table in model["tables"]:
-            compiled = {}
-            for key, flat in table.items():
-                group, *values = key.split("|")
-                cum, outcomes, acc = [], [], 0
-                for i in range(0, len(flat), 6):
-                    acc += flat[i]
-                    cum.append(acc)
-                    outcomes.append(tuple(flat[i + 1 : i + 6]))
-                denominator = acc + self.alpha * len(outcomes)
-                compiled[(group, *map(int, values))] = (acc, cum, outcomes, denominator)
-            self.tables.append(compiled)
+        self.tables = [_LazyTable(table, self.alpha) for table in model["tables"]]
         # per-piece destination counts by context, coarsest level first
         self._piece_picks = [
             tuple(FIELDS.index(f) for f in fields) for fields in model["piece_levels"]
@@ -336,6 +325,50 @@ class ReferenceSampler:
             gone += counts[0]
         return out, after
 
+
+class _LazyTable:
+    """One level's outcome table, looked up by ``(group, v1, ...)``: key -> ``(total
+    count, cumulative counts, outcomes, denominator)``.
+
+    An entry is compiled from the file's flat list when first looked up (a throw meets a
+    few hundred of the tens of thousands), so a model loads at once. A table with a key
+    that is not the plain text of its tuple (a value written ``"07"``) is compiled whole.
+    """
+
+    def __init__(self, table: dict[str, list[int]], alpha: float) -> None:
+        self._raw, self._alpha = table, alpha
+        self._compiled: dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]] = {}
+        if not all(map(_PLAIN_KEY.fullmatch, table)):
+            for key in table:
+                group, *values = key.split("|")
+                self._compiled[(group, *map(int, values))] = self._entry(key)
+            self._raw = {}
+
+    def _entry(self, key: str) -> tuple[int, list[int], list[tuple[int, ...]], float]:
+        flat = self._raw[key]
+        cum, outcomes, acc = [], [], 0
+        for i in range(0, len(flat), 6):
+            acc += flat[i]
+            cum.append(acc)
+            outcomes.append(tuple(flat[i + 1 : i + 6]))
+        return acc, cum, outcomes, acc + self._alpha * len(outcomes)
+
+    def get(self, key: tuple) -> tuple[int, list[int], list[tuple[int, ...]], float] | None:
+        """The compiled entry of ``key``, or ``None``."""
+        entry = self._compiled.get(key)
+        if entry is None:
+            text = "|".join(map(str, key))
+            if text not in self._raw:
+                return None
+            entry = self._compiled[key] = self._entry(text)
+        return entry
+
+    def __contains__(self, key: tuple) -> bool:
+        return self.get(key) is not None
+
+
+#: A table key written as ``"|".join(map(str, key))`` writes its tuple ``key``.
+_PLAIN_KEY = re.compile(r"[^|]*(?:\|(?:0|[1-9][0-9]*))*")
 
 _PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
 
