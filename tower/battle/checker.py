@@ -304,10 +304,12 @@ class OutcomeTally:
         self.pen: Counter[str] = Counter()
         self.sums = [0.0, 0.0, 0.0, 0.0]  # points, points^2, breaches, breaches^2
 
-    def add(self, outcome: BattleOutcome, w: float = 1.0) -> None:
+    def add(self, outcome: BattleOutcome, w: float = 1.0, count: int = 1) -> None:
+        """Add ``count`` samples of ``outcome``, each of weight ``w``."""
         b = len(outcome.breaches)
+        self.n += count
+        w *= count
         self.weight += w
-        self.n += 1
         self.repelled[outcome.repelled] += w
         self.breaches[b] += w
         for pen in outcome.penalties:
@@ -384,7 +386,28 @@ def simulate(
     *,
     hiring: bool = False,
 ) -> tuple[list[PlayerStats], dict[tuple[str, int], PlayerStats]]:
-    """Monte Carlo over ``samples`` seasons of battles.
+    """Monte Carlo over ``samples`` seasons of battles: a distilled model's seasons in
+    lockstep on its numpy batch path (:func:`tower.battle.batched.simulate_batched`: the
+    same law, other random draws), any other model's with :func:`simulate_throws`."""
+    from tower.model.distilled import DistilledModel
+
+    if isinstance(model, DistilledModel):
+        from tower.battle.batched import simulate_batched
+
+        return simulate_batched(model, situation, tower, samples, seed, hiring=hiring)
+    return simulate_throws(model, situation, tower, samples, seed, hiring=hiring)
+
+
+def simulate_throws(
+    model: TowerModel,
+    situation: Situation,
+    tower: TowerStart,
+    samples: int,
+    seed: int,
+    *,
+    hiring: bool = False,
+) -> tuple[list[PlayerStats], dict[tuple[str, int], PlayerStats]]:
+    """Monte Carlo over ``samples`` seasons of battles, one throw at a time.
 
     Returns one :class:`PlayerStats` per player in battle order and, with ``hiring``, the
     stats of each (player, watchmen hired 0-3). A hiring variant branches off the simulated

@@ -55,11 +55,14 @@ class BatchThrow:
         Of those, pieces thrown in this throw.
     out_by_class : (n, C) int
         Pieces out by class (order of :attr:`BatchTowers.classes`).
+    out_by_label : (n, L) int
+        Pieces out by label (order of :attr:`BatchTowers.labels`).
     """
 
     out: np.ndarray
     fresh_out: np.ndarray
     out_by_class: np.ndarray
+    out_by_label: np.ndarray
 
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing (uint64 products wrap)
@@ -259,15 +262,35 @@ class BatchTowers:
         Number of towers.
     seed : int
         Seed of the numpy generator (PCG64).
+    labels : dict, optional
+        Label -> class: pieces the towers tell apart within a class (a battle's watchmen
+        by colour and its brigands, all pawns to the model). A group is still all the
+        pieces of its class, and which of them take which destination is uniform, as in
+        the reference (a multivariate hypergeometric split of the group's outcome).
+        Default: one label per class, named as the class.
     """
 
-    def __init__(self, model: dict[str, Any], n: int, seed: int) -> None:
-        self.n = n
+    def __init__(
+        self, model: dict[str, Any], n: int, seed: int, labels: Mapping[str, str] | None = None
+    ) -> None:
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
         self.classes: list[str] = sorted(set(model["classes"].values()))
         self._class_index = {c: i for i, c in enumerate(self.classes)}
+        labels = {c: c for c in self.classes} if labels is None else dict(labels)
+        unknown = sorted(set(labels.values()) - set(self.classes))
+        if unknown:
+            raise ValueError(f"labels of unknown classes {unknown}; the model has {self.classes}")
+        #: label names, and each label's class index
+        self.labels: list[str] = list(labels)
+        self._label_index = {name: i for i, name in enumerate(self.labels)}
+        self._label_class = [self._class_index[labels[name]] for name in self.labels]
+        #: per class: its labels' indices
+        self._class_labels = [
+            [i for i, c in enumerate(self._label_class) if c == cls]
+            for cls in range(len(self.classes))
+        ]
         # visiting order of the reference sampler: fresh by class, then place/class/age
         self.order: list[tuple[int, int, int]] = [(-1, c, 0) for c in range(len(self.classes))]
         self.order += [
@@ -368,24 +391,32 @@ class BatchTowers:
         #: the keys of every level, per-piece levels last
         self._keys = [*self.levels, *(level.key for level in self.piece_levels)]
         self._own = {f for key_of in self._keys for f, _ in key_of.strides}
-        #: _counts[place, class, age bucket - 1, tower], and a spare array of that shape
-        #: (the next throw's result); _used: the (class, age bucket - 1) slices that may
+        self.reset(np.zeros((n, len(PLACES), len(self.labels), self.age_cap), np.int64))
+
+    def reset(self, residents: np.ndarray) -> None:
+        """Start again from ``residents`` (n, places, labels, age buckets): the residents
+        of each of ``n`` towers (any ``n``) by place, label and age bucket (age 1 first,
+        the last bucket: ``age_cap`` throws and older)."""
+        if residents.shape[1:] != (len(PLACES), len(self.labels), self.age_cap):
+            raise ValueError(
+                f"residents must have shape (n, {len(PLACES)}, {len(self.labels)}, {self.age_cap})"
+            )
+        self.n = len(residents)
+        #: _counts[place, label, age bucket - 1, tower], and a spare array of that shape
+        #: (the next throw's result); _used: the (label, age bucket - 1) slices that may
         #: hold pieces, so a throw reads and clears only those
-        shape = (len(PLACES), len(self.classes), self.age_cap, n)
-        self._counts, self._spare = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
-        for counts in (self._counts, self._spare):  # touch the memory now, not in the throws
-            counts.fill(0)
-        self._used: set[tuple[int, int]] = set()
+        self._counts = np.ascontiguousarray(residents.transpose(1, 2, 3, 0), dtype=np.int64)
+        self._spare = np.zeros(self._counts.shape, dtype=np.int64)
+        held = self._counts.any(axis=(0, 3)).nonzero()
+        self._used: set[tuple[int, int]] = set(zip(*(h.tolist() for h in held), strict=True))
         self._spare_used: set[tuple[int, int]] = set()
-        self._inside = np.zeros(n, dtype=np.int64)
+        self._inside = self._counts.sum(axis=(0, 1, 2))
         self.throws = 0
 
     def _key_columns(self, table: dict[str, Any], width: int) -> tuple[np.ndarray, np.ndarray]:
         """A table's keys as (group codes (k,), context values (k, width))."""
         parts = [key.split("|") for key in table]
-        groups = np.fromiter(
-            (self._group_code[p[0]] for p in parts), np.int64, len(parts)
-        )
+        groups = np.fromiter((self._group_code[p[0]] for p in parts), np.int64, len(parts))
         values = np.fromiter(map(int, chain.from_iterable(p[1:] for p in parts)), np.int64)
         return groups, values.reshape(len(parts), width)
 
@@ -397,7 +428,7 @@ class BatchTowers:
 
     @property
     def residents(self) -> np.ndarray:
-        """(n, places, classes, age buckets) int: residents of each tower (a view)."""
+        """(n, places, labels, age buckets) int: residents of each tower (a view)."""
         return self._counts.transpose(3, 0, 1, 2)
 
     @property
@@ -484,29 +515,31 @@ class BatchTowers:
         return result
 
     def throw(self, fresh: Mapping[str, int] | np.ndarray) -> BatchThrow:
-        """Throw into every tower: ``{"keshi": 12}`` for all, or an (n, C) count array."""
+        """Throw into every tower: ``{"keshi": 12}`` for all, or an (n, L) count array
+        (L: the labels, by default the classes)."""
         if isinstance(fresh, Mapping):
-            counts = np.zeros((len(self.classes), self.n), dtype=np.int64)
-            for cls, k in fresh.items():
-                if cls not in self._class_index:
-                    raise ValueError(f"unknown class {cls!r}; the model has {self.classes}")
-                counts[self._class_index[cls]] = k
+            counts = np.zeros((len(self.labels), self.n), dtype=np.int64)
+            for name, k in fresh.items():
+                if name not in self._label_index:
+                    raise ValueError(f"unknown label {name!r}; the towers have {self.labels}")
+                counts[self._label_index[name]] = k
         else:
             counts = np.asarray(fresh, dtype=np.int64)
-            if counts.shape != (self.n, len(self.classes)):
-                raise ValueError(f"fresh counts must have shape {(self.n, len(self.classes))}")
+            if counts.shape != (self.n, len(self.labels)):
+                raise ValueError(f"fresh counts must have shape {(self.n, len(self.labels))}")
             counts = np.ascontiguousarray(counts.T)
         before = self._counts
         inside, thrown = self._inside, counts.sum(axis=0)
         if int((inside + thrown).max(initial=0)) > _MASK:
             raise ValueError(f"at most {_MASK} pieces in a tower")
         zeros = np.zeros(self.n, dtype=np.int64)
+        by_class = [sum(counts[i] for i in labels) for labels in self._class_labels]
         values = {
             "n": thrown,
             "I": inside,
             "J": inside,
             **{
-                f: counts[self._class_index[c]] if c in self._class_index else zeros
+                f: by_class[self._class_index[c]] if c in self._class_index else zeros
                 for f, c in MAKEUP.items()
             },
         }
@@ -518,22 +551,24 @@ class BatchTowers:
             p_raw = [inside, *occupancy]
         fresh_any = counts.any(axis=1)
         out = np.zeros(self.n, dtype=np.int64)
-        #: packed outcomes added up by (class, new age bucket - 1): the next residents
+        #: packed outcomes added up by (label, new age bucket - 1): the next residents
         sums: dict[tuple[int, int], np.ndarray] = {}
         fresh_out = None
         for g, (place, cls, age) in enumerate(self.order):
             if place < 0:
-                if not fresh_any[cls]:
-                    continue
-                m = counts[cls]
-            elif (cls, age - 1) not in self._used:
-                continue
+                members = [counts[i] for i in self._class_labels[cls] if fresh_any[i]]
+                labels = [i for i in self._class_labels[cls] if fresh_any[i]]
             else:
-                m = before[place, cls, age - 1]
+                labels = [i for i in self._class_labels[cls] if (i, age - 1) in self._used]
+                members = [before[place, i, age - 1] for i in labels]
+            if not labels:
+                continue
+            m = members[0] if len(members) == 1 else sum(members)
             k = np.count_nonzero(m)
             if not k:
                 continue
             everyone = k == self.n
+            rows = None
             if not everyone:
                 rows = (m != 0).nonzero()[0]  # 3x np.flatnonzero of an int array
                 m = m.take(rows)
@@ -542,40 +577,87 @@ class BatchTowers:
                 raw["o"] = out if everyone else out.take(rows)
             if "P" in self._own:
                 raw["P"] = p_raw[place + 1] if everyone else p_raw[place + 1].take(rows)
-            res = self._outcomes(g, prefixes, None if everyone else rows, raw)
+            res = self._outcomes(g, prefixes, rows, raw)
             if place >= 0 and fresh_out is None:  # fresh groups come first
                 fresh_out = out.copy()
             new_age = 0 if place < 0 else min(age, self.age_cap - 1)
-            total = sums.get((cls, new_age))
-            if not everyone and 16 * len(rows) > self.n:  # dense enough: update full width
-                full = np.zeros(self.n, dtype=np.int64)
-                full[rows] = res
-                res, everyone = full, True
-            if everyone:
-                gone = res & _MASK
-                if total is None:
-                    sums[cls, new_age] = res
-                else:
-                    total += res
-                out += gone
+            if len(labels) > 1:  # which members go where: uniform, as in the reference
+                parts = self._split(res, [v if rows is None else v.take(rows) for v in members])
             else:
-                if total is None:
-                    total = sums[cls, new_age] = np.zeros(self.n, dtype=np.int64)
-                total[rows] = total.take(rows) + res
-                out[rows] = out.take(rows) + (res & _MASK)
+                parts = [res]
+            for label, part in zip(labels, parts, strict=True):
+                self._add(sums, (label, new_age), part, rows, out)
         if fresh_out is None:
             fresh_out = out.copy()
         after = self._spare
         for c, a in self._spare_used - sums.keys():
             after[:, c, a] = 0
-        out_by_class = np.zeros((self.n, len(self.classes)), dtype=np.int64)
+        out_by_label = np.zeros((self.n, len(self.labels)), dtype=np.int64)
         for (c, a), total in sums.items():
             stay = after[:, c, a]
             np.right_shift(total, _SHIFTS, out=stay)
             stay &= _MASK
-            out_by_class[:, c] += total & _MASK
+            out_by_label[:, c] += total & _MASK
         self._counts, self._spare = after, before
         self._used, self._spare_used = set(sums), self._used
         self._inside = inside + thrown - out
         self.throws += 1
-        return BatchThrow(out, fresh_out, out_by_class)
+        out_by_class = np.stack(
+            [out_by_label[:, labels].sum(axis=1) for labels in self._class_labels], axis=1
+        )
+        return BatchThrow(out, fresh_out, out_by_class, out_by_label)
+
+    def _add(
+        self,
+        sums: dict[tuple[int, int], np.ndarray],
+        key: tuple[int, int],
+        res: np.ndarray,
+        rows: np.ndarray | None,
+        out: np.ndarray,
+    ) -> None:
+        """Add packed outcomes ``res`` of the towers ``rows`` (None: all) to ``sums[key]``
+        and their pieces out to ``out``."""
+        total = sums.get(key)
+        if rows is not None and 16 * len(rows) > self.n:  # dense enough: update full width
+            full = np.zeros(self.n, dtype=np.int64)
+            full[rows] = res
+            res, rows = full, None
+        if rows is None:
+            if total is None:
+                sums[key] = res
+            else:
+                total += res
+            out += res & _MASK
+        else:
+            if total is None:
+                total = sums[key] = np.zeros(self.n, dtype=np.int64)
+            total[rows] = total.take(rows) + res
+            out[rows] = out.take(rows) + (res & _MASK)
+
+    def _split(self, res: np.ndarray, members: list[np.ndarray]) -> list[np.ndarray]:
+        """Packed outcomes per label of a group's packed outcomes ``res``, its members by
+        label ``members``: each destination's pieces drawn without replacement from the
+        members left (sequential hypergeometric draws), the last destination the rest."""
+        left = [v.copy() for v in members]
+        pool = sum(left)
+        parts = [np.zeros(len(res), dtype=np.int64) for _ in members]
+        for d in range(len(PLACES) + 1):
+            need = (res >> (_BITS * d)) & _MASK
+            if d == len(PLACES):
+                taken = left
+            elif not need.any():
+                continue
+            else:
+                taken, rest, still = [], pool.copy(), need.copy()
+                for v in left[:-1]:
+                    rest -= v
+                    x = self.rng.hypergeometric(v, rest, still)
+                    still -= x
+                    taken.append(x)
+                taken.append(still)
+                pool -= need
+            for part, v, x in zip(parts, left, taken, strict=True):
+                part += x << (_BITS * d)
+                if d < len(PLACES):
+                    v -= x
+        return parts
