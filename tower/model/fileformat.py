@@ -37,8 +37,6 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tower.errors import InputFileError
 from tower.files.inputs import LIMITS, parse_json, read_text
 from tower.model.fit import buckets_problem
@@ -309,6 +307,8 @@ def _entries_right(table: dict, level: list, groups: set[str], width: int) -> bo
     piece table's 5 counts, not all zero. ``False`` says nothing (a value numpy cannot
     hold, a ``bool``): the caller checks entry by entry to name the first fault.
     """
+    import numpy as np  # here: the rooms that import this module need no numpy
+
     keys, values = list(table), list(table.values())
     if not keys:
         return True
