@@ -106,7 +106,7 @@ def simulate_batched(
         hired = situation.recruited.get(player, 0)
         choices = list(range(WATCHMEN_PER_PLAYER + 1)) if hiring else [hired]
         if hiring:
-            towers.reset(np.tile(towers.residents, (len(choices), 1, 1, 1)))
+            towers.tile(len(choices))
         fresh = np.tile(base, (len(choices), 1))
         own = LABELS.index(f"watchman:{player}")
         fresh[:, own] += np.repeat(choices, samples)
@@ -119,7 +119,7 @@ def simulate_batched(
         base = out[j]
         tallies[player] = _tally(player, base, wall)
         if hiring:
-            towers.reset(towers.residents[j * samples : (j + 1) * samples])
+            towers.keep(j * samples, (j + 1) * samples)
     return (
         [tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in order],
         {key: t.stats(key[0], key[1], "monte carlo") for key, t in variants.items()},

@@ -401,16 +401,30 @@ class BatchTowers:
             raise ValueError(
                 f"residents must have shape (n, {len(PLACES)}, {len(self.labels)}, {self.age_cap})"
             )
-        self.n = len(residents)
+        counts = np.ascontiguousarray(residents.transpose(1, 2, 3, 0), dtype=np.int64)
+        held = counts.any(axis=(0, 3)).nonzero()
+        self._start(counts, set(zip(*(h.tolist() for h in held), strict=True)))
+
+    def tile(self, k: int) -> None:
+        """Make ``k`` copies of the towers: tower ``i`` of copy ``j`` is ``j * n + i``."""
+        self._start(np.tile(self._counts, (1, 1, 1, k)), self._used)
+
+    def keep(self, start: int, stop: int) -> None:
+        """Keep only the towers ``start`` to ``stop - 1``."""
+        self._start(self._counts[..., start:stop].copy(), self._used)
+
+    def _start(self, counts: np.ndarray, used: set[tuple[int, int]]) -> None:
+        """Hold ``counts`` (places, labels, age buckets, n); ``used`` holds every (label,
+        age bucket) slice with a piece."""
+        self.n = counts.shape[-1]
         #: _counts[place, label, age bucket - 1, tower], and a spare array of that shape
         #: (the next throw's result); _used: the (label, age bucket - 1) slices that may
         #: hold pieces, so a throw reads and clears only those
-        self._counts = np.ascontiguousarray(residents.transpose(1, 2, 3, 0), dtype=np.int64)
-        self._spare = np.zeros(self._counts.shape, dtype=np.int64)
-        held = self._counts.any(axis=(0, 3)).nonzero()
-        self._used: set[tuple[int, int]] = set(zip(*(h.tolist() for h in held), strict=True))
+        self._counts = counts
+        self._spare = np.zeros(counts.shape, dtype=np.int64)
+        self._used = set(used)
         self._spare_used: set[tuple[int, int]] = set()
-        self._inside = self._counts.sum(axis=(0, 1, 2))
+        self._inside = counts.sum(axis=(0, 1, 2))
         self.throws = 0
 
     def _key_columns(self, table: dict[str, Any], width: int) -> tuple[np.ndarray, np.ndarray]:
