@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tower.battle.batched import simulate_batched, start_residents
-from tower.battle.checker import Situation, analyse, given_tower, simulate_throws
+from tower.battle.checker import Situation, analyse, given_tower, simulate
 from tower.battle.inputs import choose_model, choose_tower
 from tower.battle.report import table
 from tower.marrakesh.modules.battle import Wall
@@ -69,7 +69,7 @@ def test_batched_seasons_draw_the_law_of_the_one_throw_seasons(model):
     tower = given_tower(_mixed_tower())
     n = 2500
     fast, fast_hired = simulate_batched(model, situation, tower, n, seed=5, hiring=True)
-    slow, slow_hired = simulate_throws(model, situation, tower, n, seed=6, hiring=True)
+    slow, slow_hired = simulate(model, situation, tower, n, seed=6, hiring=True, batched=False)
     pairs = [*zip(fast, slow, strict=True)]
     pairs += [(fast_hired[key], slow_hired[key]) for key in sorted(slow_hired)]
     assert len(pairs) == 3 + 12 and all(a.samples == n for a, _ in pairs)

@@ -385,37 +385,27 @@ def simulate(
     seed: int,
     *,
     hiring: bool = False,
+    batched: bool = True,
 ) -> tuple[list[PlayerStats], dict[tuple[str, int], PlayerStats]]:
-    """Monte Carlo over ``samples`` seasons of battles: a distilled model's seasons in
-    lockstep on its numpy batch path (:func:`tower.battle.batched.simulate_batched`: the
-    same law, other random draws), any other model's with :func:`simulate_throws`."""
-    from tower.model.distilled import DistilledModel
-
-    if isinstance(model, DistilledModel):
-        from tower.battle.batched import simulate_batched
-
-        return simulate_batched(model, situation, tower, samples, seed, hiring=hiring)
-    return simulate_throws(model, situation, tower, samples, seed, hiring=hiring)
-
-
-def simulate_throws(
-    model: TowerModel,
-    situation: Situation,
-    tower: TowerStart,
-    samples: int,
-    seed: int,
-    *,
-    hiring: bool = False,
-) -> tuple[list[PlayerStats], dict[tuple[str, int], PlayerStats]]:
-    """Monte Carlo over ``samples`` seasons of battles, one throw at a time.
+    """Monte Carlo over ``samples`` seasons of battles.
 
     Returns one :class:`PlayerStats` per player in battle order and, with ``hiring``, the
     stats of each (player, watchmen hired 0-3). A hiring variant branches off the simulated
     season just before that player's battle (everything before it is unchanged by their
-    choice); the four variants of one battle share one random stream (common random
-    numbers), so their differences are sharper than their standard errors suggest, and the
-    season continues from the variant that was actually hired.
+    choice), and the season continues from the variant that was actually hired.
+
+    With ``batched`` a distilled model plays the seasons in lockstep on its numpy batch
+    path (:func:`tower.battle.batched.simulate_batched`: the same law, other random
+    draws). Otherwise the seasons are played one throw at a time, and the four variants
+    of one battle share one random stream (common random numbers), so their differences
+    are sharper than their standard errors suggest.
     """
+    from tower.model.distilled import DistilledModel
+
+    if batched and isinstance(model, DistilledModel):
+        from tower.battle.batched import simulate_batched
+
+        return simulate_batched(model, situation, tower, samples, seed, hiring=hiring)
     if samples < 2:
         raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}")
     rng = random.Random(seed)
