@@ -52,8 +52,12 @@ Method = Literal["exact", "monte carlo"]
 EXACT_MAX_OUTCOMES = 20000
 
 
-def outcome_bound(states: Iterable[TowerState], thrown: Sequence[Piece]) -> int:
-    """Upper bound on the outcomes to enumerate for exact laws from ``states``.
+def outcome_bound(
+    states: Iterable[TowerState], thrown: Sequence[Piece], cap: int | None = None
+) -> int:
+    """Upper bound on the outcomes to enumerate for exact laws from ``states``; with
+    ``cap``, counting stops once the bound is past it (all a caller deciding whether to
+    enumerate needs).
 
     >>> from tower.pieces import mixed_keshis
     >>> outcome_bound([TowerState()], mixed_keshis(3) + mixed_keshis(1))
@@ -65,6 +69,8 @@ def outcome_bound(states: Iterable[TowerState], thrown: Sequence[Piece]) -> int:
         for n in Counter([*state.pieces, *thrown]).values():
             bound *= n + 1
         total += bound
+        if cap is not None and total > cap:
+            break
     return total
 
 
@@ -358,7 +364,7 @@ def exact_first_battle(
     distinct = tower.distinct()
     player = situation.order[0]
     thrown = battle_throw(situation.season, player, situation.recruited.get(player, 0), None)
-    if outcome_bound(distinct, thrown) > EXACT_MAX_OUTCOMES:
+    if outcome_bound(distinct, thrown, EXACT_MAX_OUTCOMES) > EXACT_MAX_OUTCOMES:
         return None
     wall = situation.walls[player]
     by_summary: Counter[Summary] = Counter()
@@ -625,7 +631,7 @@ def check(
     method: Method = "exact"
     distinct = tower.distinct()
     try:
-        if outcome_bound(distinct, obs.thrown) > EXACT_MAX_OUTCOMES:
+        if outcome_bound(distinct, obs.thrown, EXACT_MAX_OUTCOMES) > EXACT_MAX_OUTCOMES:
             raise NotImplementedError
         total = sum(distinct.values())
         for state, mult in distinct.items():
