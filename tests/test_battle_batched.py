@@ -59,7 +59,11 @@ def test_start_residents_count_every_piece_by_place_label_and_age(model):
     assert pool[0, 1, red, 1] == 1 and pool[0, 2, red, 3] == 1
 
 
-def test_batched_seasons_draw_the_law_of_the_one_throw_seasons(model):
+def test_batched_seasons_draw_the_law_of_the_one_throw_seasons(model, monkeypatch):
+    """(In chunks of 1000 seasons: 1000, 1000 and 500.)"""
+    from tower.battle import batched
+
+    monkeypatch.setattr(batched, "CHUNK", 1000)
     situation = Situation(
         3,
         ("blue", "red", "yellow"),

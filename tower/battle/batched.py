@@ -75,6 +75,11 @@ def start_residents(model: DistilledModel, tower: TowerStart) -> np.ndarray:
     return pool
 
 
+#: Seasons played in one lockstep batch (four times as many towers with the hiring
+#: table): bounds the memory to some tens of MB whatever the number of seasons.
+CHUNK = 5000
+
+
 def simulate_batched(
     model: DistilledModel,
     situation: Situation,
@@ -88,46 +93,60 @@ def simulate_batched(
 
     Every season starts from a state drawn uniformly from ``tower``. With ``hiring``,
     each player's battle is thrown four times from the same tower (hiring 0 to 3), and
-    the season goes on from the variant the player actually hired.
+    the season goes on from the variant the player actually hired. Seasons are played
+    :data:`CHUNK` at a time.
     """
     if samples < 2:
         raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}")
     labels = {name: model.piece_class(_example(name)) for name in LABELS}
-    towers = BatchTowers(model.doc["model"], samples, seed, labels)
+    towers = BatchTowers(model.doc["model"], min(samples, CHUNK), seed, labels)
     rng = np.random.default_rng([seed, 1])
     pool = start_residents(model, tower)
-    towers.reset(pool[rng.integers(len(pool), size=samples)])
     order = situation.order
     tallies = {p: OutcomeTally() for p in order}
-    variants: dict[tuple[str, int], OutcomeTally] = {}
-    base = np.zeros((samples, len(LABELS)), dtype=np.int64)
-    base[:, LABELS.index(BRIGAND)] = brigands_for_season(situation.season)
-    for player in order:
-        hired = situation.recruited.get(player, 0)
-        choices = list(range(WATCHMEN_PER_PLAYER + 1)) if hiring else [hired]
-        if hiring:
-            towers.tile(len(choices))
-        fresh = np.tile(base, (len(choices), 1))
-        own = LABELS.index(f"watchman:{player}")
-        fresh[:, own] += np.repeat(choices, samples)
-        out = towers.throw(fresh).out_by_label.reshape(len(choices), samples, len(LABELS))
-        wall = situation.walls[player]
-        for j, k in enumerate(choices):
-            if hiring:
-                variants[player, k] = _tally(player, out[j], wall)
-        j = choices.index(hired)
-        base = out[j]
-        tallies[player] = _tally(player, base, wall)
-        if hiring:
-            towers.keep(j * samples, (j + 1) * samples)
+    choices = range(WATCHMEN_PER_PLAYER + 1)
+    variants = {(p, k): OutcomeTally() for p in order for k in choices} if hiring else {}
+    for first in range(0, samples, CHUNK):
+        towers.reset(pool[rng.integers(len(pool), size=min(CHUNK, samples - first))])
+        _seasons(towers, situation, tallies, variants)
     return (
         [tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in order],
         {key: t.stats(key[0], key[1], "monte carlo") for key, t in variants.items()},
     )
 
 
-def _tally(player: str, out: np.ndarray, wall: Wall) -> OutcomeTally:
-    """The battles of ``player`` with the pieces out ``out`` (seasons, labels)."""
+def _seasons(
+    towers: BatchTowers,
+    situation: Situation,
+    tallies: dict[str, OutcomeTally],
+    variants: dict[tuple[str, int], OutcomeTally],
+) -> None:
+    """Play the battles of a season in each of ``towers``, in lockstep, adding each
+    player's to ``tallies`` and, if ``variants`` is not empty, each hiring variant's."""
+    n = towers.n
+    base = np.zeros((n, len(LABELS)), dtype=np.int64)
+    base[:, LABELS.index(BRIGAND)] = brigands_for_season(situation.season)
+    for player in situation.order:
+        hired = situation.recruited.get(player, 0)
+        choices = list(range(WATCHMEN_PER_PLAYER + 1)) if variants else [hired]
+        if variants:
+            towers.tile(len(choices))
+        fresh = np.tile(base, (len(choices), 1))
+        fresh[:, LABELS.index(f"watchman:{player}")] += np.repeat(choices, n)
+        out = towers.throw(fresh).out_by_label.reshape(len(choices), n, len(LABELS))
+        wall = situation.walls[player]
+        for j, k in enumerate(choices):
+            if variants:
+                _tally(variants[player, k], player, out[j], wall)
+        j = choices.index(hired)
+        base = out[j]
+        _tally(tallies[player], player, base, wall)
+        if variants:
+            towers.keep(j * n, (j + 1) * n)
+
+
+def _tally(tally: OutcomeTally, player: str, out: np.ndarray, wall: Wall) -> None:
+    """Add the battles of ``player`` with the pieces out ``out`` (seasons, labels)."""
     own = LABELS.index(f"watchman:{player}")
     brigands = out[:, LABELS.index(BRIGAND)]
     watchmen = out[:, [LABELS.index(f"watchman:{c}") for c in PLAYER_COLOURS]].sum(axis=1)
@@ -136,11 +155,9 @@ def _tally(player: str, out: np.ndarray, wall: Wall) -> OutcomeTally:
     radix = int(watchmen.max(initial=0) + brigands.max(initial=0)) + 1
     codes = (out[:, own] * radix + brigands) * radix + watchmen - out[:, own]
     seen, counts = np.unique(codes, return_counts=True)
-    tally = OutcomeTally()
     for code, count in zip(seen.tolist(), counts.tolist(), strict=True):
         defenders, attacking, others = code // radix**2, code // radix % radix, code % radix
         pieces = [Piece(Kind.WATCHMAN, player)] * defenders
         pieces += [Piece(Kind.BRIGAND, NEUTRAL)] * attacking
         pieces += [Piece(Kind.WATCHMAN, other)] * others
         tally.add(resolve_battle(player, pieces, wall), count=count)
-    return tally
