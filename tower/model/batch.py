@@ -1,11 +1,14 @@
 """The numpy fast path: many independent distilled towers thrown in lockstep.
 
 :class:`BatchTowers` keeps, for each of ``n`` towers, the number of residents by place,
-class and age bucket, and draws every group's joint outcome for all towers at once with
+label and age bucket, and draws every group's joint outcome for all towers at once with
 the same law as :class:`tower.model.reference.ReferenceSampler` (same groups, order,
-contexts, back-off and base multinomials; the random streams differ). It tracks counts,
-not piece identities: use it for statistics and speed, and the reference sampler (the
-:class:`~tower.model.distilled.DistilledModel`) when a game needs to know which piece.
+contexts, back-off and base multinomials; the random streams differ). A label is a kind
+of piece the caller tells apart within a class (by default: the class itself); which of
+a group's labelled members take which destination is uniform, as in the reference. It
+tracks counts, not piece identities: use it for statistics and speed, and the reference
+sampler (the :class:`~tower.model.distilled.DistilledModel`) when a game needs to know
+which piece.
 
 How it is fast: every context field is mapped once per throw to a small index (its
 bucketed values seen in the tables, 0 for unseen) by a lookup table; a level's key is a
