@@ -431,11 +431,15 @@ class BatchTowers:
         self.throws = 0
 
     def _key_columns(self, table: dict[str, Any], width: int) -> tuple[np.ndarray, np.ndarray]:
-        """A table's keys as (group codes (k,), context values (k, width))."""
-        parts = [key.split("|") for key in table]
-        groups = np.fromiter((self._group_code[p[0]] for p in parts), np.int64, len(parts))
-        values = np.fromiter(map(int, chain.from_iterable(p[1:] for p in parts)), np.int64)
-        return groups, values.reshape(len(parts), width)
+        """A table's keys (each ``group|v1|...|v<width>``, as a checked model file has
+        them) as (group codes (k,), context values (k, width))."""
+        parts = "|".join(table).split("|")
+        if len(parts) != len(table) * (width + 1):
+            raise ValueError(f"table keys must be group|{width} values")
+        groups = np.fromiter(map(self._group_code.__getitem__, parts[:: width + 1]), np.int64)
+        del parts[:: width + 1]
+        values = np.fromiter(map(int, parts), np.int64, len(parts))
+        return groups, values.reshape(len(table), width)
 
     def group_name(self, group: tuple[int, int, int]) -> str:
         place, cls, age = group
