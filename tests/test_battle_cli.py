@@ -229,3 +229,35 @@ def test_battle_traces_rejects_bad_warmups_without_writing(tmp_path, capsys):
         code, _, err = run(["battle", "traces", "--warmups", bad, "--out", str(out)], capsys)
         assert code == 2 and "--warmups" in err
     assert not out.exists()
+
+
+def test_breach_law_has_a_column_for_every_breach_that_happens(tmp_path, capsys):
+    """With one repaired section up to 5 attackers break through: the table prints
+    P(breaches) up to 5, and every player's row sums to 1."""
+    argv = ["battle", "--season", "3", "--recruited", "red=3,blue=1", "--walls", "1"]
+    argv += ["--first", "blue", "--samples", "300", "--no-hiring", "--plot", ""]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert "P(breaches=0 1 2 3 4 5)" in out
+    rows = [
+        line.split() for line in out.splitlines() if re.match(r"^(red|yellow|green|blue) ", line)
+    ]
+    assert [r[0] for r in rows] == ["blue", "red", "yellow", "green"]
+    for r in rows:
+        law = [float(x) for x in r[9:15]]
+        assert r[15] == "monte" and abs(sum(law) - 1) < 0.03, r
+    assert any(float(r[14]) > 0.05 for r in rows)  # 5 breaches do happen
+
+
+def test_battle_replaces_its_own_plot_but_no_other_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["battle", "--samples", "50", "--no-hiring", "--tower", "empty"]
+    assert run(argv, capsys)[0] == 0
+    first = (tmp_path / "battle.png").read_bytes()
+    code, out, err = run([*argv, "--seed", "1"], capsys)  # a rerun replaces its own plot
+    assert code == 0, err
+    assert "plot: battle.png" in out and (tmp_path / "battle.png").read_bytes() != first
+    (tmp_path / "mine.png").write_bytes(first[:8] + b"a picture of my own")
+    code, _, err = run([*argv, "--plot", "mine.png"], capsys)
+    assert code == 2 and "already exists" in err
+    assert (tmp_path / "mine.png").read_bytes() == first[:8] + b"a picture of my own"

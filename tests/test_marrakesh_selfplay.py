@@ -89,3 +89,18 @@ def test_selfplay_with_a_distilled_model_file(tmp_path):
     bad.write_text('{"schema": 1}')
     result = CliRunner().invoke(cli, ["selfplay", "1", "--model", str(bad)])
     assert result.exit_code != 0
+
+
+def test_selfplay_command_loads_the_model_once(monkeypatch):
+    """`tower selfplay 10` plays 5 chunks of 2 games in this process on one model: it
+    reads and checks the shipped model file once, not once per chunk."""
+    from tower.marrakesh import selfplay as module
+    from tower.model import fileformat
+
+    module._load_tower.cache_clear()
+    reads = []
+    real = fileformat.read_model_file
+    monkeypatch.setattr(fileformat, "read_model_file", lambda p: reads.append(p) or real(p))
+    result = CliRunner().invoke(cli, ["selfplay", "10", "--players", "2"])
+    assert result.exit_code == 0, result.output
+    assert "10 game(s)" in result.output and len(reads) == 1

@@ -187,3 +187,112 @@ def test_unknown_top_level_field(model, tmp_path):
 def test_dumps_ends_with_one_newline(model):
     text = dumps(model.doc)
     assert text.endswith("}\n") and text.count("\n") == 1
+
+
+def test_canonical_files_take_the_quick_way_to_the_same_document(model, tmp_path):
+    """A file as `dumps` writes it is read by the quick path (checksum over its bytes,
+    whole-array table checks), to the document the full checks give."""
+    from tower.files.inputs import parse_json
+    from tower.model.distilled import shipped_path
+    from tower.model.fileformat import _canonical_document
+
+    for text in (model.dumps(), shipped_path("marrakesh").read_text()):
+        quick = _canonical_document(text)
+        assert quick is not None
+        assert quick == parse_json(text, "m.json")
+    # a valid file that is not canonical (indented) takes the full checks, and loads
+    path = tmp_path / "indented.json"
+    path.write_text(json.dumps(model.doc, indent=1))
+    assert _canonical_document(path.read_text()) is None
+    assert load_model(path).doc == model.doc
+
+
+def _hashed(doc):
+    """``doc`` as canonical text with the checksum of that text, whatever it holds."""
+    import hashlib
+
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return json.dumps({**body, "sha256": digest}, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("provenance", "message"),
+    [
+        ({"x": float("nan")}, "number NaN is not finite"),
+        ({"x": 10**45}, "has over 40 digits"),
+        ({"x": json.loads("[" * 40 + "]" * 40)}, "nested deeper"),
+    ],
+)
+def test_canonical_text_keeps_the_input_limits(model, tmp_path, provenance, message):
+    """What the full JSON checks refuse, the quick path does not let through."""
+    path = tmp_path / "p.json"
+    path.write_text(_hashed({**model.doc, "provenance": provenance}))
+    with pytest.raises(InputFileError, match=message):
+        load_model(path)
+
+
+def _first_key(section, name):
+    return next(iter(section[name][0]))
+
+
+TABLE_FAULTS = [
+    ("tables", lambda t, k: t[k].__setitem__(0, 0), "count must be positive"),
+    ("tables", lambda t, k: t[k].__setitem__(2, -1), "flat list of"),
+    ("tables", lambda t, k: t[k].__setitem__(2, 0.5), "flat list of"),
+    ("tables", lambda t, k: t[k].__setitem__(2, "1"), "flat list of"),
+    ("tables", lambda t, k: t[k].append(1), "flat list of"),
+    ("tables", lambda t, k: t.__setitem__(k, []), "flat list of"),
+    ("tables", lambda t, k: t.__setitem__(k, {}), "flat list of"),
+    ("tables", lambda t, k: t.__setitem__("nowhere.keshi|1", t.pop(k)), "key must be"),
+    ("tables", lambda t, k: t.__setitem__(k + "|1", t.pop(k)), "key must be"),
+    ("tables", lambda t, k: t.__setitem__(k + "x", t.pop(k)), "context values must be"),
+    ("piece_tables", lambda t, k: t.__setitem__(k, [0, 0, 0, 0, 0]), "not all zero"),
+    ("piece_tables", lambda t, k: t[k].append(1), "expected 5 counts"),
+    ("piece_tables", lambda t, k: t[k].__setitem__(0, -2), "expected 5 counts"),
+    ("piece_tables", lambda t, k: t.__setitem__("fresh.keshi", t.pop(k)), "key must be"),
+]
+
+
+@pytest.mark.parametrize(("name", "edit", "message"), TABLE_FAULTS)
+def test_every_table_fault_is_named(model, tmp_path, name, edit, message):
+    """The whole-array table checks let no fault through: each is named as the entry by
+    entry check names it."""
+    section = json.loads(json.dumps(model.doc["model"]))
+    key = _first_key(section, name)
+    edit(section[name][0], key)
+    with pytest.raises(InputFileError, match=rf"field model\.{name}\[0\]\[.*{message}"):
+        load_model(write_doc(tmp_path, {**model.doc, "model": section}))
+
+
+def test_tables_the_arrays_cannot_hold_still_load(model, tmp_path):
+    """Integers past what the whole-array check holds (and booleans, which JSON readers
+    take for integers) are checked entry by entry, as before, and load."""
+    section = json.loads(json.dumps(model.doc["model"]))
+    key = _first_key(section, "tables")
+    section["tables"][0][key][0] = 2**70
+    section["piece_tables"][0][_first_key(section, "piece_tables")][0] = True
+    loaded = load_model(write_doc(tmp_path, {**model.doc, "model": section}))
+    assert loaded.doc["model"]["tables"][0][key][0] == 2**70
+
+
+def test_keys_with_leading_zeros_sample_as_written_plainly(model, tmp_path):
+    """Table entries are compiled when first looked up, by their key's text; a table
+    whose keys write a value as ``07`` is compiled whole and draws the same."""
+    import random
+
+    section = json.loads(json.dumps(model.doc["model"]))
+    section["tables"] = [
+        {k.replace("|", "|0"): v for k, v in table.items()} for table in section["tables"]
+    ]
+    padded = load_model(write_doc(tmp_path, {**model.doc, "model": section}))
+    draws = []
+    for m in (model, padded):
+        rng, residents, seen = random.Random(4), [], []
+        for t in range(200):
+            fresh = [("keshi", f"{t}.{i}") for i in range(1 + t % 9)]
+            out, residents = m.sampler.throw(residents, fresh, t, rng)
+            seen.append(out)
+        draws.append(seen)
+    assert draws[0] == draws[1]

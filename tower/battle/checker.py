@@ -52,8 +52,12 @@ Method = Literal["exact", "monte carlo"]
 EXACT_MAX_OUTCOMES = 20000
 
 
-def outcome_bound(states: Iterable[TowerState], thrown: Sequence[Piece]) -> int:
-    """Upper bound on the outcomes to enumerate for exact laws from ``states``.
+def outcome_bound(
+    states: Iterable[TowerState], thrown: Sequence[Piece], cap: int | None = None
+) -> int:
+    """Upper bound on the outcomes to enumerate for exact laws from ``states``; with
+    ``cap``, counting stops once the bound is past it (all a caller deciding whether to
+    enumerate needs).
 
     >>> from tower.pieces import mixed_keshis
     >>> outcome_bound([TowerState()], mixed_keshis(3) + mixed_keshis(1))
@@ -65,6 +69,8 @@ def outcome_bound(states: Iterable[TowerState], thrown: Sequence[Piece]) -> int:
         for n in Counter([*state.pieces, *thrown]).values():
             bound *= n + 1
         total += bound
+        if cap is not None and total > cap:
+            break
     return total
 
 
@@ -304,10 +310,12 @@ class OutcomeTally:
         self.pen: Counter[str] = Counter()
         self.sums = [0.0, 0.0, 0.0, 0.0]  # points, points^2, breaches, breaches^2
 
-    def add(self, outcome: BattleOutcome, w: float = 1.0) -> None:
+    def add(self, outcome: BattleOutcome, w: float = 1.0, count: int = 1) -> None:
+        """Add ``count`` samples of ``outcome``, each of weight ``w``."""
         b = len(outcome.breaches)
+        self.n += count
+        w *= count
         self.weight += w
-        self.n += 1
         self.repelled[outcome.repelled] += w
         self.breaches[b] += w
         for pen in outcome.penalties:
@@ -356,7 +364,7 @@ def exact_first_battle(
     distinct = tower.distinct()
     player = situation.order[0]
     thrown = battle_throw(situation.season, player, situation.recruited.get(player, 0), None)
-    if outcome_bound(distinct, thrown) > EXACT_MAX_OUTCOMES:
+    if outcome_bound(distinct, thrown, EXACT_MAX_OUTCOMES) > EXACT_MAX_OUTCOMES:
         return None
     wall = situation.walls[player]
     by_summary: Counter[Summary] = Counter()
@@ -383,16 +391,27 @@ def simulate(
     seed: int,
     *,
     hiring: bool = False,
+    batched: bool = True,
 ) -> tuple[list[PlayerStats], dict[tuple[str, int], PlayerStats]]:
     """Monte Carlo over ``samples`` seasons of battles.
 
     Returns one :class:`PlayerStats` per player in battle order and, with ``hiring``, the
     stats of each (player, watchmen hired 0-3). A hiring variant branches off the simulated
     season just before that player's battle (everything before it is unchanged by their
-    choice); the four variants of one battle share one random stream (common random
-    numbers), so their differences are sharper than their standard errors suggest, and the
-    season continues from the variant that was actually hired.
+    choice), and the season continues from the variant that was actually hired.
+
+    With ``batched`` a distilled model plays the seasons in lockstep on its numpy batch
+    path (:func:`tower.battle.batched.simulate_batched`: the same law, other random
+    draws). Otherwise the seasons are played one throw at a time, and the four variants
+    of one battle share one random stream (common random numbers), so their differences
+    are sharper than their standard errors suggest.
     """
+    from tower.model.distilled import DistilledModel
+
+    if batched and isinstance(model, DistilledModel):
+        from tower.battle.batched import simulate_batched
+
+        return simulate_batched(model, situation, tower, samples, seed, hiring=hiring)
     if samples < 2:
         raise ValueError(f"Monte Carlo needs at least 2 samples, got {samples}")
     rng = random.Random(seed)
@@ -612,7 +631,7 @@ def check(
     method: Method = "exact"
     distinct = tower.distinct()
     try:
-        if outcome_bound(distinct, obs.thrown) > EXACT_MAX_OUTCOMES:
+        if outcome_bound(distinct, obs.thrown, EXACT_MAX_OUTCOMES) > EXACT_MAX_OUTCOMES:
             raise NotImplementedError
         total = sum(distinct.values())
         for state, mult in distinct.items():

@@ -20,8 +20,14 @@ def _pm(value: float, se: float, method: str) -> str:
     return f"{value:5.2f}" if method == "exact" else f"{value:5.2f} ± {se:.2f}"
 
 
-def _law(law: dict[int, float], width: int = 5) -> str:
+def _law(law: dict[int, float], width: int) -> str:
     return " ".join(f"{law.get(k, 0.0):.2f}" for k in range(width))
+
+
+def _breach_columns(players: tuple[PlayerStats, ...]) -> int:
+    """How many P(breaches = k) columns: k = 0..4, and further while any player's law
+    has mass there, so that every row sums to 1."""
+    return 1 + max([4, *(max(p.breaches) for p in players if p.breaches)])
 
 
 def _cost(cost: dict[str, int]) -> str:
@@ -34,16 +40,18 @@ def table(analysis: Analysis) -> str:
     ``±`` is one Monte Carlo standard error.
     """
     s = analysis.situation
+    width = _breach_columns(analysis.players)
+    ks = " ".join(map(str, range(width)))
     lines = [
         f"Battle at the Wall, season {s.season}: {len(s.order)} players in battle order "
         f"{', '.join(s.order)} ({s.season} brigand(s) in the first throw)",
         f"tower: {analysis.tower}",
         "",
         f"{'player':7} {'hired':>5} {'wall':>4}  {'points':>12}  {'breaches':>12}  "
-        f"{'P(breaches=0 1 2 3 4)':<24} {'method'}",
+        f"{f'P(breaches={ks})':<{5 * width - 1}} {'method'}",
     ]
     for p in analysis.players:
-        lines.append(_row(p, s.walls[p.player].repaired))
+        lines.append(_row(p, s.walls[p.player].repaired, width))
     pens = _penalty_lines(analysis.players)
     if pens:
         lines += ["", "expected mali falling due per battle (before partial payment):", *pens]
@@ -70,10 +78,10 @@ def table(analysis: Analysis) -> str:
     return "\n".join(lines)
 
 
-def _row(p: PlayerStats, repaired: int) -> str:
+def _row(p: PlayerStats, repaired: int, width: int) -> str:
     return (
         f"{p.player:7} {p.recruited:>5} {repaired:>4}  {_pm(p.points, p.points_se, p.method):>12}"
-        f"  {_pm(p.breaches_mean, p.breaches_se, p.method):>12}  {_law(p.breaches):<24} "
+        f"  {_pm(p.breaches_mean, p.breaches_se, p.method):>12}  {_law(p.breaches, width)} "
         f"{p.method}"
     )
 
@@ -134,9 +142,39 @@ def comparison_text(
     return "\n".join(lines)
 
 
+#: The PNG text chunk that marks a plot as written by :func:`plot`.
+PLOT_MARK = ("Software", "tower battle")
+
+
+def is_battle_plot(path: str | Path) -> bool:
+    """Whether ``path`` is a PNG that :func:`plot` wrote (it carries :data:`PLOT_MARK`
+    before its image data), so that a rerun may replace it.
+
+    >>> is_battle_plot("no-such-file.png")
+    False
+    """
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(8) != b"\x89PNG\r\n\x1a\n":
+                return False
+            mark = "\0".join(PLOT_MARK).encode("latin-1")
+            while len(head := fh.read(8)) == 8 and head[4:] not in (b"IDAT", b"IEND"):
+                data = fh.read(int.from_bytes(head[:4], "big"))
+                fh.seek(4, 1)  # the chunk's CRC
+                if head[4:] == b"tEXt" and data == mark:
+                    return True
+    except OSError:
+        return False
+    return False
+
+
 def plot(analysis: Analysis, path: str | Path) -> Path:
     """Write the analysis as a PNG: each player's law of breaches, and points and breaches
-    against watchmen hired (error bars: one standard error)."""
+    against watchmen hired (error bars: one standard error). The PNG carries
+    :data:`PLOT_MARK`, so that :func:`is_battle_plot` knows it.
+
+    The layout is fixed rather than fitted (``tight_layout`` measures every label first
+    and costs a third of the drawing)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -194,9 +232,9 @@ def plot(analysis: Analysis, path: str | Path) -> Path:
     if analysis.hiring:
         ax2.legend(fontsize=7, ncol=2)
     fig.suptitle(textwrap.fill(f"{analysis.model}; {analysis.tower}", 140), fontsize=8)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.12, top=0.87, wspace=0.2)
     tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
+    fig.savefig(tmp, dpi=110, metadata=dict([PLOT_MARK]))
     plt.close(fig)
     tmp.replace(path)
     return path

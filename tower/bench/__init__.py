@@ -1,4 +1,4 @@
-"""Benchmarks: ``tower bench physics|model|game``.
+"""Benchmarks: ``tower bench physics|model|game|load|battle``.
 
 Each benchmark measures its subject and, in the same run, a baseline, and reports every
 figure both as an absolute number and as a ratio against that baseline. Modules here are

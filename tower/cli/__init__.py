@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
+from typing import ClassVar
 
 import click
 
@@ -40,15 +41,19 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+    """A click group whose subcommands are imported on first use: ``lazy`` maps a name to
+    ``"module:attribute"`` (:data:`COMMANDS` for ``tower``); commands added as usual
+    come too."""
+
+    lazy: ClassVar[dict[str, str]] = COMMANDS
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted({*self.lazy, *self.commands})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
+        target = self.lazy.get(cmd_name)
         if target is None:
-            return None
+            return self.commands.get(cmd_name)
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)
 

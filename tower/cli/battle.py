@@ -11,19 +11,21 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import click
 
-from tower.cli.options import (
-    cluster_options,
-    force_option,
-    load_physics,
-    params_option,
-    preset_option,
-)
+from tower.cli import LazyGroup
+from tower.cli.options import cluster_options, force_option
 
 
-@click.group(invoke_without_command=True)
+class BattleGroup(LazyGroup):
+    """``tower battle``: its ``traces`` subcommand (physics) is imported when it runs."""
+
+    lazy: ClassVar[dict[str, str]] = {"traces": "tower.cli.battle_traces:traces_cmd"}
+
+
+@click.group(cls=BattleGroup, invoke_without_command=True)
 @click.option("--players", default=4, show_default=True, type=click.IntRange(1, 4))
 @click.option("--season", default=2, show_default=True, type=click.IntRange(1, 3))
 @click.option(
@@ -75,7 +77,7 @@ from tower.cli.options import (
     "plot_path",
     default="battle.png",
     show_default=True,
-    help="PNG written here ('' for none).",
+    help="PNG written here ('' for none); a plot tower battle wrote there is replaced.",
 )
 @click.option(
     "--json",
@@ -140,13 +142,14 @@ def battle(
         per_player,
         warmup_rounds,
     )
-    from tower.battle.report import plot, table
+    from tower.battle.report import is_battle_plot, plot, table
     from tower.files.outputs import check_output, write_text
     from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall, battle_order
 
-    for out in (plot_path or None, json_path):
-        if out is not None:
-            check_output(out, force=force)
+    if plot_path:  # a plot this command wrote before may be replaced
+        check_output(plot_path, force=force or is_battle_plot(plot_path))
+    if json_path is not None:
+        check_output(json_path, force=force)
 
     start = time.perf_counter()
     seating = PLAYER_COLOURS[:players]
@@ -206,94 +209,6 @@ def battle(
         write_text(json_path, json.dumps(doc, indent=2, sort_keys=True) + "\n", checked=True)
         click.echo(f"json: {json_path}")
     click.echo(f"({time.perf_counter() - start:.1f} s)")
-
-
-@battle.command("traces")
-@click.option("--seasons", default=1000, show_default=True, type=click.IntRange(1))
-@click.option("--seed", default=0, show_default=True, type=int)
-@click.option(
-    "--out",
-    "out_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Trace file (JSONL); resumed if it exists.",
-)
-@preset_option
-@params_option
-@click.option(
-    "--warmups",
-    default=None,
-    help="Warm-up rounds to draw from, uniformly, as a comma list with repeats "
-    "(default: 0,0,0,0,0,0,0,1,2,3,4,6,8,12, i.e. half of the towers empty).",
-)
-@click.option(
-    "--experts",
-    is_flag=True,
-    help="Gems & Experts too: every warm-up round also throws 1-5 expert keshis.",
-)
-@cluster_options("seasons")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-@force_option
-def traces_cmd(
-    seasons: int,
-    seed: int,
-    out_file: Path,
-    preset: str,
-    params_file: Path | None,
-    warmups: str | None,
-    experts: bool,
-    workers: int | None,
-    scheduler: str | None,
-    quiet: bool,
-    force: bool,
-) -> None:
-    """Simulate SEASONS random battle seasons in physics towers as traces for `tower distill`.
-
-    Each season draws players (1-4), season (1-3), recruits (0-3 each) and warm-up rounds
-    (by default an empty tower half of the time, else 1-12 rounds) and plays every battle
-    in one tower (see tower.battle.traces).
-    """
-    from tower.battle.inputs import BadNotation
-    from tower.battle.traces import SeasonMix, trace_task, trace_tasks
-    from tower.runs import run_tasks
-
-    mix = SeasonMix()
-    if warmups is not None:
-        try:
-            drawn = tuple(int(w) for w in warmups.split(","))
-        except ValueError:
-            raise BadNotation(f"--warmups must be a comma list, got {warmups!r}") from None
-        if not drawn or min(drawn) < 0:
-            raise BadNotation(f"--warmups needs rounds >= 0, got {warmups!r}")
-        mix = SeasonMix(warmups=drawn)
-    from tower.files.outputs import run_header
-    from tower.physics.world import NUMERICS_VERSION
-
-    # a bad preset or params file fails here, once
-    spec, params = load_physics(preset, None, params_file)
-    tasks = trace_tasks(
-        seasons, seed=seed, preset=preset, params_file=params_file, mix=mix, experts=experts
-    )
-    settings = {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
-                "warmups": list(mix.warmups), "numerics": NUMERICS_VERSION}  # fmt: skip
-    if experts:  # absent when off, so earlier batches keep their header
-        settings["experts"] = True
-    header = run_header("battle traces", settings)
-    summary = run_tasks(
-        tasks,
-        trace_task,
-        out_file,
-        scheduler=scheduler,
-        workers=workers,
-        progress=not quiet,
-        key_field="seq",
-        desc="battle seasons",
-        header=header,
-        force=force,
-    )
-    click.echo(
-        f"{out_file}: {summary['done']} seasons simulated, {summary['skipped']} already there"
-    )
 
 
 @battle.command("check")

@@ -8,7 +8,7 @@ import json
 import click
 
 #: subject -> module in :mod:`tower.bench` exposing ``run(**options) -> dict``.
-SUBJECTS = ("physics", "model", "game")
+SUBJECTS = ("physics", "model", "game", "load", "battle")
 
 
 @click.command()

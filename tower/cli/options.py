@@ -19,8 +19,6 @@ from typing import Any
 
 import click
 
-from tower.geometry import PRESETS
-
 #: Mixes of pieces a throw can hold (see :mod:`tower.physics.sequences`).
 MIX_HELP = (
     "keshis: N keshis of cycling colours; walls-guards: 1..N keshis, watchmen, brigands "
@@ -86,6 +84,8 @@ def force_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def preset_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--preset``: one of the shipped tower presets (default ``marrakesh``)."""
+    from tower.geometry import PRESETS  # trimesh: only for the commands that take --preset
+
     return click.option(
         "--preset",
         type=click.Choice(PRESETS),

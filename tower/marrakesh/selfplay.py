@@ -10,6 +10,7 @@ kind of every seat (:data:`AGENTS`).
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -35,7 +36,22 @@ def make_agent(kind: str, seed: int) -> Any:
 
 
 def load_tower(model_path: str | None) -> TowerModel:
-    """A model file, else the shipped distilled model, else the baseline."""
+    """A model file, else the shipped distilled model, else the baseline.
+
+    Loaded once per process and file version (path, size, modification time), so the
+    chunks a process plays share one model (a model's throws do not depend on what it
+    threw before).
+    """
+    from pathlib import Path
+
+    if model_path is None:
+        return _load_tower(None, None)
+    stat = Path(model_path).stat()
+    return _load_tower(model_path, (stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_tower(model_path: str | None, version: tuple[int, int] | None) -> TowerModel:
     from tower.errors import TowerError
     from tower.model import BaselineModel, load_model, load_shipped
 

@@ -1,23 +1,28 @@
 """The numpy fast path: many independent distilled towers thrown in lockstep.
 
 :class:`BatchTowers` keeps, for each of ``n`` towers, the number of residents by place,
-class and age bucket, and draws every group's joint outcome for all towers at once with
+label and age bucket, and draws every group's joint outcome for all towers at once with
 the same law as :class:`tower.model.reference.ReferenceSampler` (same groups, order,
-contexts, back-off and base multinomials; the random streams differ). It tracks counts,
-not piece identities: use it for statistics and speed, and the reference sampler (the
-:class:`~tower.model.distilled.DistilledModel`) when a game needs to know which piece.
+contexts, back-off and base multinomials; the random streams differ). A label is a kind
+of piece the caller tells apart within a class (by default: the class itself); which of
+a group's labelled members take which destination is uniform, as in the reference. It
+tracks counts, not piece identities: use it for statistics and speed, and the reference
+sampler (the :class:`~tower.model.distilled.DistilledModel`) when a game needs to know
+which piece.
 
 How it is fast: every context field is mapped once per throw to a small index (its
 bucketed values seen in the tables, 0 for unseen) by a lookup table; a level's key is a
 mixed-radix integer of those indices (the shared part once per throw, a group's own
 fields through lookup tables that hold their place values), found with a vectorised
 hash (:class:`_Index`: one gather, and a binary search for the few keys off their home
-slot) whose row is the entry's; a table entry's outcome is drawn with Walker's alias
-method from the same uniform that decided the back-off, both outcomes of an alias slot
-side by side (one gather); the coarser levels are drawn together; residents are stored
-as ``(place, class, age, tower)`` so each group's counts are one contiguous row, groups
-empty in every tower are skipped, and a throw adds up its packed outcomes by
-destination group, unpacking each sum once at the end of the throw.
+slot) whose row is the entry's; a table entry's outcome is drawn from the same uniform
+that decided the back-off, by one binary search in the cumulative counts of all entries
+laid end to end; the coarser levels are drawn together; residents are stored as
+``(place, label, age, tower)`` so each group's counts are contiguous rows, groups empty
+in every tower are skipped, and a throw adds up its packed outcomes by destination
+group, unpacking each sum once at the end of the throw. Building it is array work too
+(keys parsed once, codes and hash slots computed on whole arrays), so it takes a small
+fraction of a second for the shipped model.
 
 Examples
 --------
@@ -31,8 +36,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -52,11 +58,14 @@ class BatchThrow:
         Of those, pieces thrown in this throw.
     out_by_class : (n, C) int
         Pieces out by class (order of :attr:`BatchTowers.classes`).
+    out_by_label : (n, L) int
+        Pieces out by label (order of :attr:`BatchTowers.labels`).
     """
 
     out: np.ndarray
     fresh_out: np.ndarray
     out_by_class: np.ndarray
+    out_by_label: np.ndarray
 
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing (uint64 products wrap)
@@ -88,29 +97,29 @@ class _Index:
     code not in the table is sent to the last row, ``absent``.
     """
 
-    def __init__(self, codes: Sequence[int], weights: Sequence[float]) -> None:
+    def __init__(self, codes: np.ndarray, weights: np.ndarray) -> None:
+        codes = np.asarray(codes, dtype=np.int64)
         bits = max(4, (4 * len(codes)).bit_length())  # load factor at most 1/4
         self.shift = np.uint64(64 - bits)
-        keys = [-1] * (1 << bits)
-        rows = [0] * len(codes)
-        homes = self._home(np.asarray(codes, dtype=np.int64)).tolist()
-        overflow = []
-        for i in sorted(range(len(codes)), key=lambda i: -weights[i]):
-            if keys[homes[i]] == -1:
-                keys[homes[i]] = codes[i]
-                rows[i] = homes[i]
-            else:
-                overflow.append((codes[i], i))
-        overflow.sort()
-        for r, (_, i) in enumerate(overflow, start=len(keys)):
-            rows[i] = r
-        self.absent = len(keys) + len(overflow)
-        self.keys = np.asarray(keys, dtype=np.int64)
+        homes = self._home(codes)
+        # the heaviest code of each home slot takes it (ties: the first given)
+        by_weight = np.argsort(-np.asarray(weights, dtype=np.float64), kind="stable")
+        _, first = np.unique(homes.take(by_weight), return_index=True)
+        home_owner = by_weight.take(first)
+        self.keys = np.full(1 << bits, -1, dtype=np.int64)
+        self.keys[homes.take(home_owner)] = codes.take(home_owner)
+        rows = homes.copy()
+        spilled = np.ones(len(codes), dtype=bool)
+        spilled[home_owner] = False
+        overflow = spilled.nonzero()[0]
+        overflow = overflow.take(np.argsort(codes.take(overflow), kind="stable"))
+        rows[overflow] = np.arange(len(self.keys), len(self.keys) + len(overflow))
+        self.absent = len(self.keys) + len(overflow)
         #: the overflow codes, sorted, then a sentinel above every code; their rows
-        self.overflow = np.asarray([c for c, _ in overflow] + [np.iinfo(np.int64).max])
-        self.overflow_rows = np.arange(len(keys), self.absent + 1, dtype=np.int64)
+        self.overflow = np.append(codes.take(overflow), np.iinfo(np.int64).max)
+        self.overflow_rows = np.arange(len(self.keys), self.absent + 1, dtype=np.int64)
         #: each code's row, in the order given
-        self.rows = np.asarray(rows, dtype=np.int64)
+        self.rows = rows
 
     def _home(self, codes: np.ndarray) -> np.ndarray:
         """(k,) home slots of ``codes`` (k,) int64: the top bits of a wrapping product."""
@@ -137,19 +146,12 @@ class _Index:
         return row
 
 
-def _alias(weights: list[float]) -> tuple[list[float], list[int]]:
-    """Walker's alias table of ``weights`` (Vose's construction): (probabilities, aliases)."""
-    k, total = len(weights), sum(weights)
-    scaled = [w * k / total for w in weights]
-    prob, alias = [1.0] * k, list(range(k))
-    small = [i for i, q in enumerate(scaled) if q < 1.0]
-    large = [i for i, q in enumerate(scaled) if q >= 1.0]
-    while small and large:
-        i, j = small.pop(), large.pop()
-        prob[i], alias[i] = scaled[i], j
-        scaled[j] -= 1.0 - scaled[i]
-        (small if scaled[j] < 1.0 else large).append(j)
-    return prob, alias
+def _indices(seen: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Index (1..) of each of ``values`` in the sorted ``seen``, 0 where it is not there."""
+    at = seen.searchsorted(values)
+    found = at < len(seen)
+    found[found] = seen.take(at[found]) == values[found]
+    return np.where(found, at + 1, 0)
 
 
 class _Key:
@@ -183,58 +185,60 @@ class _Key:
 
 
 class _Table:
-    """Entries of one or more back-off levels: hashed codes, each entry's alias table.
+    """Entries of one or more back-off levels: hashed codes, all outcomes end to end.
 
-    Each entry's alias table has its outcomes (weights: counts) and one more slot, "back
-    off" (weight ``alpha * D``, packed value -1): one uniform decides both. ``entries``
-    are (code, flat entry list, rank): the rank tags the entry's packed outcomes.
+    An entry's draw is the reference's: one uniform ``u`` on ``[0, N + alpha * D)``
+    picks the first outcome whose cumulative count exceeds ``u``, or backs off (packed
+    value -1) when ``u >= N``. The counts of all entries are summed up end to end
+    (``cum``), so a draw is one binary search in ``cum`` for ``offset + floor(u)``
+    (exact: the counts are integers). Entries are given as :class:`_Entries`; a level's
+    rank tags its packed outcomes.
     """
 
-    def __init__(self, alpha: float, entries: Iterable[tuple[int, list[int], int]]) -> None:
-        codes, weights, spans, probs, pairs = [], [], [], [], []
-        for code, flat, rank in entries:
-            counts = flat[0::6]
-            weights.append(sum(counts))
-            prob, alias = _alias([*counts, alpha * len(counts)])
-            packed = [
-                sum(int(k) << (_BITS * d) for d, k in enumerate(flat[i + 1 : i + 6]))
-                | rank << (5 * _BITS)
-                for i in range(0, len(flat), 6)
-            ]
-            packed.append(-1)
-            codes.append(code)
-            spans.append(len(probs) | len(prob) << 32)
-            probs += prob
-            pairs += [v for i, a in enumerate(alias) for v in (packed[i], packed[a])]
-        # codes not in the table: a one-slot entry that always backs off
-        backoff = len(probs) | 1 << 32
-        probs.append(1.0)
-        pairs += [-1, -1]
-        self.index = _Index(codes, weights)
-        #: by row: the entry's first alias slot | its number of slots << 32
-        self.spans = self.index.spread(np.asarray(spans, dtype=np.int64), backoff)
-        #: by alias slot: the chance of keeping its own outcome
-        self.prob = np.asarray(probs, dtype=np.float64)
-        #: by alias slot s: its own packed outcome at 2s, its alias's at 2s + 1
-        self.pairs = np.asarray(pairs, dtype=np.int64)
+    def __init__(self, alpha: float, parts: Sequence[_Entries]) -> None:
+        codes = np.concatenate([p.codes for p in parts])
+        sizes = np.concatenate([p.sizes for p in parts])
+        rows = np.concatenate([p.rows for p in parts]).reshape(-1, 6)
+        ranks = np.concatenate([np.full(len(p.rows) // 6, p.rank, np.int64) for p in parts])
+        # entries lie end to end: an entry's offset is where the one before it ends
+        cum = np.cumsum(rows[:, 0])
+        ends = cum.take(np.cumsum(sizes) - 1)
+        offsets = np.concatenate([[0], ends[:-1]]).astype(np.int64)
+        totals = ends - offsets
+        self.index = _Index(codes, totals)
+        # codes not in the table: no count, a denominator of 1 (always backs off)
+        #: by row: the entry's total count, its denominator, its offset in ``cum``
+        self.totals = self.index.spread(totals.astype(np.float64), 0.0)
+        self.denominators = self.index.spread(totals + alpha * sizes, 1.0)
+        self.offsets = self.index.spread(offsets, 0)
+        #: the cumulative counts, and by outcome its packed value tagged with its level's
+        #: rank; each with one more outcome (count 0, -1) at the end, so neither is empty
+        self.cum = np.append(cum, cum[-1] if len(cum) else 0)
+        self.packed = np.append(rows[:, 1:] @ _PACK | ranks << (5 * _BITS), -1)
 
     def draw(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Packed outcomes of the entries of ``codes``, -1 where the draw backs off.
+        """Packed outcomes of the entries of ``codes``, -1 where the draw backs off."""
+        row = self.index.lookup(codes)
+        u = rng.random(len(codes))
+        u *= self.denominators.take(row)
+        kept = u < self.totals.take(row)
+        at = self.offsets.take(row)
+        at += u.astype(np.int64)
+        slot = self.cum.searchsorted(at, side="right")
+        np.minimum(slot, len(self.cum) - 1, out=slot)  # backed-off draws may run past
+        return np.where(kept, self.packed.take(slot), -1)
 
-        One uniform per code, ``v`` on ``[0, slots)``: slot ``floor(v)`` of the entry, kept
-        if ``v - floor(v)`` is under its chance, else its alias.
-        """
-        spans = self.spans.take(self.index.lookup(codes))
-        v = rng.random(len(codes))
-        v *= spans >> 32
-        slot = v.astype(np.int64)
-        v -= slot
-        spans &= _LOW
-        slot += spans
-        aliased = v >= self.prob.take(slot)
-        slot += slot
-        slot += aliased
-        return self.pairs.take(slot)
+
+@dataclass(frozen=True)
+class _Entries:
+    """One level's table entries as arrays: each entry's code and number of outcomes,
+    the outcomes' flat ``[count, out, funnel, floor1, floor2, ramp, ...]`` and the
+    level's rank."""
+
+    codes: np.ndarray
+    sizes: np.ndarray
+    rows: np.ndarray
+    rank: int
 
 
 #: Shared key parts of a throw (see :meth:`BatchTowers._prefixes`).
@@ -261,15 +265,35 @@ class BatchTowers:
         Number of towers.
     seed : int
         Seed of the numpy generator (PCG64).
+    labels : dict, optional
+        Label -> class: pieces the towers tell apart within a class (a battle's watchmen
+        by colour and its brigands, all pawns to the model). A group is still all the
+        pieces of its class, and which of them take which destination is uniform, as in
+        the reference (a multivariate hypergeometric split of the group's outcome).
+        Default: one label per class, named as the class.
     """
 
-    def __init__(self, model: dict[str, Any], n: int, seed: int) -> None:
-        self.n = n
+    def __init__(
+        self, model: dict[str, Any], n: int, seed: int, labels: Mapping[str, str] | None = None
+    ) -> None:
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
         self.classes: list[str] = sorted(set(model["classes"].values()))
         self._class_index = {c: i for i, c in enumerate(self.classes)}
+        labels = {c: c for c in self.classes} if labels is None else dict(labels)
+        unknown = sorted(set(labels.values()) - set(self.classes))
+        if unknown:
+            raise ValueError(f"labels of unknown classes {unknown}; the model has {self.classes}")
+        #: label names, and each label's class index
+        self.labels: list[str] = list(labels)
+        self._label_index = {name: i for i, name in enumerate(self.labels)}
+        self._label_class = [self._class_index[labels[name]] for name in self.labels]
+        #: per class: its labels' indices
+        self._class_labels = [
+            [i for i, c in enumerate(self._label_class) if c == cls]
+            for cls in range(len(self.classes))
+        ]
         # visiting order of the reference sampler: fresh by class, then place/class/age
         self.order: list[tuple[int, int, int]] = [(-1, c, 0) for c in range(len(self.classes))]
         self.order += [
@@ -282,47 +306,54 @@ class BatchTowers:
         self._group_code = {name: i for i, name in enumerate(names)}
         self.base = np.asarray([model["base"][name] for name in names], dtype=np.float64)
         self.base /= self.base.sum(axis=1, keepdims=True)
-        pairs = [
-            *zip(model["levels"], model["tables"], strict=True),
-            *zip(model["piece_levels"], model["piece_tables"], strict=True),
+        # every table's keys as (group codes, context values by field)
+        keyed = [
+            (fields, table, *self._key_columns(table, len(fields)))
+            for fields, table in [
+                *zip(model["levels"], model["tables"], strict=True),
+                *zip(model["piece_levels"], model["piece_tables"], strict=True),
+            ]
         ]
-        # per field: the (bucketed) values seen in any key -> index 1.., 0 for unseen
-        seen: dict[str, set[int]] = {f: set() for f in FIELDS}
-        for fields, table in pairs:
-            for key in table:
-                for f, v in zip(fields, key.split("|")[1:], strict=True):
-                    seen[f].add(int(v))
-        index = {f: {v: i + 1 for i, v in enumerate(sorted(vs))} for f, vs in seen.items()}
+        # per field: the (bucketed) values seen in any key, sorted: index 1.., 0 unseen
+        seen = {
+            f: np.unique(
+                np.concatenate(
+                    [np.zeros(0, np.int64)]
+                    + [v[:, j] for fields, _, _, v in keyed for j, g in enumerate(fields) if g == f]
+                )
+            )
+            for f in FIELDS
+        }
         self._radix = {f: len(vs) + 1 for f, vs in seen.items()}
         # raw value -> index (values past the end are clipped to the last entry)
-        self._index_lut = {
-            "m": np.asarray(
-                [index["m"].get(v, 0) for v in range(max(seen["m"], default=0) + 2)],
-                dtype=np.int64,
-            )
-        }
+        top = int(seen["m"][-1]) if len(seen["m"]) else 0
+        self._index_lut = {"m": _indices(seen["m"], np.arange(top + 2))}
         for f in FIELDS[1:]:
             # a v1 file has no edges for w and x (its levels never ask for them)
             buckets = bucket_table(model["buckets"].get(f, [0]))
-            self._index_lut[f] = np.asarray([index[f].get(b, 0) for b in buckets], dtype=np.int64)
+            self._index_lut[f] = _indices(seen[f], np.asarray(buckets, dtype=np.int64))
 
-        def code(key: str, key_of: _Key) -> int:
-            group, *values = key.split("|")
-            value = dict(zip(key_of.fields, values, strict=True))
-            c = 0
+        def entries(key_of: _Key, groups: np.ndarray, values: np.ndarray) -> np.ndarray:
+            """The codes of a level's keys (its mixed-radix digits, group in between)."""
+            column = {f: _indices(seen[f], values[:, j]) for j, f in enumerate(key_of.fields)}
+            code = np.zeros(len(groups), dtype=np.int64)
             for f in key_of.shared:
-                c = c * self._radix[f] + index[f][int(value[f])]
-            c = c * len(self.order) + self._group_code[group]
+                code = code * self._radix[f] + column[f]
+            code = code * len(self.order) + groups
             for f, _ in key_of.strides:
-                c = c * self._radix[f] + index[f][int(value[f])]
-            return c
+                code = code * self._radix[f] + column[f]
+            return code
+
+        def outcomes(table: dict[str, list[int]], code: np.ndarray, rank: int) -> _Entries:
+            flat = np.fromiter(chain.from_iterable(table.values()), np.int64)
+            sizes = np.fromiter(map(len, table.values()), np.int64, len(table)) // 6
+            return _Entries(code, sizes, flat, rank)
 
         self.levels = [_Key(fields, self._radix) for fields in model["levels"]]
         self.levels[0].scale(self._index_lut)
-        finest, tables = self.levels[0], model["tables"]
-        self._finest = _Table(
-            self.alpha, ((code(key, finest), flat, 0) for key, flat in tables[0].items())
-        )
+        finest = self.levels[0]
+        _, table, groups, values = keyed[0]
+        self._finest = _Table(self.alpha, [outcomes(table, entries(finest, groups, values), 0)])
         # the coarser levels, drawn together: an entry's code is ``code * deep + level``
         # (levels counted from 0 after the finest); each row tries every level at once,
         # and the first level whose draw does not back off is used, which is the law of
@@ -342,36 +373,73 @@ class BatchTowers:
         }
         self._coarse = _Table(
             self.alpha,
-            (
-                (code(key, level) * self._deep + i, flat, self._deep - 1 - i)
-                for i, (level, table) in enumerate(zip(self.levels[1:], tables[1:], strict=True))
-                for key, flat in table.items()
-            ),
+            [
+                outcomes(table, entries(level, groups, values) * self._deep + i, self._deep - 1 - i)
+                for i, (level, (_, table, groups, values)) in enumerate(
+                    zip(coarse, keyed[1 : len(self.levels)], strict=True)
+                )
+            ],
         )
         self.prior = float(model["prior"])
         # per-piece counts by context, coarsest first
         self.piece_levels = []
-        for fields, table in zip(model["piece_levels"], model["piece_tables"], strict=True):
+        for fields, table, groups, values in keyed[len(self.levels) :]:
             key_of = _Key(fields, self._radix)
             key_of.scale(self._index_lut)
-            counts = np.asarray(list(table.values()), dtype=np.float64).reshape(-1, 5)
-            hashed = _Index([code(key, key_of) for key in table], counts.sum(axis=1).tolist())
+            counts = np.fromiter(chain.from_iterable(table.values()), np.int64).reshape(-1, 5)
+            counts = counts.astype(np.float64)
+            hashed = _Index(entries(key_of, groups, values), counts.sum(axis=1))
             self.piece_levels.append(_PieceLevel(key_of, hashed, hashed.spread(counts, 0.0)))
         self.piece_levels.reverse()
         #: the keys of every level, per-piece levels last
         self._keys = [*self.levels, *(level.key for level in self.piece_levels)]
         self._own = {f for key_of in self._keys for f, _ in key_of.strides}
-        #: _counts[place, class, age bucket - 1, tower], and a spare array of that shape
-        #: (the next throw's result); _used: the (class, age bucket - 1) slices that may
+        self.reset(np.zeros((n, len(PLACES), len(self.labels), self.age_cap), np.int64))
+
+    def reset(self, residents: np.ndarray) -> None:
+        """Start again from ``residents`` (n, places, labels, age buckets): the residents
+        of each of ``n`` towers (any ``n``) by place, label and age bucket (age 1 first,
+        the last bucket: ``age_cap`` throws and older)."""
+        if residents.shape[1:] != (len(PLACES), len(self.labels), self.age_cap):
+            raise ValueError(
+                f"residents must have shape (n, {len(PLACES)}, {len(self.labels)}, {self.age_cap})"
+            )
+        counts = np.ascontiguousarray(residents.transpose(1, 2, 3, 0), dtype=np.int64)
+        held = counts.any(axis=(0, 3)).nonzero()
+        self._start(counts, set(zip(*(h.tolist() for h in held), strict=True)))
+
+    def tile(self, k: int) -> None:
+        """Make ``k`` copies of the towers: tower ``i`` of copy ``j`` is ``j * n + i``."""
+        self._start(np.tile(self._counts, (1, 1, 1, k)), self._used)
+
+    def keep(self, start: int, stop: int) -> None:
+        """Keep only the towers ``start`` to ``stop - 1``."""
+        self._start(self._counts[..., start:stop].copy(), self._used)
+
+    def _start(self, counts: np.ndarray, used: set[tuple[int, int]]) -> None:
+        """Hold ``counts`` (places, labels, age buckets, n); ``used`` holds every (label,
+        age bucket) slice with a piece."""
+        self.n = counts.shape[-1]
+        #: _counts[place, label, age bucket - 1, tower], and a spare array of that shape
+        #: (the next throw's result); _used: the (label, age bucket - 1) slices that may
         #: hold pieces, so a throw reads and clears only those
-        shape = (len(PLACES), len(self.classes), self.age_cap, n)
-        self._counts, self._spare = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
-        for counts in (self._counts, self._spare):  # touch the memory now, not in the throws
-            counts.fill(0)
-        self._used: set[tuple[int, int]] = set()
+        self._counts = counts
+        self._spare = np.zeros(counts.shape, dtype=np.int64)
+        self._used = set(used)
         self._spare_used: set[tuple[int, int]] = set()
-        self._inside = np.zeros(n, dtype=np.int64)
+        self._inside = counts.sum(axis=(0, 1, 2))
         self.throws = 0
+
+    def _key_columns(self, table: dict[str, Any], width: int) -> tuple[np.ndarray, np.ndarray]:
+        """A table's keys (each ``group|v1|...|v<width>``, as a checked model file has
+        them) as (group codes (k,), context values (k, width))."""
+        parts = "|".join(table).split("|")
+        if len(parts) != len(table) * (width + 1):
+            raise ValueError(f"table keys must be group|{width} values")
+        groups = np.fromiter(map(self._group_code.__getitem__, parts[:: width + 1]), np.int64)
+        del parts[:: width + 1]
+        values = np.fromiter(map(int, parts), np.int64, len(parts))
+        return groups, values.reshape(len(table), width)
 
     def group_name(self, group: tuple[int, int, int]) -> str:
         place, cls, age = group
@@ -381,7 +449,7 @@ class BatchTowers:
 
     @property
     def residents(self) -> np.ndarray:
-        """(n, places, classes, age buckets) int: residents of each tower (a view)."""
+        """(n, places, labels, age buckets) int: residents of each tower (a view)."""
         return self._counts.transpose(3, 0, 1, 2)
 
     @property
@@ -468,29 +536,31 @@ class BatchTowers:
         return result
 
     def throw(self, fresh: Mapping[str, int] | np.ndarray) -> BatchThrow:
-        """Throw into every tower: ``{"keshi": 12}`` for all, or an (n, C) count array."""
+        """Throw into every tower: ``{"keshi": 12}`` for all, or an (n, L) count array
+        (L: the labels, by default the classes)."""
         if isinstance(fresh, Mapping):
-            counts = np.zeros((len(self.classes), self.n), dtype=np.int64)
-            for cls, k in fresh.items():
-                if cls not in self._class_index:
-                    raise ValueError(f"unknown class {cls!r}; the model has {self.classes}")
-                counts[self._class_index[cls]] = k
+            counts = np.zeros((len(self.labels), self.n), dtype=np.int64)
+            for name, k in fresh.items():
+                if name not in self._label_index:
+                    raise ValueError(f"unknown label {name!r}; the towers have {self.labels}")
+                counts[self._label_index[name]] = k
         else:
             counts = np.asarray(fresh, dtype=np.int64)
-            if counts.shape != (self.n, len(self.classes)):
-                raise ValueError(f"fresh counts must have shape {(self.n, len(self.classes))}")
+            if counts.shape != (self.n, len(self.labels)):
+                raise ValueError(f"fresh counts must have shape {(self.n, len(self.labels))}")
             counts = np.ascontiguousarray(counts.T)
         before = self._counts
         inside, thrown = self._inside, counts.sum(axis=0)
         if int((inside + thrown).max(initial=0)) > _MASK:
             raise ValueError(f"at most {_MASK} pieces in a tower")
         zeros = np.zeros(self.n, dtype=np.int64)
+        by_class = [sum(counts[i] for i in labels) for labels in self._class_labels]
         values = {
             "n": thrown,
             "I": inside,
             "J": inside,
             **{
-                f: counts[self._class_index[c]] if c in self._class_index else zeros
+                f: by_class[self._class_index[c]] if c in self._class_index else zeros
                 for f, c in MAKEUP.items()
             },
         }
@@ -502,22 +572,24 @@ class BatchTowers:
             p_raw = [inside, *occupancy]
         fresh_any = counts.any(axis=1)
         out = np.zeros(self.n, dtype=np.int64)
-        #: packed outcomes added up by (class, new age bucket - 1): the next residents
+        #: packed outcomes added up by (label, new age bucket - 1): the next residents
         sums: dict[tuple[int, int], np.ndarray] = {}
         fresh_out = None
         for g, (place, cls, age) in enumerate(self.order):
             if place < 0:
-                if not fresh_any[cls]:
-                    continue
-                m = counts[cls]
-            elif (cls, age - 1) not in self._used:
-                continue
+                members = [counts[i] for i in self._class_labels[cls] if fresh_any[i]]
+                labels = [i for i in self._class_labels[cls] if fresh_any[i]]
             else:
-                m = before[place, cls, age - 1]
+                labels = [i for i in self._class_labels[cls] if (i, age - 1) in self._used]
+                members = [before[place, i, age - 1] for i in labels]
+            if not labels:
+                continue
+            m = members[0] if len(members) == 1 else sum(members)
             k = np.count_nonzero(m)
             if not k:
                 continue
             everyone = k == self.n
+            rows = None
             if not everyone:
                 rows = (m != 0).nonzero()[0]  # 3x np.flatnonzero of an int array
                 m = m.take(rows)
@@ -526,40 +598,87 @@ class BatchTowers:
                 raw["o"] = out if everyone else out.take(rows)
             if "P" in self._own:
                 raw["P"] = p_raw[place + 1] if everyone else p_raw[place + 1].take(rows)
-            res = self._outcomes(g, prefixes, None if everyone else rows, raw)
+            res = self._outcomes(g, prefixes, rows, raw)
             if place >= 0 and fresh_out is None:  # fresh groups come first
                 fresh_out = out.copy()
             new_age = 0 if place < 0 else min(age, self.age_cap - 1)
-            total = sums.get((cls, new_age))
-            if not everyone and 16 * len(rows) > self.n:  # dense enough: update full width
-                full = np.zeros(self.n, dtype=np.int64)
-                full[rows] = res
-                res, everyone = full, True
-            if everyone:
-                gone = res & _MASK
-                if total is None:
-                    sums[cls, new_age] = res
-                else:
-                    total += res
-                out += gone
+            if len(labels) > 1:  # which members go where: uniform, as in the reference
+                parts = self._split(res, [v if rows is None else v.take(rows) for v in members])
             else:
-                if total is None:
-                    total = sums[cls, new_age] = np.zeros(self.n, dtype=np.int64)
-                total[rows] = total.take(rows) + res
-                out[rows] = out.take(rows) + (res & _MASK)
+                parts = [res]
+            for label, part in zip(labels, parts, strict=True):
+                self._add(sums, (label, new_age), part, rows, out)
         if fresh_out is None:
             fresh_out = out.copy()
         after = self._spare
         for c, a in self._spare_used - sums.keys():
             after[:, c, a] = 0
-        out_by_class = np.zeros((self.n, len(self.classes)), dtype=np.int64)
+        out_by_label = np.zeros((self.n, len(self.labels)), dtype=np.int64)
         for (c, a), total in sums.items():
             stay = after[:, c, a]
             np.right_shift(total, _SHIFTS, out=stay)
             stay &= _MASK
-            out_by_class[:, c] += total & _MASK
+            out_by_label[:, c] += total & _MASK
         self._counts, self._spare = after, before
         self._used, self._spare_used = set(sums), self._used
         self._inside = inside + thrown - out
         self.throws += 1
-        return BatchThrow(out, fresh_out, out_by_class)
+        out_by_class = np.stack(
+            [out_by_label[:, labels].sum(axis=1) for labels in self._class_labels], axis=1
+        )
+        return BatchThrow(out, fresh_out, out_by_class, out_by_label)
+
+    def _add(
+        self,
+        sums: dict[tuple[int, int], np.ndarray],
+        key: tuple[int, int],
+        res: np.ndarray,
+        rows: np.ndarray | None,
+        out: np.ndarray,
+    ) -> None:
+        """Add packed outcomes ``res`` of the towers ``rows`` (None: all) to ``sums[key]``
+        and their pieces out to ``out``."""
+        total = sums.get(key)
+        if rows is not None and 16 * len(rows) > self.n:  # dense enough: update full width
+            full = np.zeros(self.n, dtype=np.int64)
+            full[rows] = res
+            res, rows = full, None
+        if rows is None:
+            if total is None:
+                sums[key] = res
+            else:
+                total += res
+            out += res & _MASK
+        else:
+            if total is None:
+                total = sums[key] = np.zeros(self.n, dtype=np.int64)
+            total[rows] = total.take(rows) + res
+            out[rows] = out.take(rows) + (res & _MASK)
+
+    def _split(self, res: np.ndarray, members: list[np.ndarray]) -> list[np.ndarray]:
+        """Packed outcomes per label of a group's packed outcomes ``res``, its members by
+        label ``members``: each destination's pieces drawn without replacement from the
+        members left (sequential hypergeometric draws), the last destination the rest."""
+        left = [v.copy() for v in members]
+        pool = sum(left)
+        parts = [np.zeros(len(res), dtype=np.int64) for _ in members]
+        for d in range(len(PLACES) + 1):
+            need = (res >> (_BITS * d)) & _MASK
+            if d == len(PLACES):
+                taken = left
+            elif not need.any():
+                continue
+            else:
+                taken, rest, still = [], pool.copy(), need.copy()
+                for v in left[:-1]:
+                    rest -= v
+                    x = self.rng.hypergeometric(v, rest, still)
+                    still -= x
+                    taken.append(x)
+                taken.append(still)
+                pool -= need
+            for part, v, x in zip(parts, left, taken, strict=True):
+                part += x << (_BITS * d)
+                if d < len(PLACES):
+                    v -= x
+        return parts

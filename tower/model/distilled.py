@@ -60,19 +60,23 @@ class DistilledModel(TowerModel):
     ----------
     doc : dict
         A whole model file document (see :mod:`tower.model.fileformat`).
+    checked : bool
+        ``doc`` comes from :func:`~tower.model.fileformat.loads`, which checked it: it is
+        not checked again.
     """
 
     name = "distilled"
 
-    def __init__(self, doc: dict[str, Any]) -> None:
-        fields = fileformat.SUPPORTED.get(doc.get("schema", fileformat.SCHEMA))
-        if fields is None:
-            raise ValueError(
-                f"unsupported model version {doc.get('schema')!r}: {fileformat.REDISTIL}"
-            )
-        problem = fileformat.validate_model_section(doc.get("model"), fields)
-        if problem:
-            raise ValueError(f"model.{problem[0]}: {problem[1]}")
+    def __init__(self, doc: dict[str, Any], *, checked: bool = False) -> None:
+        if not checked:
+            fields = fileformat.SUPPORTED.get(doc.get("schema", fileformat.SCHEMA))
+            if fields is None:
+                raise ValueError(
+                    f"unsupported model version {doc.get('schema')!r}: {fileformat.REDISTIL}"
+                )
+            problem = fileformat.validate_model_section(doc.get("model"), fields)
+            if problem:
+                raise ValueError(f"model.{problem[0]}: {problem[1]}")
         self.doc = doc
         self.name = str(doc.get("name", "distilled"))
         self.sampler = ReferenceSampler(doc["model"])
@@ -143,7 +147,7 @@ class DistilledModel(TowerModel):
     @classmethod
     def load(cls, path: str | Path) -> DistilledModel:
         """Read a model file; a bad file raises :class:`~tower.errors.InputFileError`."""
-        return cls(fileformat.read_model_file(path))
+        return cls(fileformat.read_model_file(path), checked=True)
 
     def save(self, path: str | Path) -> None:
         """Write the model file atomically."""

@@ -30,12 +30,15 @@ import hashlib
 import json
 import math
 import os
+import re
 import tempfile
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from tower.errors import InputFileError
-from tower.files.inputs import parse_json, read_text
+from tower.files.inputs import LIMITS, parse_json, read_text
 from tower.model.fit import buckets_problem
 from tower.model.reference import DESTINATIONS, FIELDS, FIELDS_V1, PLACES
 
@@ -84,7 +87,15 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 
 def loads(text: str, path: str = "<model>") -> dict[str, Any]:
-    """Parse and validate a model file's text; raise :class:`InputFileError` on any fault."""
+    """Parse and validate a model file's text; raise :class:`InputFileError` on any fault.
+
+    A file as :func:`dumps` writes it takes the fast way (:func:`_canonical_document`);
+    any other text, and any fault, the full checks of :func:`tower.files.parse_json`
+    and the messages below.
+    """
+    doc = _canonical_document(text)
+    if doc is not None:
+        return doc
 
     def bad(fld: str | None, msg: str) -> InputFileError:
         return InputFileError(path, msg, field=fld)
@@ -121,10 +132,78 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
     return doc
 
 
-def validate_model_section(model: Any, fields: tuple[str, ...] = FIELDS) -> tuple[str, str] | None:
+def _canonical_document(text: str) -> dict[str, Any] | None:
+    """The document of ``text`` if it is written as :func:`dumps` writes (canonical) and
+    passes every check of :func:`loads`, else ``None``, checked the quick way.
+
+    The checksum is verified over the text itself: in a canonical file, the text without
+    its ``sha256`` member is the canonical body the checksum was computed over, so it
+    needs no second serialisation. The plain C parser runs without number hooks;
+    :func:`_plain` then bounds what :func:`tower.files.parse_json` bounds (depth, finite
+    numbers, integer digits) outside the tables, and the whole-array table checks of
+    :func:`validate_model_section` bound their integers. ``None`` never means a bad file:
+    the caller then runs the full checks, which also accept a valid file that is not
+    canonical (its canonical form carrying the checksum).
+    """
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or set(doc) != set(TOP_FIELDS):
+        return None
+    schema, sha, tower = doc["schema"], doc["sha256"], doc["tower"]
+    if schema not in SUPPORTED or not isinstance(sha, str) or not isinstance(tower, dict):
+        return None
+    # the last two members are sha256 and tower; without sha256 the text is the body
+    try:
+        last = f',"tower":{canonical(tower)}}}'
+    except ValueError:
+        return None
+    tail = f',"sha256":{canonical(sha)}{last}\n'
+    if not text.endswith(tail):
+        return None
+    body = text[: -len(tail)] + last
+    if sha != hashlib.sha256(body.encode("utf-8")).hexdigest():
+        return None
+    if not (isinstance(doc["name"], str) and doc["name"] and isinstance(doc["provenance"], dict)):
+        return None
+    if doc["params"] is not None and not isinstance(doc["params"], dict):
+        return None
+    model = doc["model"]
+    if not isinstance(model, dict):
+        return None
+    rest = {k: v for k, v in model.items() if k not in ("tables", "piece_tables")}
+    if not _plain({**doc, "model": rest}, LIMITS["json_depth"]):
+        return None
+    if validate_model_section(model, SUPPORTED[schema], quick=True) is not None:
+        return None
+    return doc
+
+
+def _plain(node: Any, depth: int) -> bool:
+    """Whether ``node`` nests at most ``depth`` levels, its numbers are finite and its
+    integers have at most ``LIMITS["int_digits"]`` digits (as
+    :func:`tower.files.parse_json` requires)."""
+    if depth < 1:
+        return False
+    if isinstance(node, dict):
+        return all(_plain(v, depth - 1) for v in node.values())
+    if isinstance(node, list):
+        return all(_plain(v, depth - 1) for v in node)
+    if isinstance(node, float):
+        return math.isfinite(node)
+    return not isinstance(node, int) or abs(node) < 10 ** LIMITS["int_digits"]
+
+
+def validate_model_section(
+    model: Any, fields: tuple[str, ...] = FIELDS, *, quick: bool = False
+) -> tuple[str, str] | None:
     """``(field, message)`` of the first fault of a ``model`` section, or ``None``.
 
-    ``fields`` are the context fields of the file's version (:data:`SUPPORTED`).
+    ``fields`` are the context fields of the file's version (:data:`SUPPORTED`). Tables
+    are checked on whole arrays (:func:`_entries_right`), entry by entry only to name a
+    fault; with ``quick``, a table the whole-array check does not pass is reported as
+    ``(field, "")`` at once (for a fast path that then runs the full checks).
     """
     if not isinstance(model, dict):
         return "", "expected an object"
@@ -182,6 +261,10 @@ def validate_model_section(model: Any, fields: tuple[str, ...] = FIELDS) -> tupl
     for i, (lv, table) in enumerate(zip(levels, tables, strict=True)):
         if not isinstance(table, dict):
             return f"tables[{i}]", "expected an object"
+        if _entries_right(table, lv, groups, 1 + len(DESTINATIONS)):
+            continue
+        if quick:
+            return f"tables[{i}]", ""
         for key, flat in table.items():
             problem = _entry_problem(key, flat, lv, groups)
             if problem:
@@ -198,6 +281,10 @@ def validate_model_section(model: Any, fields: tuple[str, ...] = FIELDS) -> tupl
     for i, (lv, table) in enumerate(zip(piece_levels, piece_tables, strict=True)):
         if not isinstance(table, dict):
             return f"piece_tables[{i}]", "expected an object"
+        if _entries_right(table, lv, groups, 0):
+            continue
+        if quick:
+            return f"piece_tables[{i}]", ""
         for key, counts in table.items():
             parts = key.split("|")
             if len(parts) != 1 + len(lv) or parts[0] not in groups:
@@ -212,6 +299,52 @@ def validate_model_section(model: Any, fields: tuple[str, ...] = FIELDS) -> tupl
             ):
                 return f"piece_tables[{i}][{key!r}]", "expected 5 counts, not all zero"
     return None
+
+
+def _entries_right(table: dict, level: list, groups: set[str], width: int) -> bool:
+    """Whether every entry of ``table`` is right, checked on whole arrays: as
+    :func:`_entry_problem` says of an outcome table (``width`` 6), or, with ``width`` 0, a
+    piece table's 5 counts, not all zero. ``False`` says nothing (a value numpy cannot
+    hold, a ``bool``): the caller checks entry by entry to name the first fault.
+    """
+    import numpy as np  # here: the rooms that import this module need no numpy
+
+    keys, values = list(table), list(table.values())
+    if not keys:
+        return True
+    if not all(isinstance(f, str) for f in level):
+        return False
+    found = list(map(re.compile(r"([^|]*)" + r"\|([0-9]+)" * len(level)).fullmatch, keys))
+    if not all(found) or not set(map(_FIRST, found)) <= groups:
+        return False
+    if set(map(type, values)) != {list}:
+        return False
+    lengths = np.fromiter(map(len, values), np.int64, len(values))
+    flat = list(chain.from_iterable(values))
+    if not set(map(type, flat)) <= {int, bool}:
+        return False
+    try:
+        numbers = np.fromiter(flat, np.int64, len(flat))
+    except OverflowError:
+        return False
+    if (numbers < 0).any() or numbers.max() >= 1 << 40:  # the sums below cannot overflow
+        return False
+    if not width:
+        return bool((lengths == len(DESTINATIONS)).all()) and bool(
+            numbers.reshape(-1, len(DESTINATIONS)).sum(axis=1).all()
+        )
+    if not lengths.all() or (lengths % width).any():
+        return False
+    m_of = itemgetter(2 + level.index("m"))
+    m = np.fromiter(map(int, map(m_of, found)), np.int64, len(found))
+    rows = numbers.reshape(-1, width)
+    return bool((rows[:, 0] >= 1).all()) and bool(
+        (rows[:, 1:].sum(axis=1) == np.repeat(m, lengths // width)).all()
+    )
+
+
+#: The group name of a table key's match.
+_FIRST = itemgetter(1)
 
 
 def _entry_problem(key: str, flat: Any, level: list[str], groups: set[str]) -> str | None:

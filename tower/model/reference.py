@@ -60,8 +60,9 @@ A group's draw appends ``o`` (pieces out so far in the throw) to such a context.
 from __future__ import annotations
 
 import random
+import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import comb, factorial
 from operator import itemgetter
 from typing import Any
@@ -136,36 +137,27 @@ class ReferenceSampler:
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
         # the same picks as functions giving a key's values as a tuple (for chain())
         self._keys = [itemgetter(*p) if len(p) > 1 else _single(p[0]) for p in self._picks]
-        self.tables: list[dict[tuple, tuple[int, list[int], list[tuple[int, ...]], float]]] = []
-        for table in model["tables"]:
-            compiled = {}
-            for key, flat in table.items():
-                group, *values = key.split("|")
-                cum, outcomes, acc = [], [], 0
-                for i in range(0, len(flat), 6):
-                    acc += flat[i]
-                    cum.append(acc)
-                    outcomes.append(tuple(flat[i + 1 : i + 6]))
-                denominator = acc + self.alpha * len(outcomes)
-                compiled[(group, *map(int, values))] = (acc, cum, outcomes, denominator)
-            self.tables.append(compiled)
+        self.tables = [_LazyTable(table, self._entry) for table in model["tables"]]
         # per-piece destination counts by context, coarsest level first
         self._piece_picks = [
             tuple(FIELDS.index(f) for f in fields) for fields in model["piece_levels"]
         ][::-1]
-        self.piece_tables = [
-            {
-                (g, *map(int, v)): counts
-                for (g, *v), counts in ((key.split("|"), counts) for key, counts in table.items())
-            }
-            for table in model["piece_tables"]
-        ][::-1]
+        self.piece_tables = [_LazyTable(table, list) for table in model["piece_tables"]][::-1]
         # draw chains by (group, the context fields some level reads), see chain()
         used = {
             FIELDS.index(f) for fields in [*self.levels, *model["piece_levels"]] for f in fields
         }
         self._project = itemgetter(*sorted(used | {0}))
         self._chains: dict[tuple[str, Any], list] = {}
+
+    def _entry(self, flat: list[int]) -> tuple[int, list[int], list[tuple[int, ...]], float]:
+        """A table entry as ``(total count, cumulative counts, outcomes, denominator)``."""
+        cum, outcomes, acc = [], [], 0
+        for i in range(0, len(flat), 6):
+            acc += flat[i]
+            cum.append(acc)
+            outcomes.append(tuple(flat[i + 1 : i + 6]))
+        return acc, cum, outcomes, acc + self.alpha * len(outcomes)
 
     def _bucketed(self, ctx: tuple[int, ...]) -> list[int]:
         return [
@@ -336,6 +328,42 @@ class ReferenceSampler:
             gone += counts[0]
         return out, after
 
+
+class _LazyTable:
+    """A table of the file (``"group|v1|..."`` -> value) looked up by ``(group, v1, ...)``,
+    each value compiled by ``compile`` when first looked up.
+
+    A throw meets a few hundred of the tens of thousands of entries, so a model loads at
+    once. A table with a key that is not the plain text of its tuple (a value written
+    ``"07"``) is compiled whole.
+    """
+
+    def __init__(self, table: dict[str, Any], compile: Callable[[Any], Any]) -> None:
+        self._raw, self._compile = table, compile
+        self._compiled: dict[tuple, Any] = {}
+        keys = "\n".join(table)
+        if not keys.isascii() or _LEADING_ZERO.search(keys):
+            for key, value in table.items():
+                group, *values = key.split("|")
+                self._compiled[(group, *map(int, values))] = compile(value)
+            self._raw = {}
+
+    def get(self, key: tuple) -> Any:
+        """The compiled value of ``key``, or ``None``."""
+        value = self._compiled.get(key)
+        if value is None:
+            raw = self._raw.get("|".join(map(str, key)))
+            if raw is None:
+                return None
+            value = self._compiled[key] = self._compile(raw)
+        return value
+
+    def __contains__(self, key: tuple) -> bool:
+        return self.get(key) is not None
+
+
+#: A context value written with a leading zero in a table key.
+_LEADING_ZERO = re.compile(r"\|0[0-9]")
 
 _PLACE_INDEX = {p: i for i, p in enumerate(PLACES)}
 
