@@ -2,7 +2,8 @@
 
 - :func:`after_setup` starts a game and takes the first option of every setup decision;
   :func:`run` replaces a state's pending work by some tasks and runs them; :func:`act`
-  applies an action by its text and checks the invariants;
+  applies an action by its text and checks the invariants; :func:`season_scoring` plays
+  a season's scoring through to the next season's first selection;
 - :func:`sequences_with` is the Hypothesis decorator of such a test: a seed, 2-4 players,
   the module with a random set of the others, and the picks;
 - :func:`legal_sequence` plays a sequence of legal choices picked by integers (as drawn by
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
-from tower.marrakesh.rules import Task, advance, push
+from tower.marrakesh.rules import T, Task, advance, push
 
 
 def after_setup(players: int, modules: frozenset[str], seed: int = 0) -> State:
@@ -42,6 +43,20 @@ def run(state: State, *tasks: Task) -> None:
     state.stack = []
     push(state, *tasks)
     advance(state)
+
+
+def season_scoring(state: State) -> None:
+    """Play the current season's scoring from its last round's end (every keshi of the
+    screens used), the first option of each decision, up to the next season's first
+    selection or the end of the game."""
+    for pl in state.players:
+        for c in pl.screen:
+            state.issued[c] -= 1
+        pl.screen = []
+    state.round = 4
+    run(state, T("season_end"))
+    while state.stack and state.stack[-1]["t"] != "select":
+        state.apply(state.legal_action_ids()[0])
 
 
 def act(state: State, text: str) -> None:
