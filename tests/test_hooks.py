@@ -247,7 +247,13 @@ def test_season_step_after_prepare_runs_before_the_next_round():
         game = Game(GameConfig(players=2, modules=frozenset({"toy_after_prepare"})))
         final = play(game, [RandomAgent(k) for k in range(2)], seed=5, on_action=check)
         assert final.ext["toy_after_prepare"] == [
-            "round s1", "step s2", "round s2", "step s3", "round s3", "step s3", "final",
+            "round s1",
+            "step s2",
+            "round s2",
+            "step s3",
+            "round s3",
+            "step s3",
+            "final",
         ]
     finally:
         del REGISTRY["toy_after_prepare"]
