@@ -622,14 +622,15 @@ def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
             d[f"experts.p{i}"][int(used), tid - 1] = 1
 
 
-def _tile_text(state: State, tid: int) -> str:
+def tile_text(state: State, tid: int) -> str:
+    """An expert tile in words: its number, colour and ability."""
     t = tile(state, tid)
     return f"#{tid} {t['colour']} {t['ability']}"
 
 
 def render_board(state: State) -> list[str]:
     b = board(state)
-    shown = ", ".join(_tile_text(state, x) for x in b["display"]) or "-"
+    shown = ", ".join(tile_text(state, x) for x in b["display"]) or "-"
     return [
         f"Experts: face up {shown}; expert keshis on the board {b['board']}, in the "
         f"display {b['out']}, stuck in the tower {expert_keshis(state)['tower']}; "
@@ -639,7 +640,7 @@ def render_board(state: State) -> list[str]:
 
 def render_player(state: State, i: int) -> list[str]:
     m = mine(state, i)
-    tiles = ", ".join(f"{_tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
+    tiles = ", ".join(f"{tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
     extra = ", ".join(f"{c} +{n}" for c, n in m["extra"].items() if n)
     return [f"    experts {tiles or '-'}" + (f"; virtual keshis {extra}" if extra else "")]
 
@@ -647,12 +648,12 @@ def render_player(state: State, i: int) -> list[str]:
 def describe_choices(state: State, top: Task) -> list[str]:
     if top["k"] == "claim" and board(state)["out"]:
         return [
-            f"    choice:{i} = expert {_tile_text(state, x)}"
+            f"    choice:{i} = expert {tile_text(state, x)}"
             for i, x in enumerate(board(state)["display"])
         ]
     if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
         return [
-            f"    choice:{i} = {_tile_text(state, x)}" + (f" (shop {s})" if s >= 0 else "")
+            f"    choice:{i} = {tile_text(state, x)}" + (f" (shop {s})" if s >= 0 else "")
             for i, (x, s) in enumerate(top["ways"])
         ]
     if top["k"] == "experts_pay":
