@@ -33,6 +33,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import hold_experts
 from test_chess import action_sequence, assert_bad_file
 from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
@@ -40,7 +41,6 @@ from test_walls_guards import BRIGAND, ScriptedTower
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
-from tower.marrakesh.modules import experts
 from tower.marrakesh.modules import special_buildings as sb
 from tower.marrakesh.rules import T, advance, pay_any
 
@@ -560,10 +560,7 @@ def _university(used: list[bool]) -> State:
     """Player 0 owns the University and holds expert tiles, ``used`` or not."""
     state = blank(2, (SB, "experts"))
     own(state, 0, "university")
-    g = state.ext["experts"]
-    g["board"] = 0  # the expert keshis of the cleared throw back on the board
-    g["board"] = experts.data()["board"]["keshis"] - sum(experts.expert_keshis(state).values())
-    state.players[0].ext["experts"]["tiles"] = [[g["stack"].pop(), u] for u in used]
+    hold_experts(state, 0, used)
     check(state)
     return state
 

@@ -271,16 +271,33 @@ def luxury_ok(state: State, colour: str, lux: int) -> bool:
     return n > 0 and all(n >= m for c, m in cost.items())
 
 
+#: The "shop" of a way that takes the face-up statuette (Luxury Goods: Statuettes).
+STATUETTE = 5
+
+
+def _statuette(state: State) -> int | None:
+    """The face-up statuette, when the Statuettes module is on."""
+    if "statuettes" not in state.game.config.modules:
+        return None
+    from tower.marrakesh.modules import statuettes
+
+    return statuettes.top(state)
+
+
 def ways(state: State, p: int, tids: list[int]) -> list[list[int]]:
     """The ways player ``p`` can use the tiles ``tids`` now: ``[tile, shop]`` pairs (shop
-    -1 unless a luxury good is taken)."""
+    -1 unless a luxury good is taken; :data:`STATUETTE` for the face-up statuette: "You
+    can also acquire a 'Luxury Good: Statuette' with such an expert")."""
     out = []
+    statuette = _statuette(state)
     for tid in tids:
         t = tile(state, tid)
         if t["ability"] == "luxury":
             for i, shop in enumerate(state.shops):
                 if state.shop_open[i] and shop and luxury_ok(state, t["colour"], shop[-1]):
                     out.append([tid, i])
+            if statuette is not None and luxury_ok(state, t["colour"], statuette):
+                out.append([tid, STATUETTE])
         elif t["ability"] != "square" or any(state.players[p].square):
             out.append([tid, -1])
     return out[:15]  # choice:0..14 (with pass); more never occur with 12 tiles and 5 shops
@@ -299,7 +316,7 @@ def use_ability(state: State, p: int, tid: int, shop: int) -> None:
       buys further steps as always);
     - orchard (green): 1 date picker deployed, then 2 dates per date picker; with a water
       vendor there, 2 water;
-    - luxury: the top luxury good of ``shop`` for free;
+    - luxury: the top luxury good of ``shop`` (or the face-up statuette) for free;
     - square (pink): the main-square action, the chosen bonus once more and the two
       adjacent spaces' bonuses once each.
     """
@@ -311,6 +328,10 @@ def use_ability(state: State, p: int, tid: int, shop: int) -> None:
         push(state, _keshi(state, p, "turquoise"), T("experts_river", p=p))
     elif kind == "orchard":
         push(state, _keshi(state, p, "green"), T("experts_orchard", p=p))
+    elif kind == "luxury" and shop == STATUETTE:
+        from tower.marrakesh.modules import statuettes
+
+        statuettes.buy(state, p, {})
     elif kind == "luxury":
         sectors.buy_luxury(state, p, shop, {})
     else:
@@ -653,7 +674,8 @@ def describe_choices(state: State, top: Task) -> list[str]:
         ]
     if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
         return [
-            f"    choice:{i} = {tile_text(state, x)}" + (f" (shop {s})" if s >= 0 else "")
+            f"    choice:{i} = {tile_text(state, x)}"
+            + (" (statuette)" if s == STATUETTE else f" (shop {s})" if s >= 0 else "")
             for i, (x, s) in enumerate(top["ways"])
         ]
     if top["k"] == "experts_pay":

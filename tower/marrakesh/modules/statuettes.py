@@ -24,8 +24,12 @@ Rulings (besides the data file's):
   good after a statuette comes from the 5 stacks.
 - The statuettes are "purchased normally": the Imam waives 1 goods keshi of a statuette too
   (decision ``statuettes_waive``, ``colour:*``, as the core's ``imam_waive``). The Flying
-  Merchant's price (``special_buildings``), free luxury goods of effects and experts, and
-  the gifts' conditions concern the 5 stacks only.
+  Merchant's price (``special_buildings``), the free luxury goods of scrolls and tiles,
+  and the gifts' conditions concern the 5 stacks only.
+- A luxury-goods expert takes the face-up statuette for free like a good of the 5 stacks
+  (The Experts: "You can also acquire a 'Luxury Good: Statuette' with such an expert";
+  :data:`tower.marrakesh.modules.experts.STATUETTE`), when its goods keshis predominantly
+  show the expert's colour.
 
 Examples
 --------
