@@ -518,3 +518,27 @@ def test_terminal_board_shows_walls_guards():
     assert "wood 1; bricks (path A, path B; * explored) 01 03 05 02 04 06" in text
     assert "malus goods_keshi" not in text and "malus two_resources: give up" in text
     assert "choice:0 = " in text
+
+
+@pytest.mark.parametrize("towns", [(), (8,), (8, 9)])
+def test_ruling_with_desert_towns_a_filled_sahara_needs_its_8_spaces_and_both_town_slots(towns):
+    """Walls & Guards: "8 keshis in any combination of brown and green, plus 1 red keshi";
+    Desert Towns (expansion 5): "Both keshi slots of the desert town covering tile must be
+    occupied (in addition to all other keshi spaces)". The ruling follows both."""
+    state = Game(GameConfig(players=2, modules=WG | {"desert_towns"})).new_initial_state(0)
+    pl = state.players[0]
+    explore(state, 0, 0, 1, 2, 3, 4, 5, brickworks=2)  # the 8 spaces
+    pl.vendors["brown"] = 1
+    for s in towns:
+        pl.sahara[s] = True
+    give(state, 0, "brown", len(towns))
+    assert wg.filled(state, 0, "brown") is (len(towns) == 2)
+    if towns:  # 6 brick-tile spaces and both town slots are 8 keshis, not filled either
+        pl.sahara[0] = pl.sahara[1] = False
+        pl.sahara[8] = pl.sahara[9] = True
+        assert wg.filled(state, 0, "brown") is False
+    # Without the desert towns the 8 spaces are enough.
+    plain = wg_state(players=2)
+    explore(plain, 0, 0, 1, 2, 3, 4, 5, brickworks=2)
+    plain.players[0].vendors["brown"] = 1
+    assert wg.filled(plain, 0, "brown") is True

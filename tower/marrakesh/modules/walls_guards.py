@@ -69,6 +69,7 @@ PASS = action_id("pass")
 #: two" storage spaces; that each path climbs from bottom to top is assumed), 8 and 9 the
 #: desert-town spaces.
 BRICKWORKS = (0, 1)
+TOWN_SPACES = (8, 9)
 #: Engine resource names of battle.py's cost and holding tokens.
 _RES = {"water": "water", "date": "dates", "dinar": "dinars"}
 
@@ -595,12 +596,20 @@ def _gate_back(state: State, t: Task, a: Action) -> None:
 # -- final scoring ----------------------------------------------------------------------
 def filled(state: State, p: int, sector: str) -> bool:
     """The date orchard (green) or sahara (brown): 8 keshis of any green/brown mix and a
-    water vendor."""
+    water vendor.
+
+    Ruling (Desert Towns with Walls & Guards): Walls & Guards fills the sahara with "8
+    keshis in any combination of brown and green, plus 1 red keshi"; the desert towns
+    want "both keshi slots of the desert town covering tile ... occupied (in addition to
+    all other keshi spaces)". Both hold: the 8 spaces of the brickworks and the brick
+    tiles and, with the desert towns, both town slots (10 keshis in all)."""
     pl = state.players[p]
     if sector == "green":
         n, full = sum(orchard(pl)), _wg(state)["orchard_capacity"]
     else:
-        n, full = sahara_keshis(pl), _wg(state)["sahara_capacity"]
+        n, full = sum(pl.sahara[:TOWN_SPACES[0]]), _wg(state)["sahara_capacity"]
+        if state.game.hooks.layout["towns"] and not all(pl.sahara[s] for s in TOWN_SPACES):
+            return False
     return n >= full and sector in pl.vendors
 
 
