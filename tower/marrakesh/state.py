@@ -20,10 +20,12 @@ Examples
 from __future__ import annotations
 
 import random
+from typing import Any, Self
 
-from tower.marrakesh import rules
+from tower.errors import InputFileError
+from tower.marrakesh import invariants, rules
 from tower.marrakesh.actions import ACTIONS, Action
-from tower.marrakesh.board import JSON_VERSION, Board, Player
+from tower.marrakesh.board import JSON_VERSION, Board, GameLike, Player
 from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
 
 __all__ = ["CHANCE", "JSON_VERSION", "SIMULTANEOUS", "TERMINAL", "Player", "State"]
@@ -38,6 +40,21 @@ class State(Board):
     (:meth:`to_json`, :meth:`from_json`) and :meth:`clone` come from
     :class:`~tower.marrakesh.board.Board`.
     """
+
+    @classmethod
+    def from_json(cls, game: GameLike, data: dict[str, Any]) -> Self:
+        """Read a state written by :meth:`to_json` for ``game``, and check that it is a
+        position of the game (:func:`tower.marrakesh.invariants.check`). Raises
+        :class:`tower.errors.InputFileError` if it does not fit or breaks an invariant
+        (the message names the invariant: a wrong edit of a position is refused)."""
+        state = super().from_json(game, data)
+        try:
+            invariants.check(state)
+        except AssertionError as exc:
+            raise InputFileError(
+                "<state json>", f"not a position of this game: {exc}", field="<invariants>"
+            ) from None
+        return state
 
     # -- the core API -------------------------------------------------------------------
     @property
