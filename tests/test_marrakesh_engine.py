@@ -307,7 +307,7 @@ def test_bad_state_json_is_refused():
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d["board"]["display"].update(green=1), "green keshis: 4 found.*3 left the supply"),
+        (lambda d: d["board"]["display"].update(green=1), "green keshis: 4 found.*3 left"),
         (lambda d: d["player_states"][1].update(dates=-1), "player 1 has -1 dates"),
         (lambda d: d["player_states"][0].update(score=99), "player 0: score 99"),
     ],
