@@ -327,7 +327,7 @@ def test_terminal_board_shows_the_open_edicts_and_what_each_choice_means():
     m["stacks"]["imam"] = [7, 8, 9]
     m["box"] = [e for e in m["box"] if e not in (7, 8, 9)]
     text = render(state, state.current_player)
-    assert "choice:1 = #4 (sultan): now goods keshi, goods keshi | end 1 pts per 1 luxuries" in text
+    assert "choice:1 = #4 (sultan): now 1 goods keshi of one colour, 1 goods keshi of one" in text
     act(state, "choice:2")
     text = render(state, state.current_player)
     assert "choice:0 = now" in text and "choice:1 = at the end" in text

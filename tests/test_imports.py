@@ -43,7 +43,7 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
     ("config", "components"),
     ("board",),
     ("rules",),
-    ("worth", "effects", "sectors", "phases", "scoring", "invariants"),
+    ("worth", "effects", "sectors", "phases", "scoring", "labels", "invariants"),
     ("state",),
     ("game",),
     ("agents", "greedy", "ui", "state_file", "adapters"),

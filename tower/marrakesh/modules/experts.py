@@ -42,17 +42,19 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import phases, rules, sectors
-from tower.marrakesh.actions import GOODS, Action, action_id
+from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import mix_in
 from tower.marrakesh.rules import (
+    Label,
     T,
     Task,
     ask,
     can_pay,
     has_mod,
+    label,
     options,
     pay,
     push,
@@ -681,6 +683,68 @@ def describe_choices(state: State, top: Task) -> list[str]:
     if top["k"] == "experts_pay":
         return ["    choice:0 = 1 dinar, 1 date, 1 water", "    choice:1 = scroll 77: 1 point"]
     return []
+
+
+# -- named decisions --------------------------------------------------------------------
+def tile_words(state: State, tid: int) -> str:
+    """An expert tile in words, without its number."""
+    t = tile(state, tid)
+    what = {
+        "vendor": "a water vendor, then water and points per water vendor",
+        "river": "a fish keshi, then river steps",
+        "orchard": "a date picker, then 2 dates per date picker",
+        "luxury": f"a luxury good predominantly {t['colour']} for free",
+        "square": "the main-square bonus again and its neighbours",
+    }[t["ability"]]
+    return f"the {t['colour']} expert ({what})"
+
+
+def _way_words(state: State, p: int, tid: int, shop: int) -> str:
+    from tower.marrakesh.labels import luxury_text
+
+    mine_ = [x for x, _ in mine(state, p)["tiles"]]
+    shown = board(state)["display"]
+    if tid in mine_:
+        whose = f"your {ordinal(mine_.index(tid) + 1)} tile, "
+    else:
+        whose = f"the {ordinal(shown.index(tid) + 1)} face-up tile, "
+    text = f"use {whose}{tile_words(state, tid)}"
+    comps = state.game.components
+    if shop == STATUETTE:
+        return f"{text}: take {luxury_text(comps, _statuette(state) or 0, {})}"
+    if shop >= 0:
+        return f"{text}: take {luxury_text(comps, state.shops[shop][-1], {})}"
+    return text
+
+
+@label("claim/choice")
+def _claim_label(state: State, t: Task, a: Action) -> Label:
+    tile_ = tile_words(state, board(state)["display"][a.arg])
+    return f"take {tile_}, the {ordinal(a.arg + 1)} face-up expert, instead of keshis"
+
+
+@label("experts_pay")
+def _pay_label(state: State, t: Task, a: Action) -> Label:
+    if a.arg == 0:
+        return "pay 1 dinar, 1 date and 1 water", {}, {"dinars": 1, "dates": 1, "water": 1}
+    return "use the scroll: lose 1 point instead", {}, {"points": 1}
+
+
+def _use_label(state: State, t: Task, a: Action) -> Label:
+    return "use no expert" if a.kind == "pass" else _way_words(state, t["p"], *t["ways"][a.arg])
+
+
+label("experts_use")(_use_label)
+label("experts_use_red")(_use_label)
+label("experts_78")(_use_label)
+
+
+@label("experts_square_space")
+def _square_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import effects_label
+
+    spaces = state.game.components["main_square"]["spaces"]
+    return effects_label(f"the {ordinal(a.arg + 1)} main-square space: ", spaces[a.arg])
 
 
 # -- the module -------------------------------------------------------------------------

@@ -73,7 +73,20 @@ from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import DATA, check_colours, read
-from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.marrakesh.rules import (
+    Label,
+    T,
+    Task,
+    ask,
+    label,
+    options,
+    order,
+    phrase,
+    push,
+    resolve,
+    score,
+    task,
+)
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
@@ -597,6 +610,58 @@ def describe_choices(state: State, top: Task) -> list[str]:
     else:
         return []
     return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
+
+
+# -- named decisions --------------------------------------------------------------------
+def _building_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import amounts
+
+    b = t["offer"][a.arg]
+    start = load()["start"][b]
+    name = load()["building"][b]["name"].replace("_", " ")
+    return f"keep the {name} (start: a {start['keshi']} keshi, {amounts(start['resources'])})"
+
+
+def _scroll_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import scroll_text
+
+    sid = ext(state)["offers"][str(t["p"])][a.arg]
+    return f"keep {scroll_text(state.game.components, sid)}"
+
+
+def _well_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import amount
+
+    r = WELL[a.arg]
+    return f"take {amount(1, r)} from the Great Well", {r: 1}, {}
+
+
+def _merchant_label(state: State, t: Task, a: Action) -> Label:
+    if a.arg == 0:
+        return "pay the printed goods keshis"
+    return "pay any goods keshis, 1 fewer (Flying Merchant, once per round)"
+
+
+def _university_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.modules import experts
+
+    if a.kind == "pass":
+        return "keep the University's flip for later"
+    tid = experts.mine(state, t["p"])["tiles"][_used_tiles(state, t["p"])[a.arg]][0]
+    return f"flip {experts.tile_words(state, tid)} back to its unused side"
+
+
+def _wood_label(state: State, t: Task, a: Action) -> Label:
+    return "give up 1 wood instead (Woodcutter, once per round)", {}, {"wood": 1}
+
+
+label("sb_building", private=True)(_building_label)
+label("sb_scroll", private=True)(_scroll_label)
+label("sb_well")(_well_label)
+label("sb_merchant")(_merchant_label)
+label("sb_university")(_university_label)
+label("pay_resource/choice")(_wood_label)
+phrase("sb_merchant_pay", "pay {}")
 
 
 # -- invariants -------------------------------------------------------------------------
