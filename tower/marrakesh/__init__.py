@@ -28,6 +28,13 @@ Core API
   the model has one)
 - an illegal action raises :class:`IllegalActionError` naming the action and the reason,
   and leaves the state unchanged.
+- named decisions: ``state.describe_action(a)`` is a ``Decision`` (``label``, a sentence;
+  ``gives`` and ``costs``; ``kind``, ``player``, ``private``), ``state.describe_actions()``
+  those of every legal action, ``state.action_to_string(a)`` the label; the action ids
+  stay as they are.
+- a decision with a single legal option is taken by the engine without asking (and is
+  not in ``state.history``); ``GameConfig(ask_single=True)`` asks it anyway.
+- ``State.from_json`` checks the invariants and refuses a broken position.
 
 Layers
 ------
