@@ -369,3 +369,24 @@ def test_printed_scrolls_15_17_20_21_22():
     state, _ = _outcome(22, None)
     taken = [c for c, n in state.players[0].keshis.items() if n]
     assert len(taken) == 3
+
+
+def test_with_special_buildings_each_keeps_one_of_three_permanent_yellow_scrolls():
+    """The Closed Madrasa, Notes: with New Special Buildings "you still choose 1 yellow
+    scroll each from 3 scrolls you have drawn ... set aside all those that do not have a
+    'Permanent Effect.'" """
+    game = Game(GameConfig(players=3, modules=MADRASA | {"special_buildings"}))
+    state = game.new_initial_state(2)
+    scrolls = game.components.scrolls
+    offered = []
+    while state.stack[-1]["t"] == "ask":
+        if state.stack[-1]["k"] == "sb_scroll":
+            offer = state.ext["special_buildings"]["offers"][str(state.stack[-1]["p"])]
+            offered.append(list(offer))
+        state.apply(state.legal_action_ids()[0])
+    assert len(offered) == 3 and all(len(o) == 3 for o in offered)
+    kept = [sid for pl in state.players for sid in pl.scrolls]
+    assert len(kept) == 3
+    for sid in [s for o in offered for s in o]:
+        assert scrolls[sid]["colour"] == "yellow" and scrolls[sid]["timing"] == "permanent"
+    check(state)
