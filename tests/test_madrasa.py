@@ -390,3 +390,16 @@ def test_with_special_buildings_each_keeps_one_of_three_permanent_yellow_scrolls
     for sid in [s for o in offered for s in o]:
         assert scrolls[sid]["colour"] == "yellow" and scrolls[sid]["timing"] == "permanent"
     check(state)
+
+
+def test_scroll_18_water_vendor_waters_souk_assistants_from_the_next_turn():
+    """Scroll 18: "From your next turn, you receive 1 water when you place an assistant
+    in the Souk" (not in the turn the vendor arrives)."""
+    state, _ = _outcome(18, None)
+    pl = state.players[0]
+    water = pl.water
+    run(state, T("vendor_water", p=0, s="souk", action=True))
+    assert pl.water == water  # placed this turn: not yet
+    run(state, T("end_turn", p=0))
+    run(state, T("vendor_water", p=0, s="souk", action=True))
+    assert pl.water == water + 1
