@@ -230,3 +230,19 @@ def test_the_eleven_printed_tiles(tile):
     gated = {9: "guard", 10: "guard"}
     assert entry["upper"].get("needs") == gated.get(tile)
     assert entry["lower"].get("needs") == ("gems" if tile in (10, 11) else None)
+
+
+def test_the_two_walls_and_guards_tiles():
+    """Walls & Guards, New Alms Tiles: "-3 points -> +2 wood" / "-1 wood -> +2 points";
+    "-6 points -> +2 wood + 1 date + 1 keshi exchange" / "-3 wood -> 3 points + 2 goods
+    keshis of your choice"."""
+    game = Game(GameConfig(players=2, modules=frozenset({"alms", "walls_guards"})))
+    left, right = (game.components.tables["wg_alms"][i] for i in (1, 2))
+    assert (left["upper"]["cost"], _plain(left["upper"]["gain"])) == ({"points": 3}, {"wood": 2})
+    assert (left["lower"]["cost"], _plain(left["lower"]["gain"])) == ({"wood": 1}, {"points": 2})
+    assert right["upper"]["cost"] == {"points": 6}
+    assert _plain(right["upper"]["gain"]) == {"wood": 2, "dates": 1, "keshi_exchange": 1}
+    assert right["lower"]["cost"] == {"wood": 3}
+    goods = [e for e in right["lower"]["gain"] if e["op"] == "keshi"]
+    assert _plain(right["lower"]["gain"])["points"] == 3
+    assert len(goods) == 2 and all(e["colour"] == "goods" for e in goods)

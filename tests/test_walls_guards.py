@@ -542,3 +542,130 @@ def test_ruling_with_desert_towns_a_filled_sahara_needs_its_8_spaces_and_both_to
     explore(plain, 0, 0, 1, 2, 3, 4, 5, brickworks=2)
     plain.players[0].vendors["brown"] = 1
     assert wg.filled(plain, 0, "brown") is True
+
+
+#: The 11 brick tiles of "Brick Tiles" (tile 10's camel steps and nomads need modules
+#: outside the three rulebooks: its wood and dinars remain): (wood, brown, green).
+BRICKS = {
+    1: (
+        3,
+        [{"op": "stair", "which": "mosque", "n": 1}],
+        [{"op": "stair", "which": "palace", "n": 1}],
+    ),
+    2: (3, [{"op": "gain", "wood": 1}], [{"op": "gain", "dates": 1}]),
+    3: (4, "2 different goods keshis", [{"op": "resource", "n": 2}]),
+    4: (4, [{"op": "gain", "dinars": 2}], [{"op": "gain", "water": 2}]),
+    5: (5, [{"op": "gain", "wood": 3}], [{"op": "special", "name": "yellow_scroll"}]),
+    6: (5, [{"op": "points", "n": 3}], [{"op": "river", "n": 3}]),
+    7: (3, [{"op": "gain", "wood": 1}], [{"op": "stair", "which": "palace", "n": 1}]),
+    8: (3, [{"op": "stair", "which": "mosque", "n": 1}], [{"op": "gain", "dates": 1}]),
+    9: (
+        4,
+        [{"op": "special", "name": "keshi_exchange"}],
+        [{"op": "stair", "which": "mosque", "n": 1}, {"op": "stair", "which": "palace", "n": 1}],
+    ),
+    10: (4, [{"op": "gain", "wood": 2}], [{"op": "gain", "dinars": 2}]),
+    11: (
+        5,
+        [
+            {"op": "keshi", "colour": "white", "n": 1},
+            {"op": "special", "name": "free_gate", "workshops": [0, 1]},
+        ],
+        [{"op": "keshi", "colour": "pink", "n": 1}, {"op": "keshi", "colour": "gray", "n": 1}],
+    ),
+}
+
+
+@pytest.mark.parametrize("tile", sorted(BRICKS))
+def test_the_printed_brick_tiles(tile):
+    """Walls & Guards, "Brick Tiles": each tile's wood cost and its brown and green bonus."""
+    wood, brown, green = BRICKS[tile]
+    entry = wg_state(2).game.components.tables["brick"][tile]
+    assert bt.BRICK_WOOD[tile] == wood and entry["green"] == green
+    if isinstance(brown, str):  # "any 2 different goods keshis": the 3 pairs to choose
+        pairs = [{e["colour"] for e in o} for o in entry["brown"][0]["options"]]
+        assert sorted(map(sorted, pairs)) == sorted(
+            sorted(p) for p in ({"yellow", "purple"}, {"yellow", "orange"}, {"purple", "orange"})
+        )
+    else:
+        assert entry["brown"] == brown
+
+
+def _river_tile(state: State, tile: int, half: str = "first") -> None:
+    effects = state.game.components.river_tiles[tile][half]
+    run(state, *[T("fx", p=0, e=e, why=f"river tile {tile}") for e in effects])
+
+
+def test_river_tiles_19_20_21_and_24():
+    """New River Tiles: 19 "may deploy 1 brown or 1 green keshi"; 20 "1 harvest
+    GREEN/BROWN"; 21 "two keshis of their choice ... deploy them"; 24 "3 points for each
+    pair of one green and one brown keshi in the Sahara OR the date orchard", the second
+    player resources of their choice."""
+    state = wg_state(2)
+    _river_tile(state, 19)
+    assert state.stack[-1]["k"] == "choose" and len(state.legal_actions()) == 3  # or none
+    state = wg_state(2)
+    pl = state.players[0]
+    give(state, 0, "green", 2)
+    give(state, 0, "brown", 3)
+    pl.orchard_brown = 3
+    dates, wood = pl.dates, pl.wood
+    _river_tile(state, 20)
+    assert (pl.dates, pl.wood) == (dates + 2, wood + 3)
+    state = wg_state(2)
+    _river_tile(state, 21)
+    asked = 0
+    while state.stack and state.current_player >= 0:
+        asked += state.stack[-1]["k"] == "keshi_colour"
+        act(state, str(state.legal_actions()[0]))
+    assert asked == 2
+    state = wg_state(2)
+    pl = state.players[0]
+    give(state, 0, "green", 2)
+    give(state, 0, "brown", 2)
+    pl.orchard_brown = 2  # 2 green and 2 brown in the date orchard: 2 pairs
+    score = pl.score
+    _river_tile(state, 24)
+    assert pl.score == score + 2 * 3
+    _river_tile(state, 24, "second")
+    assert state.stack[-1]["k"] == "resource"
+
+
+def test_scroll_80_a_threshold_also_gives_1_wood():
+    """Scroll 80: crossing a threshold on a staircase gives 1 wood besides the dinar."""
+    state = wg_state(2)
+    pl = state.players[0]
+    first = state.game.components["staircase"]["thresholds"][0]
+    pl.mosque = first - 1
+    wood, dinars = pl.wood, pl.dinars
+    run(state, T("stair", p=0, w="mosque", n=1))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    without = (pl.wood - wood, pl.dinars - dinars)
+    state = wg_state(2)
+    pl = state.players[0]
+    pl.scrolls.append(80)
+    for st in state.stacks:
+        if 80 in st:
+            st.remove(80)
+    pl.mosque = first - 1
+    wood, dinars = pl.wood, pl.dinars
+    run(state, T("stair", p=0, w="mosque", n=1))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert (pl.wood - wood, pl.dinars - dinars) == (without[0] + 1, without[1])
+    assert without[1] >= 1  # the threshold's dinar
+
+
+def test_the_any_keshi_malus_spares_sahara_keshis_and_committed_guards():
+    """Summary of mali: "Giving up a keshi that is already standing next to an explored
+    or activated brick tile, or a beige guard keshi that is already guarding a city gate,
+    is NOT allowed." """
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, brickworks=1)  # 2 brown keshis in the sahara
+    give(state, 0, "beige", 2)
+    pl.gates[0] = "gray"  # one guard guards a gate
+    give(state, 0, "green", 1)  # a date picker in the orchard
+    may = wg.malus_keshis(state, 0)
+    assert "brown" not in may and may["beige"] == 1 and may["green"] == 1
