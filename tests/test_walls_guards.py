@@ -669,3 +669,85 @@ def test_the_any_keshi_malus_spares_sahara_keshis_and_committed_guards():
     give(state, 0, "green", 1)  # a date picker in the orchard
     may = wg.malus_keshis(state, 0)
     assert "brown" not in may and may["beige"] == 1 and may["green"] == 1
+
+
+def test_each_player_gets_a_desert_town_without_an_instant_effect_on_the_wall():
+    """Setup 12: "sort out all tiles with an instant effect (No. 10, 11, 12). Each player
+    is randomly assigned one of the remaining tiles"; it scores once the wall is
+    complete (ruling, ``wall_towns``)."""
+    for seed in range(4):
+        state = wg_state(3, seed=seed)
+        towns = [pl.wall_town for pl in state.players]
+        assert len(set(towns)) == 3 and not {10, 11, 12} & set(towns)
+    pl = state.players[0]
+    assert wg.wall_towns(state, 0) == []
+    pl.wall = list(pl.bricks)
+    assert wg.wall_towns(state, 0) == [pl.wall_town]
+
+
+def test_the_gate_wall_bonus_needs_a_free_guard_and_takes_a_leftmost_gate():
+    """Wall bonus: "1 gate from the leftmost or second-from-left workshop space ... no
+    dinar ... points as usual ... a keshi of the matching color"; "the player needs 1
+    free watchman keshi on their watchtower"."""
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, 1, 2, 3, 4)
+    pl.wall = list(pl.bricks[:5])  # the next section covers the gate bonus
+    give(state, 0, "beige", 1)
+    dinars = pl.dinars
+    run(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
+    gates = state.legal_actions()
+    assert gates and all(a.kind == "gate" and a.arg // 12 in (0, 1) for a in gates)
+    act(state, str(gates[0]))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert sum(g is not None for g in pl.gates) == 1 and pl.dinars == dinars
+    state = wg_state(2)  # no free guard: no gate
+    run(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
+    assert not state.stack or state.stack[-1].get("k") != "free_gate"
+
+
+def test_the_city_gate_malus_puts_a_gate_back_without_dinars_or_points():
+    """Malus: "Place 1 city gate of your choice back on the leftmost or second-from-left
+    workshop space ... no dinars ... neither gains nor loses points ... do not lose a
+    keshi ... the watchmen keshi ... back onto the watchtower"."""
+    state = wg_state(2)
+    pl = state.players[0]
+    give(state, 0, "beige", 1)
+    give(state, 0, "gray", 1)
+    pl.gates[0] = "gray"
+    score, dinars, guards = pl.score, pl.dinars, pl.watchtower
+    shop = list(state.workshops[1])
+    run(state, T("malus", p=0, pen="city_gate"))  # the one gate is given up
+    assert state.stack[-1]["k"] == "gate_back"
+    assert [str(a) for a in state.legal_actions()] == ["choice:0", "choice:1"]
+    act(state, "choice:1")  # the second-from-left workshop
+    assert sorted(state.workshops[1]) == sorted([*shop, "gray"])
+    assert (pl.score, pl.dinars, pl.keshis["gray"]) == (score, dinars, 1)
+    assert pl.gates[0] is None and pl.watchtower == guards + 1
+
+
+def test_the_staircase_malus_crosses_a_threshold_without_dinar_or_bonus():
+    """Malus: "2 steps backwards ... If a player's pawn crosses a white or black threshold
+    during such a movement, they receive neither 1 dinar nor the connection bonus"."""
+    state = wg_state(2)
+    pl = state.players[0]
+    first = state.game.components["staircase"]["thresholds"][0]
+    pl.mosque, pl.palace = first + 1, 0
+    dinars, score = pl.dinars, pl.score
+    run(state, T("malus", p=0, pen="two_steps"))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert pl.mosque == first - 1 and (pl.dinars, pl.score) == (dinars, score)
+    assert not state.stack
+
+
+def test_the_hire_discount_provision_tile():
+    """New Provision Tiles: "Whenever the player hires one or more watchmen, they must give
+    up 1 fewer resource of their choice per watchman" (from its activation)."""
+    state = wg_state(2)
+    pl = state.players[0]
+    assert [sorted(c) for c in wg.hire_costs(state, 0, 1)] == [["dates", "water"]]
+    pl.provisions.append([13, True])
+    assert sorted(map(sorted, wg.hire_costs(state, 0, 1))) == [["dates"], ["water"]]
+    assert wg.hire_costs(state, 0, 0) == [{}]  # the bottom watchman: 1 dinar, now nothing
