@@ -1,6 +1,6 @@
-"""The base rulebook's addendum: each scroll and river tile is the text's (data), each oasis and
-desert town is
-valued in one crafted position by the text's own formula and compared with the engine.
+"""The base rulebook's addendum: each scroll and river tile is the text's (its data), and
+each oasis and desert town is valued in one crafted position by the text's own formula
+and compared with the engine.
 
 The position: player 0 has built city gates of green, gray and yellow, has keshis of
 known counts (a filled white sector, sparse ones), 2 daggers and a necklace, 4 scrolls,
