@@ -1005,3 +1005,41 @@ def test_scroll_28_gives_each_crossed_rapid_at_season_scoring():
     state.apply("resource:water")
     state.apply("colour:yellow")
     assert pl.score >= score + 4 and pl.keshis["yellow"] == 1
+
+
+@pytest.mark.parametrize("season", [1, 2, 3])
+def test_each_season_has_its_own_exchange_office(season):
+    """Preparing the 2nd and 3rd season, 1: "Discard the exchange office tile ... Reveal
+    the next exchange office, which will be the active office for the next season"."""
+    state = blank()
+    state.season = season
+    pl = state.players[0]
+    offices = state.game.components.exchange_offices
+    distinct: dict[str, int] = {}
+    for o in sorted(offices):
+        distinct.setdefault(str(offices[o]["purple"]), o)
+    state.offices = list(distinct.values())[:3]  # three offices that pay differently
+    give(state, 0, "purple")
+    gains = {k: v for e in offices[state.offices[season - 1]]["purple"] for k, v in e.items()}
+    before = {r: getattr(pl, r) for r in ("water", "dates", "dinars")}
+    run(state, T("action", p=0, s="souk"))
+    state.apply("colour:purple")
+    after = {r: getattr(pl, r) - before[r] for r in before}
+    assert {r: n for r, n in after.items() if n} == {k: v for k, v in gains.items() if k != "op"}
+
+
+def test_the_medina_is_filled_by_8_guards_and_a_vendor_whatever_the_gates():
+    """Medina: "The Medina sector counts as completely filled when it contains 8 guards
+    and 1 water vendor, irrespective of the number of city gates"."""
+    from tower.marrakesh.worth import filled
+
+    state = blank()
+    pl = state.players[0]
+    give(state, 0, "beige", 8)
+    pl.vendors = {"beige": 1}
+    state.issued["red"] += 1
+    assert filled(state, 0, "beige") and pl.watchtower == 8  # no gate at all
+    pl.gates[0] = "gray"
+    assert filled(state, 0, "beige")
+    del pl.vendors["beige"]
+    assert not filled(state, 0, "beige")
