@@ -1043,3 +1043,72 @@ def test_the_medina_is_filled_by_8_guards_and_a_vendor_whatever_the_gates():
     assert filled(state, 0, "beige")
     del pl.vendors["beige"]
     assert not filled(state, 0, "beige")
+
+
+def test_the_track_exchange_icon_spares_caravans_guards_and_goods():
+    """Sahara: "When covering an exchange icon, the player may return any 1 keshi ... You
+    may NOT return a brown caravan keshi standing next to a discovered or claimed oasis,
+    nor a beige guard keshi committed to a city gate, nor any goods keshi ... but you may
+    take one of these in exchange"."""
+    from tower.marrakesh.sectors import claim_oasis
+
+    state = blank()
+    pl = state.players[0]
+    for c in pl.track.values():
+        state.issued[c] -= 1
+    pl.track = {}
+    pl.claimed = [pl.oases[5]]  # the next oasis takes the exchange space
+    pl.claimed_at[5] = True
+    give(state, 0, "brown")  # a caravan next to a discovered oasis
+    pl.revealed[0] = True
+    give(state, 0, "beige", 2)
+    pl.gates[0] = "gray"  # one guard committed
+    give(state, 0, "yellow")
+    give(state, 0, "black")
+    state.stack = []
+    claim_oasis(state, 0, pl.oases[0])
+    advance(state)
+    assert state.stack[-1]["k"] == "exchange_return"
+    assert legal(state) == ["pass", "colour:black", "colour:beige"]
+    state.apply("colour:black")
+    assert "colour:yellow" in legal(state)  # a goods keshi may be taken in exchange
+    state.apply("colour:yellow")
+    assert pl.keshis["black"] == 0 and pl.keshis["yellow"] == 2
+
+
+def test_after_providing_each_player_reveals_one_more_provision_tile():
+    """Providing for Citizens: "each player chooses one of their provision tiles that is
+    still face down and flips it"."""
+    from marrakesh_checks import season_scoring
+
+    state = blank(players=3)
+    season_scoring(state)
+    assert all(sum(shown for _, shown in pl.provisions) == 2 for pl in state.players)
+
+
+def test_several_goods_keshis_of_a_bonus_are_of_one_colour():
+    """Main square: "if the number of spectators allows more than one goods keshi, they
+    must all be of the same color"."""
+    state = blank()
+    pl = state.players[0]
+    run(state, T("fx", p=0, e={"op": "keshi", "colour": "goods", "n": 3}))
+    assert legal(state) == ["colour:yellow", "colour:purple", "colour:orange"]
+    state.apply("colour:purple")
+    assert pl.keshis["purple"] == 3 and pl.keshis["yellow"] == pl.keshis["orange"] == 0
+
+
+def test_a_gate_keshi_for_a_full_sector_goes_back_to_the_supply():
+    """Medina: "If any of these sectors are filled completely, the keshi of that color
+    must be returned to the common supply"."""
+    state = blank()
+    pl = state.players[0]
+    give(state, 0, "beige")
+    give(state, 0, "gray", 8)
+    pl.dinars = 5
+    state.workshops = [["gray"], ["gray"], ["white"], ["black"]]
+    issued = state.issued["gray"]
+    run(state, T("action", p=0, s="beige"))
+    state.apply("gate:w1/gray")
+    state.apply(f"slot:{state.game.components['medina']['gate_spaces'].index('white')}")
+    assert pl.keshis["gray"] == 8 and pl.held == [] and state.issued["gray"] == issued
+    check(state)
