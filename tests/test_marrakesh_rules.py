@@ -1112,3 +1112,28 @@ def test_a_gate_keshi_for_a_full_sector_goes_back_to_the_supply():
     state.apply(f"slot:{state.game.components['medina']['gate_spaces'].index('white')}")
     assert pl.keshis["gray"] == 8 and pl.held == [] and state.issued["gray"] == issued
     check(state)
+
+
+def test_the_track_scroll_icon_takes_a_3_scholar_scroll_for_free():
+    """Sahara: "When covering the scroll icon, the player may take 1 scroll from the
+    display that requires exactly 3 scholar keshis, ignoring this requirement and without
+    paying 1 date"."""
+    from tower.marrakesh.sectors import claim_oasis
+
+    state = blank()
+    pl = state.players[0]
+    for c in pl.track.values():
+        state.issued[c] -= 1
+    pl.track = {}
+    pl.claimed = list(pl.oases[3:6])  # the next oasis takes the scroll space
+    pl.claimed_at[3] = pl.claimed_at[4] = pl.claimed_at[5] = True
+    pl.revealed[0] = True
+    dates = pl.dates
+    state.stack = []
+    claim_oasis(state, 0, pl.oases[0])
+    advance(state)
+    assert state.stack[-1]["k"] == "track_scroll"
+    assert legal(state) == ["pass", "scroll:yellow0", "scroll:yellow1", "scroll:yellow2"]
+    sid = state.stacks[3][-1]
+    state.apply("scroll:yellow0")
+    assert sid in pl.scrolls and pl.dates == dates and pl.keshis["gray"] == 0
