@@ -18,6 +18,7 @@ from tower.marrakesh.actions import GOODS, VENDOR_SECTORS
 from tower.marrakesh.scoring import town_value
 from tower.marrakesh.sectors import spectators
 from tower.marrakesh.worth import oasis_value
+from tower.pieces import KESHI_COLOURS
 
 
 def position():
@@ -117,25 +118,7 @@ def _sp(name: str, **kw) -> list[dict]:
 #: The addendum's scrolls: id -> what the text says, as the data encodes it: an instant
 #: effect list, or the name of the permanent enhancement (and its value).
 SCROLLS: dict[int, object] = {
-    **{
-        i + 1: _k(c)
-        for i, c in enumerate(
-            [
-                "green",
-                "gray",
-                "white",
-                "black",
-                "pink",
-                "turquoise",
-                "beige",
-                "brown",
-                "red",
-                "yellow",
-                "purple",
-                "orange",
-            ]
-        )
-    },  # 01-12 "the depicted keshi"
+    **{i + 1: _k(c) for i, c in enumerate(KESHI_COLOURS)},  # 01-12 "the depicted keshi"
     13: ("threshold_bonus", [{"op": "gain", "water": 1}]),
     14: ("threshold_bonus", [{"op": "gain", "dates": 1}]),
     15: ("threshold_bonus", [{"op": "gain", "dinars": 1}]),

@@ -302,21 +302,11 @@ def test_gems_and_experts_conditions_count_with_their_modules(module, kind):
     assert fulfilled(state, 0, cond)
 
 
-def _scrolls(state: State, colours: list[str]) -> list[int]:
-    """Scroll ids of the given colours (one per entry, all different)."""
-    comps = state.game.components.scrolls
+def _ids(table: dict[int, dict], key: str, values: list[str]) -> list[int]:
+    """Different ids of ``table`` whose ``key`` is each of ``values`` in turn."""
     out: list[int] = []
-    for c in colours:
-        out.append(next(s for s in sorted(comps) if comps[s]["colour"] == c and s not in out))
-    return out
-
-
-def _goods(state: State, goods: list[str]) -> list[int]:
-    """Luxury-good ids of the given kinds (one per entry, all different)."""
-    lux = state.game.components.luxuries
-    out: list[int] = []
-    for g in goods:
-        out.append(next(x for x in sorted(lux) if lux[x]["good"] == g and x not in out))
+    for v in values:
+        out.append(next(i for i in sorted(table) if table[i][key] == v and i not in out))
     return out
 
 
@@ -392,9 +382,9 @@ def test_each_printed_sub_goal(condition, meet, miss):
             if key == "gates":
                 pl.gates = [*value, *[None] * (len(pl.gates) - len(value))]
             elif key == "scrolls":
-                pl.scrolls = _scrolls(state, value)
+                pl.scrolls = _ids(state.game.components.scrolls, "colour", value)
             elif key == "goods":
-                pl.luxuries = _goods(state, value)
+                pl.luxuries = _ids(state.game.components.luxuries, "good", value)
             elif key == "claimed":
                 pl.claimed = list(pl.oases[:value])
             else:

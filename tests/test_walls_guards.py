@@ -103,6 +103,13 @@ def explore(state: State, p: int, *indices: int, brickworks: int = 0) -> None:
     give(state, p, "brown", len(indices) + brickworks)
 
 
+def in_orchard(state: State, p: int, green: int, brown: int) -> None:
+    """Date pickers and caravans in player ``p``'s date orchard."""
+    give(state, p, "green", green)
+    give(state, p, "brown", brown)
+    state.players[p].orchard_brown = brown
+
+
 def act(state: State, text: str) -> None:
     state.apply(Action.parse(text))
     check(state)
@@ -233,9 +240,7 @@ def test_green_keshi_explores_a_brick_tile():
 def test_rulebook_date_orchard_action():
     state = wg_state(2)
     pl = state.players[0]
-    give(state, 0, "green", 2)
-    give(state, 0, "brown", 3)
-    pl.orchard_brown = 3
+    in_orchard(state, 0, 2, 3)
     dates, wood = pl.dates, pl.wood
     check(state)
     run(state, T("action", p=0, s="green"))
@@ -606,9 +611,7 @@ def test_river_tiles_19_20_21_and_24():
     assert state.stack[-1]["k"] == "choose" and len(state.legal_actions()) == 3  # or none
     state = wg_state(2)
     pl = state.players[0]
-    give(state, 0, "green", 2)
-    give(state, 0, "brown", 3)
-    pl.orchard_brown = 3
+    in_orchard(state, 0, 2, 3)
     dates, wood = pl.dates, pl.wood
     _river_tile(state, 20)
     assert (pl.dates, pl.wood) == (dates + 2, wood + 3)
@@ -621,9 +624,7 @@ def test_river_tiles_19_20_21_and_24():
     assert asked == 2
     state = wg_state(2)
     pl = state.players[0]
-    give(state, 0, "green", 2)
-    give(state, 0, "brown", 2)
-    pl.orchard_brown = 2  # 2 green and 2 brown in the date orchard: 2 pairs
+    in_orchard(state, 0, 2, 2)  # 2 green and 2 brown in the date orchard: 2 pairs
     score = pl.score
     _river_tile(state, 24)
     assert pl.score == score + 2 * 3

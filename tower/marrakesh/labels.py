@@ -218,15 +218,13 @@ def _provision(state: Board, t: Task, a: Action) -> Label:
 
 # -- phase 2 and 4 --------------------------------------------------------------------------
 def _claim_text(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "claim nothing"
     c = KESHI_COLOURS[a.arg]
     n = state.display[c]
     return f"claim the {amount(n, c)} from the tower base", {f"{c} keshis": n}, {}
 
 
-label("claim")(_claim_text)
-label("claim_second")(_claim_text)
+label("claim", passing="claim nothing")(_claim_text)
+label("claim_second", passing="claim nothing")(_claim_text)
 
 
 @label("rapid_choice")
@@ -339,10 +337,8 @@ def _gate_space(state: Board, t: Task, a: Action) -> Label:
     return f"put the city gate on the {ordinal(a.arg + 1)} gate space"
 
 
-@label("sahara")
+@label("sahara", passing="claim nothing")
 def _sahara(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "claim nothing"
     p = t["p"]
     pl = state.players[p]
     if a.arg >= 8:
@@ -350,10 +346,8 @@ def _sahara(state: Board, t: Task, a: Action) -> Label:
     return f"claim {oasis_text(state, p, pl.oases[a.arg - 2])} on the {ordinal(a.arg + 1)} space"
 
 
-@label("free_oasis")
+@label("free_oasis", passing="claim no oasis")
 def _free_oasis(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "claim no oasis"
     p = t["p"]
     oasis = oasis_text(state, p, state.players[p].oases[a.arg - 2])
     return f"claim {oasis} on the {ordinal(a.arg + 1)} sahara space for free"
@@ -366,17 +360,13 @@ def _score_oasis(state: Board, t: Task, a: Action) -> Label:
     return f"score {oasis_text(state, p, oid)}", {"points": oasis_value(state, p, oid)}, {}
 
 
-@label("leftover_oasis")
+@label("leftover_oasis", passing="take no oasis")
 def _leftover(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "take no oasis"
     return f"take {oasis_text(state, t['p'], state.leftover_oases[a.arg])}"
 
 
-@label("track_keshi")
+@label("track_keshi", passing="leave the keshi")
 def _track_keshi(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "leave the keshi"
     return f"deploy {words(Action('colour', KESHI_COLOURS.index(t['c'])))}"
 
 
@@ -408,17 +398,15 @@ def _free_luxury(state: Board, t: Task, a: Action) -> Label:
 
 
 def _scroll_label(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "take no scroll"
     if a.kind == "swap":
         return words(a), {}, {"dinars": 1}
     return f"take {top_scroll(state, a.arg)}"
 
 
-label("special_scroll")(_scroll_label)
+label("special_scroll", passing="take no scroll")(_scroll_label)
 
 
-@label("madrasa")
+@label("madrasa", passing="take no scroll")
 def _madrasa(state: Board, t: Task, a: Action) -> Label:
     from tower.marrakesh.sectors import scroll_cost
 
@@ -428,21 +416,17 @@ def _madrasa(state: Board, t: Task, a: Action) -> Label:
     return f"buy {top_scroll(state, a.arg)} for {amount(dates, 'dates')}", {}, {"dates": dates}
 
 
-label("track_scroll")(_scroll_label)
+label("track_scroll", passing="take no scroll")(_scroll_label)
 
 
 def _gate_label(state: Board, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "buy no city gate"
     return f"take {words(a)} as a city gate"
 
 
-@label("medina")
+@label("medina", passing="buy no city gate")
 def _medina(state: Board, t: Task, a: Action) -> Label:
     from tower.marrakesh.sectors import gate_price
 
-    if a.kind == "pass":
-        return "buy no city gate"
     price = gate_price(state, t["p"], a.arg // 12)
     return f"buy {words(a)} as a city gate for {amount(price, 'dinars')}", {}, {"dinars": price}
 

@@ -79,16 +79,23 @@ class Decision:
 PRIVATE: set[str] = {"select"}
 
 
+#: decision kind -> the label of its ``pass`` action (else the labeller says it).
+PASSING: dict[str, str] = {}
+
+
 def label(
-    kind: str, private: bool = False
+    kind: str, private: bool = False, passing: str = ""
 ) -> Callable[[Callable[..., Label]], Callable[..., Label]]:
     """Register the labeller of a decision kind: ``fn(state, task, action) -> Label``;
-    ``private``: its options are hidden from the other players (:attr:`Decision.private`)."""
+    ``private``: its options are hidden from the other players (:attr:`Decision.private`);
+    ``passing``: the label of its ``pass`` action (the labeller then never sees one)."""
 
     def deco(fn: Callable[..., Label]) -> Callable[..., Label]:
         LABELS[kind] = fn
         if private:
             PRIVATE.add(kind)
+        if passing:
+            PASSING[kind] = passing
         return fn
 
     return deco
@@ -98,7 +105,7 @@ def phrase(kind: str, text: str, passing: str = "pass") -> None:
     """Label a decision whose actions' own words suffice: ``text`` with ``{}`` standing
     for them (:func:`tower.marrakesh.actions.words`); ``passing`` is the label of
     ``pass``."""
-    LABELS[kind] = lambda state, t, a: passing if a.kind == "pass" else text.format(words(a))
+    label(kind, passing=passing)(lambda state, t, a: text.format(words(a)))
 
 
 class IllegalActionError(TowerError, ValueError):
@@ -334,7 +341,10 @@ def describe(state: Board, action: Action, player: int | None = None) -> Decisio
     else:
         kind, p = "select", pending_players(state)[0] if player is None else player
     fn = LABELS.get(f"{kind}/{action.kind}") or LABELS.get(kind)
-    out = fn(state, top, action) if fn is not None else words(action)
+    if action.kind == "pass" and kind in PASSING:
+        out: Label = PASSING[kind]
+    else:
+        out = fn(state, top, action) if fn is not None else words(action)
     text, gives, costs = (out, {}, {}) if isinstance(out, str) else out
     return Decision(action, kind, p, text, dict(gives), dict(costs))
 

@@ -500,18 +500,16 @@ def _madrasa_scroll(state: State, a: Action) -> str:
     return f"{where} ({describe_effects(effect)})"
 
 
-@label("madrasa_use")
+@label("madrasa_use", passing="use no more Madrasa scrolls")
 def _use_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "use no more Madrasa scrolls"
     dates = cost(state, t["p"], a.arg // 3)[1]
     text = f"use {_madrasa_scroll(state, a)} for {amount(dates, 'dates')}"
     return text, {}, {"dates": dates}
 
 
-@label("madrasa_track")
+@label("madrasa_track", passing="use no Madrasa scroll")
 def _track_label(state: State, t: Task, a: Action) -> Label:
-    return "use no Madrasa scroll" if a.kind == "pass" else f"use {_madrasa_scroll(state, a)}"
+    return f"use {_madrasa_scroll(state, a)}"
 
 
 @label("madrasa_tile")

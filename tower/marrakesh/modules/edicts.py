@@ -378,9 +378,9 @@ def edict_text(edict: int) -> str:
 phrase("edict_keshi", "deploy {}")
 
 
-@label("edict_scroll")
+@label("edict_scroll", passing="take no scroll")
 def _scroll_label(state: State, t: Task, a: Action) -> Label:
-    return "take no scroll" if a.kind == "pass" else f"take {top_scroll(state, a.arg)}"
+    return f"take {top_scroll(state, a.arg)}"
 
 
 @label("edict_pick")

@@ -731,12 +731,11 @@ def _pay_label(state: State, t: Task, a: Action) -> Label:
 
 
 def _use_label(state: State, t: Task, a: Action) -> Label:
-    return "use no expert" if a.kind == "pass" else _way_words(state, t["p"], *t["ways"][a.arg])
+    return _way_words(state, t["p"], *t["ways"][a.arg])
 
 
-label("experts_use")(_use_label)
-label("experts_use_red")(_use_label)
-label("experts_78")(_use_label)
+for _kind in ("experts_use", "experts_use_red", "experts_78"):
+    label(_kind, passing="use no expert")(_use_label)
 
 
 @label("experts_square_space")

@@ -604,10 +604,8 @@ def _pick_label(state: State, t: Task, a: Action) -> Label:
     return f"take {_gem(COLOURS[a.arg])} from {where}"
 
 
-@label("gems_souk")
+@label("gems_souk", passing="leave the gem dealer")
 def _souk_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "leave the gem dealer"
     kind, k = divmod(a.arg, 5)
     colour = COLOURS[k]
     d = data()["gems"]
@@ -637,17 +635,13 @@ def _pay_label(state: State, t: Task, a: Action) -> Label:
     return f"pay {n} {c} keshis", {}, {f"{c} keshis": n}
 
 
-@label("gems_trade")
+@label("gems_trade", passing="trade no gem")
 def _trade_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "trade no gem"
     return f"trade your loose {COLOURS[a.arg]} gem for a gem of the dealer"
 
 
-@label("gems_return")
+@label("gems_return", passing="return no gem")
 def _return_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "return no gem"
     pts = t["pts"]
     return f"return your loose {COLOURS[a.arg]} gem for {pts} points", {"points": pts}, {}
 

@@ -239,10 +239,8 @@ def item_text(state: State, p: int, item: int) -> str:
     return scroll_text(state.game.components, item)
 
 
-@label("shop_sell")
+@label("shop_sell", passing="offer nothing at the second-hand shop")
 def _sell_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "offer nothing at the second-hand shop"
     return f"offer {item_text(state, t['p'], a.arg)} at the second-hand shop"
 
 
@@ -254,10 +252,8 @@ def _price_label(state: State, t: Task, a: Action) -> Label:
     return f"ask {amount(dinars, 'dinars')} and {amount(points, 'points')} for it"
 
 
-@label("shop_buy")
+@label("shop_buy", passing="buy nothing at the second-hand shop")
 def _buy_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "buy nothing at the second-hand shop"
     dinars, points, _ = price(state, a.arg)
     text = f"buy {item_text(state, t['p'], a.arg)} for {amount(dinars, 'dinars')}"
     text += f" and {amount(points, 'points')}" if points else ""

@@ -645,8 +645,6 @@ def _merchant_label(state: State, t: Task, a: Action) -> Label:
 def _university_label(state: State, t: Task, a: Action) -> Label:
     from tower.marrakesh.modules import experts
 
-    if a.kind == "pass":
-        return "keep the University's flip for later"
     tid = experts.mine(state, t["p"])["tiles"][_used_tiles(state, t["p"])[a.arg]][0]
     return f"flip {experts.tile_words(state, tid)} back to its unused side"
 
@@ -659,7 +657,7 @@ label("sb_building", private=True)(_building_label)
 label("sb_scroll", private=True)(_scroll_label)
 label("sb_well")(_well_label)
 label("sb_merchant")(_merchant_label)
-label("sb_university")(_university_label)
+label("sb_university", passing="keep the University's flip for later")(_university_label)
 label("pay_resource/choice")(_wood_label)
 phrase("sb_merchant_pay", "pay {}")
 

@@ -624,8 +624,6 @@ def _place_wg_label(state: State, t: Task, a: Action) -> Label:
 
 
 def _fire_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "fire no more bricks"
     p = t["p"]
     tile = state.players[p].bricks[a.arg - 2]
     if t["k"] == "fire_free":
@@ -634,14 +632,12 @@ def _fire_label(state: State, t: Task, a: Action) -> Label:
     return f"fire {brick_words(state, tile)} for {cost} wood", {}, {"wood": cost}
 
 
-label("fire")(_fire_label)
+label("fire", passing="fire no more bricks")(_fire_label)
 label("fire_free")(_fire_label)
 
 
-@label("hire")
+@label("hire", passing="hire no more watchmen")
 def _hire_label(state: State, t: Task, a: Action) -> Label:
-    if a.kind == "pass":
-        return "hire no more watchmen"
     post = ("bottom", "middle", "top")[a.arg]
     return f"hire the watchman on the {post} post"
 
