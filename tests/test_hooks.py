@@ -14,7 +14,7 @@ from tower.marrakesh.actions import ActionSpaceError, action_id, add_kinds
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.hooks import REGISTRY, Module, RegistryError, SeasonStep, register
 from tower.marrakesh.invariants import check
-from tower.marrakesh.rules import T, ask, options, resolve, score, task
+from tower.marrakesh.rules import T, ask, label, options, resolve, score, task
 
 LOG: list[str] = []
 
@@ -148,6 +148,11 @@ def _toy_round(state: State, t: dict) -> None:
 @options("toy_ping")
 def _toy_ping_options(state: State, t: dict) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
+
+
+@label("toy_ping")
+def _toy_ping_label(state: State, t: dict, a) -> str:
+    return ("answer no", "answer yes")[a.arg]
 
 
 @resolve("toy_ping")
