@@ -2,7 +2,9 @@
 
 - :func:`after_setup` starts a game and takes the first option of every setup decision;
   :func:`run` replaces a state's pending work by some tasks and runs them; :func:`act`
-  applies an action by its text and checks the invariants;
+  applies an action by its text and checks the invariants; :func:`season_scoring` plays
+  a season's scoring through to the next season's first selection; :func:`hold_experts`
+  gives a player expert tiles;
 - :func:`sequences_with` is the Hypothesis decorator of such a test: a seed, 2-4 players,
   the module with a random set of the others, and the picks;
 - :func:`legal_sequence` plays a sequence of legal choices picked by integers (as drawn by
@@ -26,7 +28,7 @@ from hypothesis import strategies as st
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
-from tower.marrakesh.rules import Task, advance, push
+from tower.marrakesh.rules import T, Task, advance, push
 
 
 def after_setup(players: int, modules: frozenset[str], seed: int = 0) -> State:
@@ -42,6 +44,36 @@ def run(state: State, *tasks: Task) -> None:
     state.stack = []
     push(state, *tasks)
     advance(state)
+
+
+def hold_experts(state: State, p: int, used: list[bool], colour: str = "") -> list[int]:
+    """Give player ``p`` expert tiles from the face-down stack (of ``colour`` if given),
+    ``used`` or not, and put the expert keshis of a cleared throw back on the board;
+    returns the tile ids."""
+    from tower.marrakesh.modules import experts
+
+    g = state.ext["experts"]
+    pick = [t for t in g["stack"] if not colour or experts.tile(state, t)["colour"] == colour]
+    tiles = [[pick[i], u] for i, u in enumerate(used)]
+    g["stack"] = [t for t in g["stack"] if t not in {tid for tid, _ in tiles}]
+    state.players[p].ext["experts"]["tiles"] = tiles
+    g["board"] = 0
+    g["board"] = experts.data()["board"]["keshis"] - sum(experts.expert_keshis(state).values())
+    return [tid for tid, _ in tiles]
+
+
+def season_scoring(state: State) -> None:
+    """Play the current season's scoring from its last round's end (every keshi of the
+    screens used), the first option of each decision, up to the next season's first
+    selection or the end of the game."""
+    for pl in state.players:
+        for c in pl.screen:
+            state.issued[c] -= 1
+        pl.screen = []
+    state.round = 4
+    run(state, T("season_end"))
+    while state.stack and state.stack[-1]["t"] != "select":
+        state.apply(state.legal_action_ids()[0])
 
 
 def act(state: State, text: str) -> None:

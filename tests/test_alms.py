@@ -171,3 +171,78 @@ def test_hypothesis_action_sequences_with_alms(seed, players, modules, picks):
 def test_json_and_replay_exact_with_alms(players):
     game = Game(GameConfig(players=players, modules=frozenset(ALMS)))
     round_trip(game, 5, 5, lambda s: s.current_player >= 0 and s.stack[-1].get("k") == "alms_souk")
+
+
+def _plain(effects: list[dict]) -> dict[str, int]:
+    """What an effect list gives: resources, points, steps and specials by name."""
+    out: dict[str, int] = {}
+    for e in effects:
+        if e["op"] == "gain":
+            out |= {k: v for k, v in e.items() if k != "op"}
+        elif e["op"] == "points":
+            out["points"] = e["n"]
+        elif e["op"] == "special":
+            out[e["name"]] = e.get("n", 1)
+        else:
+            out[e["op"]] = e.get("n", 1)
+    return out
+
+
+#: The 11 tiles of the rulebook's list ("Lose 2 VP -> gain 2 water; or pay 1 date -> gain
+#: 2 VP", ...), in its order: (upper cost, upper gain, lower cost, lower gain).
+PRINTED = [
+    ({"points": 2}, {"water": 2}, {"dates": 1}, {"points": 2}),
+    ({"points": 2}, {"dates": 2}, {"water": 1}, {"points": 2}),
+    ({"points": 3}, {"dates": 2, "water": 1}, {"dinars": 1}, {"points": 2}),
+    ({"points": 3}, {"dinars": 2, "dates": 1}, {"water": 2}, {"points": 3}),
+    ({"points": 4}, {"dinars": 1, "dates": 1, "water": 1}, {"dates": 2}, {"points": 2, "stair": 1}),
+    ({"points": 4}, {"dinars": 2, "water": 2}, {"dinars": 2}, {"points": 4}),
+    (
+        {"points": 5},
+        {"keshi_exchange": 1, "dinars": 1, "dates": 1, "water": 1},
+        {"goods": 2},
+        {"points": 2, "dates": 2},
+    ),
+    (
+        {"points": 5},
+        {"both_stairs": 1, "dinars": 1, "dates": 1, "water": 1},
+        {"goods": 2},
+        {"points": 2, "water": 2},
+    ),
+    (
+        {"points": 8},
+        {"alms_gate": 1, "water": 2, "dates": 1},
+        {"resources": 3},
+        {"points": 3, "keshi": 1},
+    ),
+    ({"points": 8}, {"alms_gate": 1, "dinars": 2, "water": 1}, {"workers": 3}, {"gem_search": 2}),
+    ({"points": 10}, {"dinars": 3, "dates": 4, "water": 4}, {"goods": 3}, {"gem_search": 1}),
+]
+
+
+@pytest.mark.parametrize("tile", range(1, 12))
+def test_the_eleven_printed_tiles(tile):
+    """Gems & Experts, Alms, "The alms tiles": each listed tile's two options."""
+    entry = blank(2, ALMS).game.components.tables["alms"][tile]
+    up_cost, up_gain, low_cost, low_gain = PRINTED[tile - 1]
+    assert entry["upper"]["cost"] == up_cost and _plain(entry["upper"]["gain"]) == up_gain
+    assert entry["lower"]["cost"] == low_cost and _plain(entry["lower"]["gain"]) == low_gain
+    gated = {9: "guard", 10: "guard"}
+    assert entry["upper"].get("needs") == gated.get(tile)
+    assert entry["lower"].get("needs") == ("gems" if tile in (10, 11) else None)
+
+
+def test_the_two_walls_and_guards_tiles():
+    """Walls & Guards, New Alms Tiles: "-3 points -> +2 wood" / "-1 wood -> +2 points";
+    "-6 points -> +2 wood + 1 date + 1 keshi exchange" / "-3 wood -> 3 points + 2 goods
+    keshis of your choice"."""
+    game = Game(GameConfig(players=2, modules=frozenset({"alms", "walls_guards"})))
+    left, right = (game.components.tables["wg_alms"][i] for i in (1, 2))
+    assert (left["upper"]["cost"], _plain(left["upper"]["gain"])) == ({"points": 3}, {"wood": 2})
+    assert (left["lower"]["cost"], _plain(left["lower"]["gain"])) == ({"wood": 1}, {"points": 2})
+    assert right["upper"]["cost"] == {"points": 6}
+    assert _plain(right["upper"]["gain"]) == {"wood": 2, "dates": 1, "keshi_exchange": 1}
+    assert right["lower"]["cost"] == {"wood": 3}
+    goods = [e for e in right["lower"]["gain"] if e["op"] == "keshi"]
+    assert _plain(right["lower"]["gain"])["points"] == 3
+    assert len(goods) == 2 and all(e["colour"] == "goods" for e in goods)

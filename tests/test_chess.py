@@ -298,3 +298,17 @@ def test_a_negative_score_still_buys_goods_without_a_points_price():
     state.score_events.append([0, -12, "test: down to -2 points"])
     run(state, T("action", p=0, s="souk"))
     assert "shop:0" in legal(state) and "shop:1" not in legal(state)
+
+
+def test_a_free_luxury_good_still_costs_a_chess_sets_points():
+    """Gems & Experts, The Closed Madrasa, scroll 20: "You do not have to pay the
+    indicated goods keshis. You must still pay all other potentially depicted costs on
+    it": a chess set taken for free still costs its 4 points."""
+    state = blank(modules=CHESS)
+    top_of_shop(state, 0, 27)
+    pl = state.players[0]
+    run(state, T("fx", p=0, e={"op": "special", "name": "free_luxury"}, why="scroll 20"))
+    state.apply("shop:0")
+    assert (
+        pl.luxuries == [27] and [0, -4, "souk: luxury good 27 costs points"] in state.score_events
+    )

@@ -327,8 +327,38 @@ def test_terminal_board_shows_the_open_edicts_and_what_each_choice_means():
     m["stacks"]["imam"] = [7, 8, 9]
     m["box"] = [e for e in m["box"] if e not in (7, 8, 9)]
     text = render(state, state.current_player)
-    assert "choice:1 = #4 (sultan): now goods keshi, goods keshi | end 1 pts per 1 luxuries" in text
+    assert "choice:1 = #4 (sultan): now 1 goods keshi of one colour, 1 goods keshi of one" in text
     act(state, "choice:2")
     text = render(state, state.current_player)
     assert "choice:0 = now" in text and "choice:1 = at the end" in text
     assert "Edicts: waiting imam (3 face down)" in text
+
+
+@pytest.mark.parametrize(
+    ("edict", "instant", "end"),
+    [
+        # 01: "5 steps on the white palace staircase" / "1 point for every 2 steps ... palace"
+        (1, [{"op": "stair", "which": "palace", "n": 5}], {"count": "palace", "per": 2}),
+        # 02: "1 pink scroll (no date cost ...)" / "1 point for each ... scrolls (incl. edicts)"
+        (
+            2,
+            [{"op": "special", "name": "free_scroll", "colour": "pink"}],
+            {"count": "scrolls_and_edicts", "per": 1},
+        ),
+        # 03: "1 keshi of your choice (except orange/yellow/purple)" / "every 2 steps ... mosque"
+        (3, [{"op": "special", "name": "keshi_not_goods"}], {"count": "mosque", "per": 2}),
+        # 04: "2 goods keshis of your choice" / "1 point for each ... luxury goods. Maximum 8"
+        (
+            4,
+            [{"op": "keshi", "colour": "goods", "n": 1}] * 2,
+            {"count": "luxuries", "per": 1, "max": 8},
+        ),
+        # 05: "4 resources of your choice" / "1 point for every 3 resources ... Maximum 8"
+        (5, [{"op": "resource", "n": 4}], {"count": "resources", "per": 3, "max": 8}),
+    ],
+)
+def test_the_printed_edicts(edict, instant, end):
+    """Edicts, "The Edicts": edicts 01-05 as printed (06-12 are not in the text)."""
+    entry = edicts.load()["edicts"][edict]
+    assert entry["instant"] == instant and entry["end"] == end
+    assert entry["source"] == "rulebook"

@@ -19,6 +19,7 @@ from marrakesh_checks import (
     openspiel_sim,
     pettingzoo_api,
     round_trip,
+    season_scoring,
     sequences_with,
 )
 from test_marrakesh_rules import blank, give, legal, run
@@ -605,3 +606,17 @@ def test_a_new_river_gem_at_the_start_of_seasons_2_and_3_only():
     for season, tasks in ((1, 1), (2, 1), (3, 0)):
         state.season = season
         assert len(gems.season_tasks(state)) == tasks
+
+
+def test_season_scoring_leaves_a_river_gem_for_the_first_round_of_season_2():
+    """Seed 003, Gems: "Draw now and at the beginning of the further seasons exactly 1 gem
+    and place it face-up on the 9th space", played through the season scoring: the gem
+    lies there when season 2's first selection begins."""
+    state = blank(2, GEMS)
+    g = state.ext["gems"]
+    g["supply"] += g["river"]  # season 1's river gem was taken back
+    g["river"] = []
+    season_scoring(state)
+    assert (state.season, state.round) == (2, 1)
+    assert len(g["river"]) == 1
+    check(state)

@@ -17,6 +17,7 @@ from marrakesh_checks import (
     openspiel_sim,
     pettingzoo_api,
     round_trip,
+    season_scoring,
     sequences_with,
 )
 from test_marrakesh_rules import blank, give, legal, run
@@ -279,3 +280,16 @@ def test_tensor_shows_the_face_up_gift_and_the_players_gifts():
     buy_from(state, 0)
     after = layout.views(layout.encode(state, 1))
     assert after["gifts.face_up"].sum() == 0 and after["gifts.players"][0, 3] == 1
+
+
+def test_season_scoring_boxes_the_top_gift_before_season_2_begins():
+    """Seed 003, Gifts: "At the season scoring, the top gift is put back into the box and
+    the next gift is turned over", played through the season scoring up to season 2's
+    first selection."""
+    state = blank(modules=MODS)
+    g = state.ext["gifts"]
+    top, below = g["face_up"], g["stack"][-1]
+    season_scoring(state)
+    assert (state.season, state.round) == (2, 1)
+    assert g["box"] == [top] and g["face_up"] == below
+    check(state)

@@ -14,7 +14,7 @@ from tower.marrakesh.actions import ActionSpaceError, action_id, add_kinds
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.hooks import REGISTRY, Module, RegistryError, SeasonStep, register
 from tower.marrakesh.invariants import check
-from tower.marrakesh.rules import T, ask, options, resolve, score, task
+from tower.marrakesh.rules import T, ask, label, options, resolve, score, task
 
 LOG: list[str] = []
 
@@ -150,6 +150,11 @@ def _toy_ping_options(state: State, t: dict) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
+@label("toy_ping")
+def _toy_ping_label(state: State, t: dict, a) -> str:
+    return ("answer no", "answer yes")[a.arg]
+
+
 @resolve("toy_ping")
 def _toy_ping(state: State, t: dict, a) -> None:
     state.players[t["p"]].ext["toy_turns"]["answers"].append(a.arg)
@@ -213,3 +218,47 @@ def test_season_step_before_an_anchor():
     finally:
         for mod in (Early, Late, Both):
             del REGISTRY[mod.name]
+
+
+@task("toy_mark")
+def _toy_mark(state: State, t: dict) -> None:
+    state.ext["toy_after_prepare"].append(f"{t['what']} s{state.season}")
+
+
+class AfterPrepare(Module):
+    """A season step anchored after ``prepare``, beside a mark at each round's start."""
+
+    name = "toy_after_prepare"
+    season_steps = (
+        SeasonStep("toy_after_prepare", "prepare", lambda s: [T("toy_mark", what="step")]),
+    )
+
+    def setup(self, state: State) -> None:
+        state.ext[self.name] = []
+
+    def round_tasks(self, state: State, when: str) -> list[dict]:
+        return [T("toy_mark", what="round")] if when == "start" and state.round == 1 else []
+
+    def final_scoring(self, state: State, p: int) -> None:
+        if p == 0:
+            state.ext[self.name].append("final")
+
+
+def test_season_step_after_prepare_runs_before_the_next_round():
+    """A step anchored after ``prepare`` runs in its season's scoring: before the next
+    season's first round (after ``next_season``), and before the final scoring."""
+    register(AfterPrepare)
+    try:
+        game = Game(GameConfig(players=2, modules=frozenset({"toy_after_prepare"})))
+        final = play(game, [RandomAgent(k) for k in range(2)], seed=5, on_action=check)
+        assert final.ext["toy_after_prepare"] == [
+            "round s1",
+            "step s2",
+            "round s2",
+            "step s3",
+            "round s3",
+            "step s3",
+            "final",
+        ]
+    finally:
+        del REGISTRY["toy_after_prepare"]

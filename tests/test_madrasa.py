@@ -16,7 +16,7 @@ import pytest
 from marrakesh_checks import legal_sequence, round_trip, sequences_with
 from test_marrakesh_rules import give, legal, run
 
-from tower.marrakesh import Game, GameConfig
+from tower.marrakesh import Game, GameConfig, State
 from tower.marrakesh.components import load
 from tower.marrakesh.game import ConfigError
 from tower.marrakesh.invariants import check
@@ -287,3 +287,119 @@ def test_scroll_14_release_comes_after_the_battle_right_before_the_provisions():
         assert steps[at + 1] == "provisions" and steps.index("river") < at
         if "walls_guards" in mods:
             assert steps.index("battle") < at
+
+
+def _outcome(sid: int, pick: str | None) -> tuple[State, dict[str, int]]:
+    """Player 0 uses printed scroll ``sid`` (its effect only), taking option ``pick``;
+    returns the state and what changed: resources, score, staircase and river steps."""
+    from tower.marrakesh.effects import run_effects
+    from tower.marrakesh.rules import advance
+
+    state = madrasa()
+    pl = state.players[0]
+    keys = ("water", "dates", "dinars", "score", "mosque", "palace", "river")
+    before = {k: getattr(pl, k) for k in keys}
+    effect = state.game.components.tables["madrasa_scroll"][sid]["effect"]
+    run_effects(state, 0, effect, f"scroll {sid}")
+    advance(state)
+    if pick is not None:
+        state.apply(pick)
+    while state.stack and state.current_player >= 0:
+        state.apply(state.legal_actions()[0])
+    check(state)
+    return state, {k: getattr(pl, k) - before[k] for k in keys if getattr(pl, k) != before[k]}
+
+
+@pytest.mark.parametrize(
+    ("sid", "pick", "changed"),
+    [
+        (2, "choice:0", {"dinars": 2}),  # "Take 2 dinar or advance 1 step on the river"
+        (2, "choice:1", {"river": 1}),
+        (3, "choice:0", {"water": 2}),  # "Take 2 water or advance 1 step on the mosque or
+        (3, "choice:1", {"palace": 1}),  # palace staircase" (then the first offered: palace)
+        (5, None, {"score": 2}),  # "Gain 2 points" (the gem only with Gems)
+        (6, "choice:0", {"dates": 3}),  # "Take 3 dates or 2 water"
+        (6, "choice:1", {"water": 2}),
+        (8, None, {"dinars": 1, "water": 1, "dates": 1, "score": 2}),
+        (9, None, {"mosque": 1, "palace": 1, "score": 2}),  # both staircases, 2 points
+        (11, None, {"dinars": 1, "water": 1, "score": 3}),
+        (18, None, {"water": 3}),  # the souk's water vendor "and immediately take 3 water"
+    ],
+)
+def test_printed_scroll_outcomes(sid, pick, changed):
+    """Gems & Experts, The Closed Madrasa, "The Scroll Effects" 02, 03, 05, 06, 08, 09,
+    11 and 18: what each printed scroll gives."""
+    state, got = _outcome(sid, pick)
+    assert got == changed
+    if sid == 18:
+        assert state.players[0].souk_vendor  # "Place a red water vendor keshi ... Souk"
+
+
+def test_printed_scrolls_15_17_20_21_22():
+    """Scroll 15: 1 sector action of choice; 17: 2 discovered oases activated without
+    their costs; 20: a luxury good without its goods keshis; 21: a guard keshi and any
+    city gate, then any 1 keshi; 22: 3 keshis of different colours."""
+    state, _ = _outcome(15, None)
+    assert state.history[-1].endswith("sector:green")  # the first sector offered: done
+    state = madrasa()
+    pl = state.players[0]
+    pl.revealed = [True] * 6
+    run(state, T("fx", p=0, e={"op": "special", "name": "claim_oases_free", "n": 2}))
+    while state.stack:
+        state.apply(next(a for a in state.legal_actions() if str(a) != "pass"))
+    assert len(pl.claimed) == 2 and (pl.water, pl.dates, pl.dinars) == (1, 1, 1)
+    state, _ = _outcome(20, None)
+    assert len(state.players[0].luxuries) == 1
+    state = madrasa()
+    pl = state.players[0]
+    run(
+        state,
+        *[T("fx", p=0, e=e) for e in state.game.components.tables["madrasa_scroll"][21]["effect"]],
+    )
+    gates = state.legal_actions()
+    state.apply(gates[0])
+    while state.stack and state.stack[-1].get("k") != "madrasa_gate_keshi":
+        state.apply(state.legal_actions()[0])
+    assert sum(g is not None for g in pl.gates) == 1 and pl.keshis["beige"] == 1
+    state.apply("colour:white")
+    while state.stack:
+        state.apply(state.legal_actions()[0])
+    assert pl.keshis["white"] == 1
+    check(state)
+    state, _ = _outcome(22, None)
+    taken = [c for c, n in state.players[0].keshis.items() if n]
+    assert len(taken) == 3
+
+
+def test_with_special_buildings_each_keeps_one_of_three_permanent_yellow_scrolls():
+    """The Closed Madrasa, Notes: with New Special Buildings "you still choose 1 yellow
+    scroll each from 3 scrolls you have drawn ... set aside all those that do not have a
+    'Permanent Effect.'" """
+    game = Game(GameConfig(players=3, modules=MADRASA | {"special_buildings"}))
+    state = game.new_initial_state(2)
+    scrolls = game.components.scrolls
+    offered = []
+    while state.stack[-1]["t"] == "ask":
+        if state.stack[-1]["k"] == "sb_scroll":
+            offer = state.ext["special_buildings"]["offers"][str(state.stack[-1]["p"])]
+            offered.append(list(offer))
+        state.apply(state.legal_action_ids()[0])
+    assert len(offered) == 3 and all(len(o) == 3 for o in offered)
+    kept = [sid for pl in state.players for sid in pl.scrolls]
+    assert len(kept) == 3
+    for sid in [s for o in offered for s in o]:
+        assert scrolls[sid]["colour"] == "yellow" and scrolls[sid]["timing"] == "permanent"
+    check(state)
+
+
+def test_scroll_18_water_vendor_waters_souk_assistants_from_the_next_turn():
+    """Scroll 18: "From your next turn, you receive 1 water when you place an assistant
+    in the Souk" (not in the turn the vendor arrives)."""
+    state, _ = _outcome(18, None)
+    pl = state.players[0]
+    water = pl.water
+    run(state, T("vendor_water", p=0, s="souk", action=True))
+    assert pl.water == water  # placed this turn: not yet
+    run(state, T("end_turn", p=0))
+    run(state, T("vendor_water", p=0, s="souk", action=True))
+    assert pl.water == water + 1

@@ -304,6 +304,33 @@ def test_bad_state_json_is_refused():
         State.from_json(game, broken)
 
 
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["board"]["display"].update(green=1), "green keshis: 4 found.*3 left"),
+        (lambda d: d["player_states"][1].update(dates=-1), "player 1 has -1 dates"),
+        (lambda d: d["player_states"][0].update(score=99), "player 0: score 99"),
+    ],
+)
+def test_a_broken_position_is_refused_with_the_invariant_it_breaks(tmp_path, edit, message):
+    """``State.from_json`` checks the invariants: a wrong edit of a position (a keshi from
+    nowhere, a negative resource, a score without its events) is one clear error."""
+    from tower.errors import InputFileError
+    from tower.marrakesh.state_file import load_state
+
+    game = Game(GameConfig(players=2))
+    data = json.loads(json.dumps(game.new_initial_state(0).to_json()))
+    assert State.from_json(game, data).to_json() == data
+    edit(data)
+    with pytest.raises(InputFileError, match=f"field <invariants>: not a position.*{message}"):
+        State.from_json(game, data)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputFileError, match=f"edited.json.*{message}") as err:
+        load_state(game, path)
+    assert "\n" not in str(err.value)
+
+
 def _to_chance(state: State, rng: random.Random) -> None:
     while not state.is_chance_node():
         state.apply(rng.choice(state.legal_actions()))

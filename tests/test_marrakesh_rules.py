@@ -1005,3 +1005,135 @@ def test_scroll_28_gives_each_crossed_rapid_at_season_scoring():
     state.apply("resource:water")
     state.apply("colour:yellow")
     assert pl.score >= score + 4 and pl.keshis["yellow"] == 1
+
+
+@pytest.mark.parametrize("season", [1, 2, 3])
+def test_each_season_has_its_own_exchange_office(season):
+    """Preparing the 2nd and 3rd season, 1: "Discard the exchange office tile ... Reveal
+    the next exchange office, which will be the active office for the next season"."""
+    state = blank()
+    state.season = season
+    pl = state.players[0]
+    offices = state.game.components.exchange_offices
+    distinct: dict[str, int] = {}
+    for o in sorted(offices):
+        distinct.setdefault(str(offices[o]["purple"]), o)
+    state.offices = list(distinct.values())[:3]  # three offices that pay differently
+    give(state, 0, "purple")
+    gains = {k: v for e in offices[state.offices[season - 1]]["purple"] for k, v in e.items()}
+    before = {r: getattr(pl, r) for r in ("water", "dates", "dinars")}
+    run(state, T("action", p=0, s="souk"))
+    state.apply("colour:purple")
+    after = {r: getattr(pl, r) - before[r] for r in before}
+    assert {r: n for r, n in after.items() if n} == {k: v for k, v in gains.items() if k != "op"}
+
+
+def test_the_medina_is_filled_by_8_guards_and_a_vendor_whatever_the_gates():
+    """Medina: "The Medina sector counts as completely filled when it contains 8 guards
+    and 1 water vendor, irrespective of the number of city gates"."""
+    from tower.marrakesh.worth import filled
+
+    state = blank()
+    pl = state.players[0]
+    give(state, 0, "beige", 8)
+    pl.vendors = {"beige": 1}
+    state.issued["red"] += 1
+    assert filled(state, 0, "beige") and pl.watchtower == 8  # no gate at all
+    pl.gates[0] = "gray"
+    assert filled(state, 0, "beige")
+    del pl.vendors["beige"]
+    assert not filled(state, 0, "beige")
+
+
+def test_the_track_exchange_icon_spares_caravans_guards_and_goods():
+    """Sahara: "When covering an exchange icon, the player may return any 1 keshi ... You
+    may NOT return a brown caravan keshi standing next to a discovered or claimed oasis,
+    nor a beige guard keshi committed to a city gate, nor any goods keshi ... but you may
+    take one of these in exchange"."""
+    from tower.marrakesh.sectors import claim_oasis
+
+    state = blank()
+    pl = state.players[0]
+    for c in pl.track.values():
+        state.issued[c] -= 1
+    pl.track = {}
+    pl.claimed = [pl.oases[5]]  # the next oasis takes the exchange space
+    pl.claimed_at[5] = True
+    give(state, 0, "brown")  # a caravan next to a discovered oasis
+    pl.revealed[0] = True
+    give(state, 0, "beige", 2)
+    pl.gates[0] = "gray"  # one guard committed
+    give(state, 0, "yellow")
+    give(state, 0, "black")
+    state.stack = []
+    claim_oasis(state, 0, pl.oases[0])
+    advance(state)
+    assert state.stack[-1]["k"] == "exchange_return"
+    assert legal(state) == ["pass", "colour:black", "colour:beige"]
+    state.apply("colour:black")
+    assert "colour:yellow" in legal(state)  # a goods keshi may be taken in exchange
+    state.apply("colour:yellow")
+    assert pl.keshis["black"] == 0 and pl.keshis["yellow"] == 2
+
+
+def test_after_providing_each_player_reveals_one_more_provision_tile():
+    """Providing for Citizens: "each player chooses one of their provision tiles that is
+    still face down and flips it"."""
+    from marrakesh_checks import season_scoring
+
+    state = blank(players=3)
+    season_scoring(state)
+    assert all(sum(shown for _, shown in pl.provisions) == 2 for pl in state.players)
+
+
+def test_several_goods_keshis_of_a_bonus_are_of_one_colour():
+    """Main square: "if the number of spectators allows more than one goods keshi, they
+    must all be of the same color"."""
+    state = blank()
+    pl = state.players[0]
+    run(state, T("fx", p=0, e={"op": "keshi", "colour": "goods", "n": 3}))
+    assert legal(state) == ["colour:yellow", "colour:purple", "colour:orange"]
+    state.apply("colour:purple")
+    assert pl.keshis["purple"] == 3 and pl.keshis["yellow"] == pl.keshis["orange"] == 0
+
+
+def test_a_gate_keshi_for_a_full_sector_goes_back_to_the_supply():
+    """Medina: "If any of these sectors are filled completely, the keshi of that color
+    must be returned to the common supply"."""
+    state = blank()
+    pl = state.players[0]
+    give(state, 0, "beige")
+    give(state, 0, "gray", 8)
+    pl.dinars = 5
+    state.workshops = [["gray"], ["gray"], ["white"], ["black"]]
+    issued = state.issued["gray"]
+    run(state, T("action", p=0, s="beige"))
+    state.apply("gate:w1/gray")
+    state.apply(f"slot:{state.game.components['medina']['gate_spaces'].index('white')}")
+    assert pl.keshis["gray"] == 8 and pl.held == [] and state.issued["gray"] == issued
+    check(state)
+
+
+def test_the_track_scroll_icon_takes_a_3_scholar_scroll_for_free():
+    """Sahara: "When covering the scroll icon, the player may take 1 scroll from the
+    display that requires exactly 3 scholar keshis, ignoring this requirement and without
+    paying 1 date"."""
+    from tower.marrakesh.sectors import claim_oasis
+
+    state = blank()
+    pl = state.players[0]
+    for c in pl.track.values():
+        state.issued[c] -= 1
+    pl.track = {}
+    pl.claimed = list(pl.oases[3:6])  # the next oasis takes the scroll space
+    pl.claimed_at[3] = pl.claimed_at[4] = pl.claimed_at[5] = True
+    pl.revealed[0] = True
+    dates = pl.dates
+    state.stack = []
+    claim_oasis(state, 0, pl.oases[0])
+    advance(state)
+    assert state.stack[-1]["k"] == "track_scroll"
+    assert legal(state) == ["pass", "scroll:yellow0", "scroll:yellow1", "scroll:yellow2"]
+    sid = state.stacks[3][-1]
+    state.apply("scroll:yellow0")
+    assert sid in pl.scrolls and pl.dates == dates and pl.keshis["gray"] == 0

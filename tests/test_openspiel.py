@@ -8,7 +8,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import tower.marrakesh.adapters.openspiel  # noqa: E402 (registers the game)
+import tower.marrakesh.adapters.openspiel  # noqa: E402, F401 (registers the game)
 from tower.marrakesh.adapters.openspiel import PASS  # noqa: E402
 from tower.marrakesh.hooks import maximal_sets  # noqa: E402
 
@@ -71,9 +71,10 @@ def test_selection_is_simultaneous_and_hidden():
     legal = [state.legal_actions(p) for p in range(2)]
     assert all(legal) and all(a != [PASS] for a in legal)
     picks = [legal[0][0], legal[1][-1]]
+    own = [state.action_to_string(p, a) for p, a in enumerate(picks)]
+    assert own[0].startswith("put ") and own[0].endswith(" keshis into the tower")
     state.apply_actions(picks)
     info = [state.information_state_string(p) for p in range(2)]
-    own = [str(tower.marrakesh.ACTIONS[a]) for a in picks]
     assert f"selected: own {own[0]}" in info[0] and own[1] not in info[0].splitlines()[-1]
     assert f"selected: own {own[1]}" in info[1]
 

@@ -300,3 +300,93 @@ def test_gems_and_experts_conditions_count_with_their_modules(module, kind):
         assert not fulfilled(state, 0, cond)
         mine["tiles"].append([3, False])
     assert fulfilled(state, 0, cond)
+
+
+def _ids(table: dict[int, dict], key: str, values: list[str]) -> list[int]:
+    """Different ids of ``table`` whose ``key`` is each of ``values`` in turn."""
+    out: list[int] = []
+    for v in values:
+        out.append(next(i for i in sorted(table) if table[i][key] == v and i not in out))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("condition", "meet", "miss"),
+    [
+        # "at least 1 gate of each shown color"
+        (
+            {"kind": "gates", "colours": ["green", "pink"]},
+            {"gates": ["green", "pink"]},
+            {"gates": ["green"]},
+        ),
+        # "at least 15 steps on the black mosque staircase"
+        ({"kind": "stair", "which": "mosque", "n": 15}, {"mosque": 15}, {"mosque": 14}),
+        # "at least 25 steps in total"
+        (
+            {"kind": "stairs_total", "n": 25},
+            {"mosque": 12, "palace": 13},
+            {"mosque": 12, "palace": 12},
+        ),
+        # "at least 5 scrolls in total; ... of at least 3 different types"
+        (
+            {"kind": "scrolls", "n": 5, "colours": 3},
+            {"scrolls": ["gray"] * 3 + ["pink", "orange"]},
+            {"scrolls": ["gray"] * 4 + ["pink"]},
+        ),
+        # "at least 5 luxury goods in total; ... of at least 3 different types"
+        (
+            {"kind": "luxuries", "n": 5, "types": 3},
+            {"goods": ["necklace"] * 3 + ["dagger", "tajine"]},
+            {"goods": ["necklace"] * 4 + ["dagger"]},
+        ),
+        # "at least 3 scrolls and at least 3 luxury goods"
+        (
+            {"kind": "scrolls_luxuries", "scrolls": 3, "luxuries": 3},
+            {"scrolls": ["gray"] * 3, "goods": ["dagger"] * 3},
+            {"scrolls": ["gray"] * 2, "goods": ["dagger"] * 3},
+        ),
+        # "at least 1 orange scroll and 1 'necklace' luxury good"
+        (
+            {"kind": "scroll_and_good", "colour": "orange", "good": "necklace"},
+            {"scrolls": ["orange"], "goods": ["necklace"]},
+            {"scrolls": ["pink"], "goods": ["necklace"]},
+        ),
+        # "at least 4 luxury goods of the same type"
+        (
+            {"kind": "luxuries_same", "n": 4},
+            {"goods": ["dagger"] * 4},
+            {"goods": ["dagger"] * 3 + ["tajine"]},
+        ),
+        # "luxury goods of at least 5 different types"
+        (
+            {"kind": "luxury_types", "n": 5},
+            {"goods": ["dagger", "tajine", "necklace", "oil_lamp", "slipper"]},
+            {"goods": ["dagger", "tajine", "necklace", "oil_lamp"]},
+        ),
+        # "at least 5 scrolls of the same type (color)"
+        (
+            {"kind": "scrolls_same", "n": 5},
+            {"scrolls": ["gray"] * 5},
+            {"scrolls": ["gray"] * 4 + ["pink"]},
+        ),
+        # "at least 4 activated oases"
+        ({"kind": "oases", "n": 4}, {"claimed": 4}, {"claimed": 3}),
+    ],
+)
+def test_each_printed_sub_goal(condition, meet, miss):
+    """Personal Tasks, "Order Card Conditions": each sub-goal of the list, met and not."""
+    for setting, expected in ((meet, True), (miss, False)):
+        state = pt_state(players=2)
+        pl = state.players[0]
+        for key, value in setting.items():
+            if key == "gates":
+                pl.gates = [*value, *[None] * (len(pl.gates) - len(value))]
+            elif key == "scrolls":
+                pl.scrolls = _ids(state.game.components.scrolls, "colour", value)
+            elif key == "goods":
+                pl.luxuries = _ids(state.game.components.luxuries, "good", value)
+            elif key == "claimed":
+                pl.claimed = list(pl.oases[:value])
+            else:
+                setattr(pl, key, value)
+        assert pt.fulfilled(state, 0, condition) is expected, (setting, condition)

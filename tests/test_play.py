@@ -29,7 +29,10 @@ def test_invalid_input_reprompts_and_action_text_is_accepted():
     # colour:gray (of green, gray, red) was legal and taken: the next prompt offers the
     # two other keshis only.
     last_menu = result.output.split("Pending:")[-1]
-    assert "1) colour:green" in last_menu and "2) colour:red" in last_menu
+    assert "1) put your keshi from the oasis track on it: a green keshi  [colour:green]" in (
+        last_menu
+    )
+    assert "2) put your keshi from the oasis track on it: a red keshi  [colour:red]" in last_menu
     assert "colour:gray" not in last_menu
     assert "End of input: the game is left unfinished." in result.output
 

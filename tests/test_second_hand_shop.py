@@ -260,3 +260,19 @@ def test_hypothesis_action_sequences_with_the_shop(seed, players, modules, picks
 def test_json_and_replay_exact_with_the_shop(players):
     game = Game(GameConfig(players=players, modules=frozenset(SHOP)))
     round_trip(game, 6, 6, lambda s: bool(s.ext["second_hand_shop"]["offers"]))
+
+
+def test_one_offer_and_one_purchase_per_turn_whatever_the_souk_assistants():
+    """Second-Hand-Shop: "In your turn in addition to the regular Souk action, you may
+    sell 1 scroll or oasis and buy 1 scroll or oasis" (3 souk assistants: still one
+    offer, then one purchase decision, then the assistants)."""
+    state = blank(2, SHOP)
+    own_scroll(state, 0, "gray")
+    own_scroll(state, 0, "yellow")
+    turn_start(state, 0, souk=3)
+    asked = []
+    while state.stack[-1].get("k") != "assistant":
+        asked.append(state.stack[-1]["k"])
+        state.apply(state.legal_actions()[-1])
+    assert asked.count("shop_sell") == 1 and asked.count("shop_buy") <= 1
+    assert sum(o[1] == 0 for o in state.ext["second_hand_shop"]["offers"]) == 1

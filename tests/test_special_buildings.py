@@ -8,8 +8,13 @@ worked example; each of its statements for the buildings this toolkit can play i
   ones (:func:`test_start_combination_replaces_the_usual_resources`), 3 yellow scrolls
   drawn and 1 kept, an instant one carried out, the rest in 3 stacks
   (:func:`test_three_yellow_scrolls_drawn_one_kept_rest_restacked`);
-- buildings that need a module the game lacks are never dealt
-  (:func:`test_only_usable_buildings_are_dealt`);
+- buildings that need a module the game lacks are never dealt, nor is the Jeweler (its
+  necklace board is not described)
+  (:func:`test_only_usable_buildings_are_dealt`,
+  :func:`test_the_jeweler_is_not_dealt_and_the_university_only_with_the_experts`);
+- University: once per game 1 used expert flipped back; 2 points per expert tile at the
+  end (:func:`test_university_flips_one_used_expert_back_once_per_game`,
+  :func:`test_university_scores_2_points_for_each_expert_tile_used_or_not`);
 - Great Well: 1 resource of choice from its space with a water vendor's water, not with
   other water; refilled when empty at the end of the turn
   (:func:`test_great_well_adds_a_resource_to_a_water_vendors_water`);
@@ -28,6 +33,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import hold_experts
 from test_chess import action_sequence, assert_bad_file
 from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
@@ -529,3 +535,61 @@ def test_buildings_are_chosen_after_the_brick_tiles_are_laid_out():
         deals = [i for i, t in enumerate(reversed(state.stack)) if t["t"] == "sb_deal"]
         bricks = [i for i, t in enumerate(reversed(state.stack)) if t.get("k") == "bricks"]
         assert kinds.count("bricks") == 9 and max(bricks) < min(deals)
+
+
+# -- the University and the Jeweler -----------------------------------------------------
+def test_the_jeweler_is_not_dealt_and_the_university_only_with_the_experts():
+    """A dealt building works: the Jeweler's special necklace board is not described by the
+    text, so it is not dealt, even with Gems; the University comes with the Experts."""
+
+    def names(*modules: str) -> set[str]:
+        return {sb.load()["building"][i]["name"] for i in sb.usable(frozenset(modules))}
+
+    assert names("gems") == {"great_well", "flying_merchant"}
+    assert names("experts") == {"great_well", "flying_merchant", "university"}
+    assert names("gems", "experts", WG) == {
+        "great_well",
+        "flying_merchant",
+        "university",
+        "watchtower",
+        "woodcutter",
+    }
+
+
+def _university(used: list[bool]) -> State:
+    """Player 0 owns the University and holds expert tiles, ``used`` or not."""
+    state = blank(2, (SB, "experts"))
+    own(state, 0, "university")
+    hold_experts(state, 0, used)
+    check(state)
+    return state
+
+
+def test_university_scores_2_points_for_each_expert_tile_used_or_not():
+    """Seed 001, The University: "The player receives 2 points for each Expert tile
+    (whether used or unused)"; the same position without the building scores 4 fewer."""
+    state = _university([True, False])
+    plain = state.clone()
+    plain.players[0].ext[SB].update(building=0, marker=False)
+    for s in (state, plain):
+        run(s, T("final_scoring"))
+    assert [0, 4, "university: expert tiles"] in state.score_events
+    assert state.players[0].score - plain.players[0].score == 4
+
+
+def test_university_flips_one_used_expert_back_once_per_game():
+    """Seed 001, The University: "Once per game, the player may flip 1 already-used Expert
+    back to its front side" (offered at the start of the owner's turn)."""
+    state = _university([False, True, True])
+    state.players[0].assistants = {"souk": 1}
+    run(state, T("assist_turn", k=0))
+    assert legal(state) == ["pass", "choice:0", "choice:1"]
+    state.apply("choice:1")  # the second used tile
+    tiles = state.players[0].ext["experts"]["tiles"]
+    assert [u for _, u in tiles] == [False, True, False]
+    assert state.players[0].ext[SB]["marker"] is False
+    check(state)
+    state.stack = []
+    state.players[0].assistants = {"souk": 1}
+    run(state, T("assist_turn", k=0))
+    assert state.stack[-1]["k"] == "assistant"  # used: not offered again

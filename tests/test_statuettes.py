@@ -12,6 +12,7 @@ import json
 
 import pytest
 from marrakesh_checks import (
+    hold_experts,
     legal_sequence,
     openspiel_sim,
     pettingzoo_api,
@@ -23,6 +24,7 @@ from test_marrakesh_rules import blank, give, legal, run
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.invariants import check
+from tower.marrakesh.modules import experts
 from tower.marrakesh.modules import statuettes as st_
 from tower.marrakesh.rules import T
 
@@ -301,3 +303,30 @@ def test_with_the_imam_and_every_keshi_the_player_chooses_which_to_waive():
     state.apply("colour:yellow")
     assert pl.luxuries == [55] and pl.keshis["yellow"] == 1 and pl.keshis["purple"] == 0
     check(state)
+
+
+def test_a_luxury_goods_expert_takes_the_face_up_statuette_for_free():
+    """Seed 003, The Experts: "Note: You can also acquire a 'Luxury Good: Statuette' with
+    such an expert" (its goods keshis predominantly the expert's colour, a tie enough)."""
+    state = blank(2, ("experts", "statuettes"))
+    (tid,) = hold_experts(state, 0, [False], colour="purple")
+    face_up(state, 56)  # 1 purple, 1 orange: a tie
+    state.turn = 0
+    run(state, T("action", p=0, s="souk"))
+    assert state.stack[-1]["k"] == "experts_use"
+    ways = state.stack[-1]["ways"]
+    assert [tid, experts.STATUETTE] in ways
+    keshis = dict(state.players[0].keshis)
+    state.apply(f"choice:{ways.index([tid, experts.STATUETTE])}")
+    assert 56 in state.players[0].luxuries and state.players[0].keshis == keshis
+    assert state.players[0].ext["experts"]["tiles"] == [[tid, True]]
+    check(state)
+
+
+def test_a_luxury_goods_expert_does_not_take_a_statuette_of_other_colours():
+    state = blank(2, ("experts", "statuettes"))
+    hold_experts(state, 0, [False], colour="purple")
+    face_up(state, 54)  # 2 yellow, 1 orange: no purple
+    state.turn = 0
+    run(state, T("action", p=0, s="souk"))
+    assert all(s != experts.STATUETTE for _, s in state.stack[-1].get("ways", []))

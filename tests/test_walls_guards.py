@@ -103,6 +103,13 @@ def explore(state: State, p: int, *indices: int, brickworks: int = 0) -> None:
     give(state, p, "brown", len(indices) + brickworks)
 
 
+def in_orchard(state: State, p: int, green: int, brown: int) -> None:
+    """Date pickers and caravans in player ``p``'s date orchard."""
+    give(state, p, "green", green)
+    give(state, p, "brown", brown)
+    state.players[p].orchard_brown = brown
+
+
 def act(state: State, text: str) -> None:
     state.apply(Action.parse(text))
     check(state)
@@ -233,9 +240,7 @@ def test_green_keshi_explores_a_brick_tile():
 def test_rulebook_date_orchard_action():
     state = wg_state(2)
     pl = state.players[0]
-    give(state, 0, "green", 2)
-    give(state, 0, "brown", 3)
-    pl.orchard_brown = 3
+    in_orchard(state, 0, 2, 3)
     dates, wood = pl.dates, pl.wood
     check(state)
     run(state, T("action", p=0, s="green"))
@@ -518,3 +523,232 @@ def test_terminal_board_shows_walls_guards():
     assert "wood 1; bricks (path A, path B; * explored) 01 03 05 02 04 06" in text
     assert "malus goods_keshi" not in text and "malus two_resources: give up" in text
     assert "choice:0 = " in text
+
+
+@pytest.mark.parametrize("towns", [(), (8,), (8, 9)])
+def test_ruling_with_desert_towns_a_filled_sahara_needs_its_8_spaces_and_both_town_slots(towns):
+    """Walls & Guards: "8 keshis in any combination of brown and green, plus 1 red keshi";
+    Desert Towns (expansion 5): "Both keshi slots of the desert town covering tile must be
+    occupied (in addition to all other keshi spaces)". The ruling follows both."""
+    state = Game(GameConfig(players=2, modules=WG | {"desert_towns"})).new_initial_state(0)
+    pl = state.players[0]
+    explore(state, 0, 0, 1, 2, 3, 4, 5, brickworks=2)  # the 8 spaces
+    pl.vendors["brown"] = 1
+    for s in towns:
+        pl.sahara[s] = True
+    give(state, 0, "brown", len(towns))
+    assert wg.filled(state, 0, "brown") is (len(towns) == 2)
+    if towns:  # 6 brick-tile spaces and both town slots are 8 keshis, not filled either
+        pl.sahara[0] = pl.sahara[1] = False
+        pl.sahara[8] = pl.sahara[9] = True
+        assert wg.filled(state, 0, "brown") is False
+    # Without the desert towns the 8 spaces are enough.
+    plain = wg_state(players=2)
+    explore(plain, 0, 0, 1, 2, 3, 4, 5, brickworks=2)
+    plain.players[0].vendors["brown"] = 1
+    assert wg.filled(plain, 0, "brown") is True
+
+
+#: The 11 brick tiles of "Brick Tiles" (tile 10's camel steps and nomads need modules
+#: outside the three rulebooks: its wood and dinars remain): (wood, brown, green).
+BRICKS = {
+    1: (
+        3,
+        [{"op": "stair", "which": "mosque", "n": 1}],
+        [{"op": "stair", "which": "palace", "n": 1}],
+    ),
+    2: (3, [{"op": "gain", "wood": 1}], [{"op": "gain", "dates": 1}]),
+    3: (4, "2 different goods keshis", [{"op": "resource", "n": 2}]),
+    4: (4, [{"op": "gain", "dinars": 2}], [{"op": "gain", "water": 2}]),
+    5: (5, [{"op": "gain", "wood": 3}], [{"op": "special", "name": "yellow_scroll"}]),
+    6: (5, [{"op": "points", "n": 3}], [{"op": "river", "n": 3}]),
+    7: (3, [{"op": "gain", "wood": 1}], [{"op": "stair", "which": "palace", "n": 1}]),
+    8: (3, [{"op": "stair", "which": "mosque", "n": 1}], [{"op": "gain", "dates": 1}]),
+    9: (
+        4,
+        [{"op": "special", "name": "keshi_exchange"}],
+        [{"op": "stair", "which": "mosque", "n": 1}, {"op": "stair", "which": "palace", "n": 1}],
+    ),
+    10: (4, [{"op": "gain", "wood": 2}], [{"op": "gain", "dinars": 2}]),
+    11: (
+        5,
+        [
+            {"op": "keshi", "colour": "white", "n": 1},
+            {"op": "special", "name": "free_gate", "workshops": [0, 1]},
+        ],
+        [{"op": "keshi", "colour": "pink", "n": 1}, {"op": "keshi", "colour": "gray", "n": 1}],
+    ),
+}
+
+
+@pytest.mark.parametrize("tile", sorted(BRICKS))
+def test_the_printed_brick_tiles(tile):
+    """Walls & Guards, "Brick Tiles": each tile's wood cost and its brown and green bonus."""
+    wood, brown, green = BRICKS[tile]
+    entry = wg_state(2).game.components.tables["brick"][tile]
+    assert bt.BRICK_WOOD[tile] == wood and entry["green"] == green
+    if isinstance(brown, str):  # "any 2 different goods keshis": the 3 pairs to choose
+        pairs = [{e["colour"] for e in o} for o in entry["brown"][0]["options"]]
+        assert sorted(map(sorted, pairs)) == sorted(
+            sorted(p) for p in ({"yellow", "purple"}, {"yellow", "orange"}, {"purple", "orange"})
+        )
+    else:
+        assert entry["brown"] == brown
+
+
+def _river_tile(state: State, tile: int, half: str = "first") -> None:
+    effects = state.game.components.river_tiles[tile][half]
+    run(state, *[T("fx", p=0, e=e, why=f"river tile {tile}") for e in effects])
+
+
+def test_river_tiles_19_20_21_and_24():
+    """New River Tiles: 19 "may deploy 1 brown or 1 green keshi"; 20 "1 harvest
+    GREEN/BROWN"; 21 "two keshis of their choice ... deploy them"; 24 "3 points for each
+    pair of one green and one brown keshi in the Sahara OR the date orchard", the second
+    player resources of their choice."""
+    state = wg_state(2)
+    _river_tile(state, 19)
+    assert state.stack[-1]["k"] == "choose" and len(state.legal_actions()) == 3  # or none
+    state = wg_state(2)
+    pl = state.players[0]
+    in_orchard(state, 0, 2, 3)
+    dates, wood = pl.dates, pl.wood
+    _river_tile(state, 20)
+    assert (pl.dates, pl.wood) == (dates + 2, wood + 3)
+    state = wg_state(2)
+    _river_tile(state, 21)
+    asked = 0
+    while state.stack and state.current_player >= 0:
+        asked += state.stack[-1]["k"] == "keshi_colour"
+        act(state, str(state.legal_actions()[0]))
+    assert asked == 2
+    state = wg_state(2)
+    pl = state.players[0]
+    in_orchard(state, 0, 2, 2)  # 2 green and 2 brown in the date orchard: 2 pairs
+    score = pl.score
+    _river_tile(state, 24)
+    assert pl.score == score + 2 * 3
+    _river_tile(state, 24, "second")
+    assert state.stack[-1]["k"] == "resource"
+
+
+def test_scroll_80_a_threshold_also_gives_1_wood():
+    """Scroll 80: crossing a threshold on a staircase gives 1 wood besides the dinar."""
+    state = wg_state(2)
+    pl = state.players[0]
+    first = state.game.components["staircase"]["thresholds"][0]
+    pl.mosque = first - 1
+    wood, dinars = pl.wood, pl.dinars
+    run(state, T("stair", p=0, w="mosque", n=1))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    without = (pl.wood - wood, pl.dinars - dinars)
+    state = wg_state(2)
+    pl = state.players[0]
+    pl.scrolls.append(80)
+    for st in state.stacks:
+        if 80 in st:
+            st.remove(80)
+    pl.mosque = first - 1
+    wood, dinars = pl.wood, pl.dinars
+    run(state, T("stair", p=0, w="mosque", n=1))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert (pl.wood - wood, pl.dinars - dinars) == (without[0] + 1, without[1])
+    assert without[1] >= 1  # the threshold's dinar
+
+
+def test_the_any_keshi_malus_spares_sahara_keshis_and_committed_guards():
+    """Summary of mali: "Giving up a keshi that is already standing next to an explored
+    or activated brick tile, or a beige guard keshi that is already guarding a city gate,
+    is NOT allowed." """
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, brickworks=1)  # 2 brown keshis in the sahara
+    give(state, 0, "beige", 2)
+    pl.gates[0] = "gray"  # one guard guards a gate
+    give(state, 0, "green", 1)  # a date picker in the orchard
+    may = wg.malus_keshis(state, 0)
+    assert "brown" not in may and may["beige"] == 1 and may["green"] == 1
+
+
+def test_each_player_gets_a_desert_town_without_an_instant_effect_on_the_wall():
+    """Setup 12: "sort out all tiles with an instant effect (No. 10, 11, 12). Each player
+    is randomly assigned one of the remaining tiles"; it scores once the wall is
+    complete (ruling, ``wall_towns``)."""
+    for seed in range(4):
+        state = wg_state(3, seed=seed)
+        towns = [pl.wall_town for pl in state.players]
+        assert len(set(towns)) == 3 and not {10, 11, 12} & set(towns)
+    pl = state.players[0]
+    assert wg.wall_towns(state, 0) == []
+    pl.wall = list(pl.bricks)
+    assert wg.wall_towns(state, 0) == [pl.wall_town]
+
+
+def test_the_gate_wall_bonus_needs_a_free_guard_and_takes_a_leftmost_gate():
+    """Wall bonus: "1 gate from the leftmost or second-from-left workshop space ... no
+    dinar ... points as usual ... a keshi of the matching color"; "the player needs 1
+    free watchman keshi on their watchtower"."""
+    state = wg_state(2)
+    pl = state.players[0]
+    explore(state, 0, 0, 1, 2, 3, 4)
+    pl.wall = list(pl.bricks[:5])  # the next section covers the gate bonus
+    give(state, 0, "beige", 1)
+    dinars = pl.dinars
+    run(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
+    gates = state.legal_actions()
+    assert gates and all(a.kind == "gate" and a.arg // 12 in (0, 1) for a in gates)
+    act(state, str(gates[0]))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert sum(g is not None for g in pl.gates) == 1 and pl.dinars == dinars
+    state = wg_state(2)  # no free guard: no gate
+    run(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
+    assert not state.stack or state.stack[-1].get("k") != "free_gate"
+
+
+def test_the_city_gate_malus_puts_a_gate_back_without_dinars_or_points():
+    """Malus: "Place 1 city gate of your choice back on the leftmost or second-from-left
+    workshop space ... no dinars ... neither gains nor loses points ... do not lose a
+    keshi ... the watchmen keshi ... back onto the watchtower"."""
+    state = wg_state(2)
+    pl = state.players[0]
+    give(state, 0, "beige", 1)
+    give(state, 0, "gray", 1)
+    pl.gates[0] = "gray"
+    score, dinars, guards = pl.score, pl.dinars, pl.watchtower
+    shop = list(state.workshops[1])
+    run(state, T("malus", p=0, pen="city_gate"))  # the one gate is given up
+    assert state.stack[-1]["k"] == "gate_back"
+    assert [str(a) for a in state.legal_actions()] == ["choice:0", "choice:1"]
+    act(state, "choice:1")  # the second-from-left workshop
+    assert sorted(state.workshops[1]) == sorted([*shop, "gray"])
+    assert (pl.score, pl.dinars, pl.keshis["gray"]) == (score, dinars, 1)
+    assert pl.gates[0] is None and pl.watchtower == guards + 1
+
+
+def test_the_staircase_malus_crosses_a_threshold_without_dinar_or_bonus():
+    """Malus: "2 steps backwards ... If a player's pawn crosses a white or black threshold
+    during such a movement, they receive neither 1 dinar nor the connection bonus"."""
+    state = wg_state(2)
+    pl = state.players[0]
+    first = state.game.components["staircase"]["thresholds"][0]
+    pl.mosque, pl.palace = first + 1, 0
+    dinars, score = pl.dinars, pl.score
+    run(state, T("malus", p=0, pen="two_steps"))
+    while state.stack and state.current_player >= 0:
+        act(state, str(state.legal_actions()[0]))
+    assert pl.mosque == first - 1 and (pl.dinars, pl.score) == (dinars, score)
+    assert not state.stack
+
+
+def test_the_hire_discount_provision_tile():
+    """New Provision Tiles: "Whenever the player hires one or more watchmen, they must give
+    up 1 fewer resource of their choice per watchman" (from its activation)."""
+    state = wg_state(2)
+    pl = state.players[0]
+    assert [sorted(c) for c in wg.hire_costs(state, 0, 1)] == [["dates", "water"]]
+    pl.provisions.append([13, True])
+    assert sorted(map(sorted, wg.hire_costs(state, 0, 1))) == [["dates"], ["water"]]
+    assert wg.hire_costs(state, 0, 0) == [{}]  # the bottom watchman: 1 dinar, now nothing

@@ -28,6 +28,13 @@ Core API
   the model has one)
 - an illegal action raises :class:`IllegalActionError` naming the action and the reason,
   and leaves the state unchanged.
+- named decisions: ``state.describe_action(a)`` is a ``Decision`` (``label``, a sentence;
+  ``gives`` and ``costs``; ``kind``, ``player``, ``private``), ``state.describe_actions()``
+  those of every legal action, ``state.action_to_string(a)`` the label; the action ids
+  stay as they are.
+- a decision with a single legal option is taken by the engine without asking (and is
+  not in ``state.history``); ``GameConfig(ask_single=True)`` asks it anyway.
+- ``State.from_json`` checks the invariants and refuses a broken position.
 
 Layers
 ------
@@ -44,11 +51,12 @@ loops at all, type-only imports and imports inside functions included):
    its game only through the ``GameLike`` protocol.
 5. ``rules``: the task machine; it works on a ``Board``.
 6. ``worth``, ``effects``, ``sectors``, ``phases``, ``scoring``: the rules of the game,
-   registered as tasks and decisions.
+   registered as tasks and decisions; ``labels``: those decisions in words;
+   ``invariants``: what holds in every position.
 7. ``state``: ``State``, the ``Board`` with the player-facing API (delegates to ``rules``).
 8. ``game``: ``Game`` makes states and imports the rule files so that they register.
-9. ``invariants``, ``agents``, ``greedy``, ``ui``, ``state_file``, ``adapters``: what plays,
-   checks, shows and stores games.
+9. ``agents``, ``greedy``, ``ui``, ``state_file``, ``adapters``: what plays, shows and
+   stores games.
 10. ``modules/``: the plug-ins; they may import any layer above, and no core file imports
     them (nor names them).
 11. this package (``tower.marrakesh``): assembles the game and registers every module.

@@ -185,6 +185,48 @@ def __getattr__(name: str) -> int:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ... ``11th``, ``21st``."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
+
+
+def words(action: Action) -> str:
+    """What an action's argument means in words, without its decision's context (a
+    decision that gives ``choice``, ``slot`` or ``number`` args a meaning of its own
+    names them: :func:`tower.marrakesh.rules.describe`)."""
+    kind, arg = action.kind, action.arg
+    if kind == "pass":
+        return "pass"
+    if kind == "select":
+        names = [KESHI_COLOURS[i] for i in SELECTIONS[arg]]
+        return f"{names[0]}, {names[1]} and {names[2]} keshis"
+    if kind == "colour":
+        return f"{'an' if KESHI_COLOURS[arg] == 'orange' else 'a'} {KESHI_COLOURS[arg]} keshi"
+    if kind == "sector":
+        return "the souk" if SECTORS[arg] == "souk" else f"the {SECTORS[arg]} sector"
+    if kind == "assistant":
+        where = "the souk" if arg // 2 == 8 else f"the {SECTORS[arg // 2]} sector"
+        return f"an assistant in {where}: " + ("its sector action" if arg % 2 else "a new keshi")
+    if kind == "slot":
+        return f"the {ordinal(arg + 1)} space"
+    if kind == "scroll":
+        return f"the top scroll of the {ordinal(arg % 3 + 1)} {SCROLL_COLOURS[arg // 3]} stack"
+    if kind == "shop":
+        return f"the luxury good on top of the {ordinal(arg + 1)} shop"
+    if kind == "gate":
+        return f"the {KESHI_COLOURS[arg % 12]} keshi of the {ordinal(arg // 12 + 1)} workshop"
+    if kind == "resource":
+        return {"water": "1 water", "dates": "1 date", "dinars": "1 dinar"}[RESOURCES[arg]]
+    if kind == "stair":
+        return f"the {STAIRS[arg]} staircase"
+    if kind == "swap":
+        return f"swap the tops of the {SCROLL_COLOURS[arg]} scroll stacks for 1 dinar"
+    if kind == "number":
+        return f"{arg} more"
+    return f"option {ordinal(arg + 1)} of {kind.replace('_', ' ')}"
+
+
 COLOUR_INDEX: dict[str, int] = {c: i for i, c in enumerate(KESHI_COLOURS)}
 SECTOR_INDEX: dict[str, int] = {s: i for i, s in enumerate(SECTORS)}
 

@@ -40,11 +40,18 @@ class ConfigError(TowerError, ValueError):
 @dataclass(frozen=True)
 class GameConfig:
     """Players (2-4), modules (names of registered modules, :data:`~tower.marrakesh.hooks.
-    REGISTRY`; ``tower.marrakesh.MODULES`` lists them) and the tower model."""
+    REGISTRY`; ``tower.marrakesh.MODULES`` lists them) and the tower model.
+
+    ``ask_single``: by default a decision with a single legal option is taken by the
+    engine without asking (:func:`tower.marrakesh.rules.advance`: e.g. the only colour a
+    player can claim, the only resource left to pay with); with ``ask_single=True`` the
+    player is asked anyway, and the single option is an action of the game's history.
+    A decision with no option is skipped either way."""
 
     players: int = 4
     modules: frozenset[str] = frozenset()
     tower: TowerModel = field(default_factory=BaselineModel, compare=False)
+    ask_single: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.players, int) or not 2 <= self.players <= 4:

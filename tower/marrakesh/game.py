@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-# effects, scoring and sectors are imported so that their tasks and decisions register.
-from tower.marrakesh import actions, effects, phases, rules, scoring, sectors  # noqa: F401
+# effects, labels, scoring and sectors are imported so that their tasks, decisions and
+# labels register.
+from tower.marrakesh import actions, effects, labels, phases, rules, scoring, sectors  # noqa: F401
 from tower.marrakesh.actions import ACTIONS, Action
 from tower.marrakesh.components import Components, load
 from tower.marrakesh.config import ConfigError, GameConfig

@@ -41,7 +41,8 @@ Class attributes (data):
 ``season_steps``
     Steps of the season scoring, each anchored after (or ``before``) a core step or an
     earlier module step (:data:`SEASON_STEPS` are the core's: ``river``, ``provisions``,
-    ``prepare``).
+    ``prepare``). Every step runs before the next season's first round (or the final
+    scoring), which follows the last step.
 ``setup_last``
     The module's ``setup_asks`` come after those of every module without it (in name
     order among themselves): e.g. a keshi deployed at setup needs the other modules'

@@ -1,4 +1,5 @@
-"""Checks that hold after every action of every game (used by the tests and the slow run).
+"""Checks that hold after every action of every game (used by the tests and the slow run,
+and by :meth:`tower.marrakesh.state.State.from_json` on every position it reads).
 
 :func:`check` raises ``AssertionError`` naming the broken invariant:
 
@@ -22,11 +23,11 @@ from __future__ import annotations
 from collections import Counter
 
 from tower.marrakesh.actions import VENDOR_SECTORS
-from tower.marrakesh.state import State
+from tower.marrakesh.board import Board
 from tower.pieces import KESHI_COLOURS, Kind
 
 
-def census(state: State) -> Counter[str]:
+def census(state: Board) -> Counter[str]:
     """Keshis outside the common supply, by colour."""
     where: Counter[str] = Counter()
     for pl in state.players:
@@ -44,7 +45,7 @@ def census(state: State) -> Counter[str]:
     return where
 
 
-def check(state: State) -> None:
+def check(state: Board) -> None:
     # A module that places green and brown keshis itself checks their sectors.
     green_brown = "green_brown" in state.game.hooks.replaced
     for i, pl in enumerate(state.players):

@@ -5,7 +5,8 @@ Everything the game does is a *task* on ``state.stack`` (a small dict naming a h
 options come from :data:`OPTIONS` and whose chosen action is carried out by
 :data:`RESOLVE`. :func:`advance` runs tasks until a decision with two or more options, the
 simultaneous keshi selection, the tower throw (a chance node) or the end of the game is on
-top. A decision with a single option is taken automatically; one with none is skipped.
+top. A decision with a single option is taken automatically (unless
+``GameConfig.ask_single``); one with none is skipped.
 
 Legal actions are computed here and only here (:func:`legal_ids`), from the options the
 decision stored when it reached the top of the stack.
@@ -19,11 +20,12 @@ The rules work on a :class:`~tower.marrakesh.board.Board` (a position's data; ev
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
-from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions
+from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions, words
 from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
 from tower.pieces import Kind, Piece
 
@@ -38,6 +40,72 @@ TASKS: dict[str, Callable[[Board, Task], None]] = {}
 OPTIONS: dict[str, Callable[[Board, Task], list[int]]] = {}
 #: decision kind -> resolve(state, task, action)
 RESOLVE: dict[str, Callable[[Board, Task, Action], None]] = {}
+
+
+#: What a labeller returns: a sentence, or ``(sentence, gives, costs)``.
+Label = str | tuple[str, Mapping[str, int], Mapping[str, int]]
+#: decision kind -> labeller(state, task, action): the action in words (:func:`describe`);
+#: ``"<kind>/<action kind>"`` labels the options a module adds to another's decision.
+LABELS: dict[str, Callable[[Board, Task, Action], Label]] = {}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A legal action of the pending decision, in words (:func:`describe`).
+
+    ``label`` is a sentence a player reads ("sell 1 yellow gem for 2 dinars"); the same
+    action in the same position always has the same label. ``gives`` and ``costs`` are
+    what the action brings and takes where it is known when it is chosen (keys such as
+    ``water``, ``dates``, ``dinars``, ``wood``, ``points``, ``red keshis``; empty when the
+    label says it all). ``kind`` is the decision kind (``"claim"``, ``"gems_souk"``, ...),
+    ``player`` who decides, ``action`` the action (its ``id`` is the stable integer)."""
+
+    action: Action
+    kind: str
+    player: int
+    label: str
+    gives: Mapping[str, int] = field(default_factory=dict)
+    costs: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def private(self) -> bool:
+        """Whether only the deciding player may read the label (a choice among hidden
+        cards or offers: :data:`PRIVATE`); others see the plain action."""
+        return self.kind in PRIVATE
+
+
+#: Decision kinds whose options only their player sees (the phase-1 selection and the
+#: kinds a module registers with ``label(kind, private=True)``).
+PRIVATE: set[str] = {"select"}
+
+
+#: decision kind -> the label of its ``pass`` action (else the labeller says it).
+PASSING: dict[str, str] = {}
+
+
+def label(
+    kind: str, private: bool = False, passing: str = ""
+) -> Callable[[Callable[..., Label]], Callable[..., Label]]:
+    """Register the labeller of a decision kind: ``fn(state, task, action) -> Label``;
+    ``private``: its options are hidden from the other players (:attr:`Decision.private`);
+    ``passing``: the label of its ``pass`` action (the labeller then never sees one)."""
+
+    def deco(fn: Callable[..., Label]) -> Callable[..., Label]:
+        LABELS[kind] = fn
+        if private:
+            PRIVATE.add(kind)
+        if passing:
+            PASSING[kind] = passing
+        return fn
+
+    return deco
+
+
+def phrase(kind: str, text: str, passing: str = "pass") -> None:
+    """Label a decision whose actions' own words suffice: ``text`` with ``{}`` standing
+    for them (:func:`tower.marrakesh.actions.words`); ``passing`` is the label of
+    ``pass``."""
+    label(kind, passing=passing)(lambda state, t, a: text.format(words(a)))
 
 
 class IllegalActionError(TowerError, ValueError):
@@ -213,8 +281,12 @@ def pending_players(state: Board) -> list[int]:
 
 
 def advance(state: Board) -> None:
-    """Run tasks until a real decision, the selection, a chance node or the end."""
+    """Run tasks until a real decision, the selection, a chance node or the end.
+
+    A decision with a single option is taken here without asking, unless the game's
+    ``config.ask_single`` is set (then only a decision without options is skipped)."""
     stack = state.stack
+    ask_single = state.game.config.ask_single
     while stack:
         top = stack[-1]
         t = top["t"]
@@ -224,7 +296,7 @@ def advance(state: Board) -> None:
                 # A module may answer a core decision its own way (Module.redirects).
                 top["k"] = state.game.hooks.redirects.get(top["k"], top["k"])
                 opts = top["o"] = OPTIONS[top["k"]](state, top)
-            if len(opts) > 1:
+            if len(opts) > 1 or (opts and ask_single):
                 return
             stack.pop()
             if opts:
@@ -232,7 +304,7 @@ def advance(state: Board) -> None:
         elif t == "select":
             for p in pending_players(state):
                 opts = OPTIONS["select"](state, {"p": p})
-                if len(opts) == 1:
+                if len(opts) == 1 and not ask_single:
                     top["chosen"][str(p)] = opts[0]
             if pending_players(state):
                 return
@@ -256,6 +328,25 @@ def legal_ids(state: Board, player: int | None = None) -> list[int]:
         p = pending[0] if player is None else player
         return OPTIONS["select"](state, {"p": p}) if p in pending else []
     return []
+
+
+def describe(state: Board, action: Action, player: int | None = None) -> Decision:
+    """A legal action of ``player`` (default: the one to move, or the first pending
+    player at the selection) in words; raises :class:`IllegalActionError` otherwise."""
+    if action.id not in legal_ids(state, player):
+        raise IllegalActionError(action, "not a legal choice now")
+    top = state.stack[-1]
+    if top["t"] == "ask":
+        kind, p = top["k"], top["p"]
+    else:
+        kind, p = "select", pending_players(state)[0] if player is None else player
+    fn = LABELS.get(f"{kind}/{action.kind}") or LABELS.get(kind)
+    if action.kind == "pass" and kind in PASSING:
+        out: Label = PASSING[kind]
+    else:
+        out = fn(state, top, action) if fn is not None else words(action)
+    text, gives, costs = (out, {}, {}) if isinstance(out, str) else out
+    return Decision(action, kind, p, text, dict(gives), dict(costs))
 
 
 def as_action(action: Action | int | str) -> Action:

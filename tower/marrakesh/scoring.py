@@ -38,11 +38,13 @@ if TYPE_CHECKING:
 @task("season_end")
 def _season_end(state: Board, t: Task) -> None:
     """The season scoring: the core's steps (``river``, ``provisions``, ``prepare``) with
-    the modules' steps inserted at their anchors (``game.hooks.season``)."""
+    the modules' steps inserted at their anchors (``game.hooks.season``), then the next
+    season's first round or the final scoring. Both close the list, so that every step,
+    one anchored after ``prepare`` included, runs before the next round is played."""
     items: list[Task] = []
     for name, module_tasks in state.game.hooks.season:
         items += _CORE_STEPS[name](state) if module_tasks is None else module_tasks(state)
-    push(state, *items)
+    push(state, *items, T("round") if state.season < 3 else T("final_scoring"))
 
 
 def _river_step(state: Board) -> list[Task]:
@@ -61,7 +63,7 @@ def _provisions_step(state: Board) -> list[Task]:
 def _prepare_step(state: Board) -> list[Task]:
     if state.season < 3:
         return [*[ask("provision", p) for p in order(state)], T("next_season")]
-    return [T("final_scoring")]
+    return []
 
 
 #: The core's season-scoring steps (:data:`tower.marrakesh.hooks.SEASON_STEPS`).
@@ -200,7 +202,6 @@ def _next_season(state: Board, t: Task) -> None:
             state.issued[c] += 1
     state.season_start = (state.season_start + 1) % state.num_players
     state.start = state.season_start
-    state.stack.append(T("round"))
 
 
 # -- final scoring ----------------------------------------------------------------------

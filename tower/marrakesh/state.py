@@ -20,13 +20,16 @@ Examples
 from __future__ import annotations
 
 import random
+from typing import Any, Self
 
-from tower.marrakesh import rules
+from tower.errors import InputFileError
+from tower.marrakesh import invariants, rules
 from tower.marrakesh.actions import ACTIONS, Action
-from tower.marrakesh.board import JSON_VERSION, Board, Player
+from tower.marrakesh.board import JSON_VERSION, Board, GameLike, Player
 from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
+from tower.marrakesh.rules import Decision
 
-__all__ = ["CHANCE", "JSON_VERSION", "SIMULTANEOUS", "TERMINAL", "Player", "State"]
+__all__ = ["CHANCE", "JSON_VERSION", "SIMULTANEOUS", "TERMINAL", "Decision", "Player", "State"]
 
 
 class State(Board):
@@ -38,6 +41,21 @@ class State(Board):
     (:meth:`to_json`, :meth:`from_json`) and :meth:`clone` come from
     :class:`~tower.marrakesh.board.Board`.
     """
+
+    @classmethod
+    def from_json(cls, game: GameLike, data: dict[str, Any]) -> Self:
+        """Read a state written by :meth:`to_json` for ``game``, and check that it is a
+        position of the game (:func:`tower.marrakesh.invariants.check`). Raises
+        :class:`tower.errors.InputFileError` if it does not fit or breaks an invariant
+        (the message names the invariant: a wrong edit of a position is refused)."""
+        state = super().from_json(game, data)
+        try:
+            invariants.check(state)
+        except AssertionError as exc:
+            raise InputFileError(
+                "<state json>", f"not a position of this game: {exc}", field="<invariants>"
+            ) from None
+        return state
 
     # -- the core API -------------------------------------------------------------------
     @property
@@ -61,6 +79,25 @@ class State(Board):
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
         return [ACTIONS[i] for i in rules.legal_ids(self, player)]
+
+    def describe_action(self, action: Action | int | str, player: int | None = None) -> Decision:
+        """A legal action in words: a :class:`~tower.marrakesh.rules.Decision` with its
+        ``label`` (a sentence) and what it ``gives`` and ``costs``. Raises
+        :class:`IllegalActionError` for an action that is not legal now."""
+        return rules.describe(self, rules.as_action(action), player)
+
+    def describe_actions(self, player: int | None = None) -> list[Decision]:
+        """Every legal action of ``player`` in words, in the order of
+        :meth:`legal_actions`."""
+        return [rules.describe(self, a, player) for a in self.legal_actions(player)]
+
+    def action_to_string(self, action: Action | int | str, player: int | None = None) -> str:
+        """The label of a legal action (:meth:`describe_action`); any other action's
+        stable string form (``"colour:red"``), which :meth:`apply` also reads."""
+        a = rules.as_action(action)
+        if a.id in rules.legal_ids(self, player):
+            return rules.describe(self, a, player).label
+        return str(a)
 
     def apply(self, action: Action | int | str, player: int | None = None) -> None:
         """Apply a legal action; raises :class:`IllegalActionError` and changes nothing

@@ -27,28 +27,11 @@ from typing import Any
 from tower.marrakesh.actions import SCROLL_COLOURS, Action
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.agents import Agent
+from tower.marrakesh.labels import describe_effects
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 from tower.pieces import KESHI_COLOURS, Kind
 
 QUIT = "quit"
-
-
-def describe_effects(effects: Sequence[dict[str, Any]]) -> str:
-    """A short text of an effect list from the component data, e.g. ``+2 dates, 3 pts``."""
-    parts = []
-    for e in effects:
-        op = e.get("op")
-        if op == "gain":
-            parts += [f"+{e[r]} {r}" for r in ("water", "dates", "dinars") if r in e]
-        elif op == "points":
-            parts.append(f"{e['n']} pts")
-        elif op == "keshi":
-            n = e.get("n", 1)
-            parts.append(f"{n}x {e['colour']} keshi" if n > 1 else f"{e['colour']} keshi")
-        else:
-            rest = ", ".join(f"{k} {v}" for k, v in e.items() if k != "op")
-            parts.append(f"{op} ({rest})" if rest else str(op))
-    return ", ".join(parts) or "-"
 
 
 def _counts(d: dict[str, int]) -> str:
@@ -162,8 +145,14 @@ def _render_decision(v: dict[str, Any]) -> str:
     return "The game is over."
 
 
-def format_actions(actions: Sequence[Action]) -> str:
-    """Numbered actions (from 1), several per line."""
+def format_actions(actions: Sequence[Action], labels: Sequence[str] | None = None) -> str:
+    """Numbered actions (from 1), several per line; with ``labels`` (what each action
+    means, :meth:`State.describe_actions`) one per line, its label and its plain form."""
+    if labels is not None:
+        return "\n".join(
+            f"{i:>3}) {text}  [{a}]"
+            for i, (a, text) in enumerate(zip(actions, labels, strict=True), start=1)
+        )
     cells = [f"{i:>3}) {a}" for i, a in enumerate(actions, start=1)]
     width = max(len(c) for c in cells) + 2 if cells else 0
     per_line = max(1, 96 // max(width, 1))
@@ -215,8 +204,9 @@ def play_terminal(
             agent = agents[p]
             assert agent is not None
             action = agent.step(state, p)
+            said = "(hidden selection)" if cp == SIMULTANEOUS else _public(state, action, p)
             state.apply(action, player=p)
-            write(f"P{p}: {'(hidden selection)' if cp == SIMULTANEOUS else action}")
+            write(f"P{p}: {said}")
             continue
         choice = _ask(state, seat, read, write)
         if choice is None:
@@ -229,12 +219,19 @@ def play_terminal(
     return True
 
 
+def _public(state: State, action: Action, p: int) -> str:
+    """Another player's action as the human may read it: its label, or its plain form
+    for a choice among hidden cards or offers."""
+    d = state.describe_action(action, p)
+    return str(action) if d.private else d.label
+
+
 def _ask(
     state: State, seat: int, read: Callable[[], str | None], write: Callable[[str], None]
 ) -> Action | None:
     legal = state.legal_actions(seat)
     write(render(state, seat))
-    write(format_actions(legal))
+    write(format_actions(legal, [d.label for d in state.describe_actions(seat)]))
     while True:
         write(f"Your choice (1-{len(legal)}, an action, or q to quit): ")
         line = read()

@@ -258,21 +258,33 @@ class MarrakeshState(pyspiel.State):
             self._record(None, "throw: " + ",".join(p.split(":")[-1] for p in out))
             return
         mover = s.current_player
+        said = s.action_to_string(int(action))
         s.apply(int(action))
-        self._record(None, f"{mover} {ACTIONS[action]}")
+        # The mover reads the action's label; the others its plain form, which shows no
+        # more than before of a hidden choice (a kept task card, a building dealt).
+        self._record(None, f"{mover} {ACTIONS[action]}", own=(mover, f"{mover} {said}"))
 
     def _apply_actions(self, actions: list[int]) -> None:
         s = self._inner.state
         pending = s.pending_players()
+        said = {p: s.action_to_string(int(actions[p]), player=p) for p in pending}
         for p in pending:
             s.apply(int(actions[p]), player=p)
-        self._record({p: str(ACTIONS[actions[p]]) for p in pending}, "")
+        self._record(said, "")
 
-    def _record(self, selections: dict[int, str] | None, move: str) -> None:
-        """Append the move as each player saw it and what changed in their view."""
+    def _record(
+        self,
+        selections: dict[int, str] | None,
+        move: str,
+        own: tuple[int, str] | None = None,
+    ) -> None:
+        """Append the move as each player saw it (``own``: the mover and what they read)
+        and what changed in their view."""
         s = self._inner.state
         logs, lasts = self._recall.log, self._recall.last
+        shown = move
         for p in range(s.num_players):
+            move = own[1] if own is not None and own[0] == p else shown
             if selections is not None:
                 move = f"selected: own {selections.get(p, 'pass')}"
             now = flat_view(s, p)
@@ -290,7 +302,8 @@ class MarrakeshState(pyspiel.State):
         if player == pyspiel.PlayerId.CHANCE:
             kind = "setup seed" if self._inner.state is None else "throw seed"
             return f"{kind} {action}"
-        return str(ACTIONS[action])
+        s = self._inner.state
+        return s.action_to_string(int(action), None if player < 0 else player)
 
     def is_terminal(self) -> bool:
         s = self._inner.state

@@ -16,7 +16,7 @@ fixed action space (1 = legal for that agent now). The action space is
 - Rewards come at the end only: each winner (after the rulebook's tie-breaks) gets
   ``1 / number of winners``, the others 0. The final ``infos`` carry each agent's score.
 - An illegal action raises :class:`tower.marrakesh.IllegalActionError` and changes
-  nothing.
+  nothing. :meth:`MarrakeshEnv.action_to_string` says what an action means now.
 
 Examples
 --------
@@ -150,6 +150,13 @@ class MarrakeshEnv(AECEnv):
         mask = np.zeros(self.game.num_distinct_actions, np.int8)
         mask[self.marrakesh.legal_action_ids(p)] = 1
         return {"observation": self.layout.encode(self.marrakesh, p), "action_mask": mask}
+
+    def action_to_string(self, action: int, agent: str | None = None) -> str:
+        """What ``action`` means for ``agent`` (default: the agent to act) now: the label
+        of a legal action (``State.describe_action``), else its plain form."""
+        assert self.marrakesh is not None
+        who = self.agent_selection if agent is None else agent
+        return self.marrakesh.action_to_string(int(action), player=self._index[who])
 
     def render(self) -> str | None:
         if self.render_mode is None or self.marrakesh is None:

@@ -34,17 +34,22 @@ from tower.marrakesh.actions import ACTIONS, COLOUR_INDEX, GOODS, RESOURCES, Act
 from tower.marrakesh.components import Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, register
+from tower.marrakesh.labels import a_an, amounts, describe_effects
 from tower.marrakesh.rules import (
+    LABELS,
     OPTIONS,
     RESOLVE,
+    Label,
     T,
     Task,
     ask,
     can_pay,
+    label,
     mod_values,
     options,
     pay,
     pay_any,
+    phrase,
     push,
     resolve,
     score,
@@ -209,6 +214,30 @@ def _alms_keshi(state: State, t: Task, a: Action) -> None:
         pl.square[max(i for i, taken in enumerate(pl.square) if taken)] = False
     pl.keshis[c] -= 1
     state.issued[c] -= 1
+
+
+# -- named decisions --------------------------------------------------------------------
+@label("alms_souk")
+def _alms_souk_label(state: State, t: Task, a: Action) -> Label:
+    if a.kind != "choice":
+        return LABELS["souk"](state, t, a)
+    option = tiles(state)[state.ext[NAME]["up"]]["upper" if a.arg == 0 else "lower"]
+    half = ("upper", "lower")[a.arg]
+    gain = describe_effects(option["gain"])
+    return (
+        f"give the {half} alms: pay {amounts(option['cost'])}, receive {gain}",
+        {},
+        dict(option["cost"]),
+    )
+
+
+@label("alms_keshi")
+def _alms_keshi_label(state: State, t: Task, a: Action) -> Label:
+    c = KESHI_COLOURS[a.arg]
+    return f"give up {a_an(c)} keshi", {}, {f"{c} keshis": 1}
+
+
+phrase("alms_gate", "take {} as a city gate (no points)")
 
 
 # -- the free city gate -----------------------------------------------------------------

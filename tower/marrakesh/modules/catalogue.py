@@ -55,9 +55,10 @@ CATALOGUE: tuple[Entry, ...] = (
         "special_buildings",
         "New Special Buildings",
         WALLS_GUARDS,
-        "not mixable with older special buildings: the toolkit has none; Jeweler, Nomad "
-        "Tent, Betting Booth, University need modules it lacks: 2 buildings in play, 4 "
-        "with Walls & Guards",
+        "not mixable with older special buildings: the toolkit has none; Nomad Tent and "
+        "Betting Booth need modules it lacks, the Jeweler's necklace board is not "
+        "described: 2 buildings in play, 3 with the Experts (University), 4 with Walls & "
+        "Guards, 5 with both",
     ),
     Entry("closed_madrasa", "The Closed Madrasa", GEMS_EXPERTS, "not with the Second-Hand Shop"),
     Entry("gems", "Gems", GEMS_EXPERTS),

@@ -47,11 +47,26 @@ from tower.marrakesh.actions import (
     SCROLL_COLOURS,
     Action,
     action_id,
+    ordinal,
 )
 from tower.marrakesh.components import Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
-from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.marrakesh.labels import amount, describe_effects, effects_label, oasis_text
+from tower.marrakesh.rules import (
+    Label,
+    T,
+    Task,
+    ask,
+    label,
+    options,
+    order,
+    phrase,
+    push,
+    resolve,
+    score,
+    task,
+)
 from tower.marrakesh.scoring import provision_cost
 from tower.marrakesh.sectors import buy_gate, discount, spectators
 from tower.marrakesh.worth import oasis_value
@@ -474,6 +489,65 @@ def _oasis_resolve(state: State, t: Task, a: Action) -> None:
         push(state, ask("madrasa_oasis", p, n=t["n"], done=done))
     oid = state.players[p].claimed[a.arg]
     score(state, p, oasis_value(state, p, oid, consume=True), f"madrasa scroll 24: oasis {oid}")
+
+
+# -- named decisions --------------------------------------------------------------------
+def _madrasa_scroll(state: State, a: Action) -> str:
+    area, slot = divmod(a.arg, 3)
+    sid = board(state)[area][slot]
+    effect = state.game.components.tables["madrasa_scroll"][sid]["effect"]
+    where = f"the {ordinal(slot + 1)} {SCROLL_COLOURS[area]} Madrasa scroll"
+    return f"{where} ({describe_effects(effect)})"
+
+
+@label("madrasa_use", passing="use no more Madrasa scrolls")
+def _use_label(state: State, t: Task, a: Action) -> Label:
+    dates = cost(state, t["p"], a.arg // 3)[1]
+    text = f"use {_madrasa_scroll(state, a)} for {amount(dates, 'dates')}"
+    return text, {}, {"dates": dates}
+
+
+@label("madrasa_track", passing="use no Madrasa scroll")
+def _track_label(state: State, t: Task, a: Action) -> Label:
+    return f"use {_madrasa_scroll(state, a)}"
+
+
+@label("madrasa_tile")
+def _tile_label(state: State, t: Task, a: Action) -> Label:
+    colour = _ext(state)["tiles"][t["pool"]]["on"][a.arg]
+    n = 1 if t["pool"] == "single" else 2
+    return f"take the keshi tile of {amount(n, colour)}", {f"{colour} keshis": n}, {}
+
+
+@label("madrasa_square")
+def _square_label(state: State, t: Task, a: Action) -> Label:
+    spaces = state.game.components["main_square"]["spaces"]
+    return effects_label(f"the {ordinal(a.arg + 1)} main-square space: ", spaces[a.arg])
+
+
+phrase("madrasa_reserve", "reserve {} for the provisions")
+phrase("madrasa_gate", "take {} as a city gate for free")
+phrase("madrasa_gate_keshi", "take {} instead of the gate's keshi", "take no keshi")
+phrase("madrasa_keshis", "take {}")
+
+
+@label("madrasa_return")
+def _return_label(state: State, t: Task, a: Action) -> Label:
+    r, pts = RESOURCES[t["r"]], t["pts"] * a.arg
+    return f"return {amount(a.arg, r)} for {amount(pts, 'points')}", {"points": pts}, {r: a.arg}
+
+
+@label("madrasa_sets")
+def _sets_label(state: State, t: Task, a: Action) -> Label:
+    n, pts = a.arg, t["pts"] * a.arg
+    text = f"return {n} sets of 1 water, 1 date and 1 dinar for {amount(pts, 'points')}"
+    return text, {"points": pts}, {"water": n, "dates": n, "dinars": n}
+
+
+@label("madrasa_oasis")
+def _oasis_label(state: State, t: Task, a: Action) -> Label:
+    p = t["p"]
+    return f"score {oasis_text(state, p, state.players[p].claimed[a.arg])} now"
 
 
 SPECIALS.update(

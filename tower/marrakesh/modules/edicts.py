@@ -45,8 +45,22 @@ from tower.marrakesh import components
 from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.effects import PASS, SPECIALS, Effect, board_keshis, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.labels import amount, describe_effects, top_scroll
 from tower.marrakesh.modules import tables
-from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.marrakesh.rules import (
+    Label,
+    T,
+    Task,
+    ask,
+    label,
+    options,
+    order,
+    phrase,
+    push,
+    resolve,
+    score,
+    task,
+)
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -344,13 +358,39 @@ def _public(state: State) -> dict[str, Any]:
 
 def describe(edict: int) -> str:
     """An edict's two bonuses in words."""
-    from tower.marrakesh.ui import describe_effects
-
     e = load()["edicts"][edict]
     end = e["end"]
     each = f"{end.get('each', 1)} pts per {end['per']} {end['count']}"
     cap = f", at most {end['max']}" if "max" in end else ""
     return f"#{edict} ({e['stack']}): now {describe_effects(e['instant'])} | end {each}{cap}"
+
+
+def edict_text(edict: int) -> str:
+    """An edict in words, without its number: its stack and its two bonuses."""
+    e = load()["edicts"][edict]
+    end = e["end"]
+    each = f"{amount(end.get('each', 1), 'points')} per {end['per']} {end['count']}"
+    cap = f", at most {amount(end['max'], 'points')}" if "max" in end else ""
+    now = describe_effects(e["instant"])
+    return f"the {e['stack']} edict (now: {now}; or at the end: {each}{cap})".replace("_", " ")
+
+
+phrase("edict_keshi", "deploy {}")
+
+
+@label("edict_scroll", passing="take no scroll")
+def _scroll_label(state: State, t: Task, a: Action) -> Label:
+    return f"take {top_scroll(state, a.arg)}"
+
+
+@label("edict_pick")
+def _pick_label(state: State, t: Task, a: Action) -> Label:
+    return f"pick {edict_text(mine(state)['display'][a.arg])}"
+
+
+@label("edict_use")
+def _use_label(state: State, t: Task, a: Action) -> Label:
+    return ("use its bonus now", "keep it for its bonus at the end")[a.arg]
 
 
 #: Seats in the observation tensor (the rulebook's 2-4 players).

@@ -42,17 +42,19 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import phases, rules, sectors
-from tower.marrakesh.actions import GOODS, Action, action_id
+from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import mix_in
 from tower.marrakesh.rules import (
+    Label,
     T,
     Task,
     ask,
     can_pay,
     has_mod,
+    label,
     options,
     pay,
     push,
@@ -271,16 +273,33 @@ def luxury_ok(state: State, colour: str, lux: int) -> bool:
     return n > 0 and all(n >= m for c, m in cost.items())
 
 
+#: The "shop" of a way that takes the face-up statuette (Luxury Goods: Statuettes).
+STATUETTE = 5
+
+
+def _statuette(state: State) -> int | None:
+    """The face-up statuette, when the Statuettes module is on."""
+    if "statuettes" not in state.game.config.modules:
+        return None
+    from tower.marrakesh.modules import statuettes
+
+    return statuettes.top(state)
+
+
 def ways(state: State, p: int, tids: list[int]) -> list[list[int]]:
     """The ways player ``p`` can use the tiles ``tids`` now: ``[tile, shop]`` pairs (shop
-    -1 unless a luxury good is taken)."""
+    -1 unless a luxury good is taken; :data:`STATUETTE` for the face-up statuette: "You
+    can also acquire a 'Luxury Good: Statuette' with such an expert")."""
     out = []
+    statuette = _statuette(state)
     for tid in tids:
         t = tile(state, tid)
         if t["ability"] == "luxury":
             for i, shop in enumerate(state.shops):
                 if state.shop_open[i] and shop and luxury_ok(state, t["colour"], shop[-1]):
                     out.append([tid, i])
+            if statuette is not None and luxury_ok(state, t["colour"], statuette):
+                out.append([tid, STATUETTE])
         elif t["ability"] != "square" or any(state.players[p].square):
             out.append([tid, -1])
     return out[:15]  # choice:0..14 (with pass); more never occur with 12 tiles and 5 shops
@@ -299,7 +318,7 @@ def use_ability(state: State, p: int, tid: int, shop: int) -> None:
       buys further steps as always);
     - orchard (green): 1 date picker deployed, then 2 dates per date picker; with a water
       vendor there, 2 water;
-    - luxury: the top luxury good of ``shop`` for free;
+    - luxury: the top luxury good of ``shop`` (or the face-up statuette) for free;
     - square (pink): the main-square action, the chosen bonus once more and the two
       adjacent spaces' bonuses once each.
     """
@@ -311,6 +330,10 @@ def use_ability(state: State, p: int, tid: int, shop: int) -> None:
         push(state, _keshi(state, p, "turquoise"), T("experts_river", p=p))
     elif kind == "orchard":
         push(state, _keshi(state, p, "green"), T("experts_orchard", p=p))
+    elif kind == "luxury" and shop == STATUETTE:
+        from tower.marrakesh.modules import statuettes
+
+        statuettes.buy(state, p, {})
     elif kind == "luxury":
         sectors.buy_luxury(state, p, shop, {})
     else:
@@ -622,14 +645,15 @@ def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
             d[f"experts.p{i}"][int(used), tid - 1] = 1
 
 
-def _tile_text(state: State, tid: int) -> str:
+def tile_text(state: State, tid: int) -> str:
+    """An expert tile in words: its number, colour and ability."""
     t = tile(state, tid)
     return f"#{tid} {t['colour']} {t['ability']}"
 
 
 def render_board(state: State) -> list[str]:
     b = board(state)
-    shown = ", ".join(_tile_text(state, x) for x in b["display"]) or "-"
+    shown = ", ".join(tile_text(state, x) for x in b["display"]) or "-"
     return [
         f"Experts: face up {shown}; expert keshis on the board {b['board']}, in the "
         f"display {b['out']}, stuck in the tower {expert_keshis(state)['tower']}; "
@@ -639,7 +663,7 @@ def render_board(state: State) -> list[str]:
 
 def render_player(state: State, i: int) -> list[str]:
     m = mine(state, i)
-    tiles = ", ".join(f"{_tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
+    tiles = ", ".join(f"{tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
     extra = ", ".join(f"{c} +{n}" for c, n in m["extra"].items() if n)
     return [f"    experts {tiles or '-'}" + (f"; virtual keshis {extra}" if extra else "")]
 
@@ -647,17 +671,79 @@ def render_player(state: State, i: int) -> list[str]:
 def describe_choices(state: State, top: Task) -> list[str]:
     if top["k"] == "claim" and board(state)["out"]:
         return [
-            f"    choice:{i} = expert {_tile_text(state, x)}"
+            f"    choice:{i} = expert {tile_text(state, x)}"
             for i, x in enumerate(board(state)["display"])
         ]
     if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
         return [
-            f"    choice:{i} = {_tile_text(state, x)}" + (f" (shop {s})" if s >= 0 else "")
+            f"    choice:{i} = {tile_text(state, x)}"
+            + (" (statuette)" if s == STATUETTE else f" (shop {s})" if s >= 0 else "")
             for i, (x, s) in enumerate(top["ways"])
         ]
     if top["k"] == "experts_pay":
         return ["    choice:0 = 1 dinar, 1 date, 1 water", "    choice:1 = scroll 77: 1 point"]
     return []
+
+
+# -- named decisions --------------------------------------------------------------------
+def tile_words(state: State, tid: int) -> str:
+    """An expert tile in words, without its number."""
+    t = tile(state, tid)
+    what = {
+        "vendor": "a water vendor, then water and points per water vendor",
+        "river": "a fish keshi, then river steps",
+        "orchard": "a date picker, then 2 dates per date picker",
+        "luxury": f"a luxury good predominantly {t['colour']} for free",
+        "square": "the main-square bonus again and its neighbours",
+    }[t["ability"]]
+    return f"the {t['colour']} expert ({what})"
+
+
+def _way_words(state: State, p: int, tid: int, shop: int) -> str:
+    from tower.marrakesh.labels import luxury_text
+
+    mine_ = [x for x, _ in mine(state, p)["tiles"]]
+    shown = board(state)["display"]
+    if tid in mine_:
+        whose = f"your {ordinal(mine_.index(tid) + 1)} tile, "
+    else:
+        whose = f"the {ordinal(shown.index(tid) + 1)} face-up tile, "
+    text = f"use {whose}{tile_words(state, tid)}"
+    comps = state.game.components
+    if shop == STATUETTE:
+        return f"{text}: take {luxury_text(comps, _statuette(state) or 0, {})}"
+    if shop >= 0:
+        return f"{text}: take {luxury_text(comps, state.shops[shop][-1], {})}"
+    return text
+
+
+@label("claim/choice")
+def _claim_label(state: State, t: Task, a: Action) -> Label:
+    tile_ = tile_words(state, board(state)["display"][a.arg])
+    return f"take {tile_}, the {ordinal(a.arg + 1)} face-up expert, instead of keshis"
+
+
+@label("experts_pay")
+def _pay_label(state: State, t: Task, a: Action) -> Label:
+    if a.arg == 0:
+        return "pay 1 dinar, 1 date and 1 water", {}, {"dinars": 1, "dates": 1, "water": 1}
+    return "use the scroll: lose 1 point instead", {}, {"points": 1}
+
+
+def _use_label(state: State, t: Task, a: Action) -> Label:
+    return _way_words(state, t["p"], *t["ways"][a.arg])
+
+
+for _kind in ("experts_use", "experts_use_red", "experts_78"):
+    label(_kind, passing="use no expert")(_use_label)
+
+
+@label("experts_square_space")
+def _square_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import effects_label
+
+    spaces = state.game.components["main_square"]["spaces"]
+    return effects_label(f"the {ordinal(a.arg + 1)} main-square space: ", spaces[a.arg])
 
 
 # -- the module -------------------------------------------------------------------------

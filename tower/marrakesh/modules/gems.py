@@ -52,16 +52,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh.actions import GOODS, Action, action_id
+from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.labels import a_an
 from tower.marrakesh.modules.datafile import DATA, mix_in, read
 from tower.marrakesh.rules import (
+    Label,
     T,
     Task,
     ask,
     can_pay,
+    label,
     options,
     order,
     pay,
@@ -571,6 +574,78 @@ def _return(state: State, t: Task, a: Action) -> None:
 
 
 options("gems_return")(_loose_options)
+
+
+# -- named decisions --------------------------------------------------------------------
+def _gem(colour: str, n: int = 1) -> str:
+    return f"{n} {colour} gem{'' if n == 1 else 's'}"
+
+
+@label("gems_disc")
+def _disc_label(state: State, t: Task, a: Action) -> Label:
+    section, flip = divmod(a.arg, 2)
+    where = ordinal(one_spectator_sections(state, t["p"])[section] + 1)
+    gems = mine(state, t["p"])["disc"][1]
+    top = gems[0] if flip else gems[-1]
+    how = "turned over" if flip else "as drawn"
+    return f"lay the disc gems on its {where} section, {how}: the {top} gem on top"
+
+
+@label("gems_place")
+def _place_label(state: State, t: Task, a: Action) -> Label:
+    return f"put the {t['c']} gem on the {ordinal(a.arg + 1)} necklace space", {"points": 1}, {}
+
+
+@label("gems_pick")
+def _pick_label(state: State, t: Task, a: Action) -> Label:
+    where = {"supply": "the gem supply", "dealer": "the gem dealer"}.get(
+        t["src"], f"the {t['src']} staircase"
+    )
+    return f"take {_gem(COLOURS[a.arg])} from {where}"
+
+
+@label("gems_souk", passing="leave the gem dealer")
+def _souk_label(state: State, t: Task, a: Action) -> Label:
+    kind, k = divmod(a.arg, 5)
+    colour = COLOURS[k]
+    d = data()["gems"]
+    if kind == 0:
+        n = d["sell_one_dinars"]
+        return f"sell {_gem(colour)} for {n} dinars", {"dinars": n}, {f"{colour} gems": 1}
+    if kind == 1:
+        keshi = _sale_keshi(colour)
+        what = "2 goods keshis of different colours" if keshi == "goods2" else f"a {keshi} keshi"
+        return f"sell {_gem(colour, 2)} for {what}", {}, {f"{colour} gems": 2}
+    return f"buy {_gem(colour)} from the gem dealer", {f"{colour} gems": 1}, {}
+
+
+@label("gems_goods")
+def _goods_label(state: State, t: Task, a: Action) -> Label:
+    first, second = GOODS_PAIRS[a.arg]
+    return f"take {a_an(first)} and {a_an(second)} keshi"
+
+
+@label("gems_pay")
+def _pay_label(state: State, t: Task, a: Action) -> Label:
+    d = data()["gems"]
+    if a.arg == 0:
+        n = d["buy_dinars"]
+        return f"pay {n} dinars", {}, {"dinars": n}
+    c, n = GOODS[a.arg - 1], d["buy_goods_keshis"]
+    return f"pay {n} {c} keshis", {}, {f"{c} keshis": n}
+
+
+@label("gems_trade", passing="trade no gem")
+def _trade_label(state: State, t: Task, a: Action) -> Label:
+    return f"trade your loose {COLOURS[a.arg]} gem for a gem of the dealer"
+
+
+@label("gems_return", passing="return no gem")
+def _return_label(state: State, t: Task, a: Action) -> Label:
+    pts = t["pts"]
+    return f"return your loose {COLOURS[a.arg]} gem for {pts} points", {"points": pts}, {}
+
+
 SPECIALS["gem_draw"] = _gem_draw
 SPECIALS["gem_return"] = _gem_return
 SPECIALS["gem_choose"] = _gem_choose

@@ -43,8 +43,9 @@ from tower.errors import InputFileError
 from tower.marrakesh import components
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.labels import a_an
 from tower.marrakesh.modules import tables
-from tower.marrakesh.rules import T, Task, ask, options, order, resolve, score, task
+from tower.marrakesh.rules import Label, T, Task, ask, label, options, order, resolve, score, task
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
@@ -368,21 +369,49 @@ def _private(state: State, p: int) -> dict[str, Any]:
 
 
 # -- the terminal board -----------------------------------------------------------------
+#: What "at least n" counts, for the conditions that have only ``n``.
+_NOUNS = {
+    "wall_bricks": "fired bricks in the wall",
+    "nomads": "nomads",
+    "stairs_total": "staircase steps in all",
+    "camel": "camels",
+    "luxuries_same": "luxury goods of one kind",
+    "luxury_types": "kinds of luxury goods",
+    "scrolls_same": "scrolls of one colour",
+    "gems": "gems on the necklace",
+    "experts": "expert tiles",
+    "oases": "activated oases",
+}
+
+
 def describe(c: Condition) -> str:
     """A condition in words, e.g. ``"gray sector filled"``."""
     kind = c["kind"]
     if kind == "any":
-        return " OR ".join(describe(alt) for alt in c["of"])
+        return " or ".join(describe(alt) for alt in c["of"])
     if kind == "sector_filled":
         return f"{c['sector']} sector filled"
     if kind == "sector_at_least":
-        return f"{c['sector']} sector >= {c['n']} keshis"
+        return f"at least {c['n']} keshis in the {c['sector']} sector"
     if kind == "sector_at_most":
-        return f"{c['sector']} sector <= {c['n']} keshis"
+        return f"at most {c['n']} keshis in the {c['sector']} sector"
     if kind == "resources":
-        return "keep " + " ".join(f"{c[r]} {r}" for r in RESOURCE_KEYS if c.get(r))
-    params = ", ".join(f"{k} {c[k]}" for k in KINDS[kind])
-    return f"{kind} ({params})" if params else kind
+        return "keep " + ", ".join(f"{c[r]} {r}" for r in RESOURCE_KEYS if c.get(r))
+    if kind in _NOUNS:
+        return f"at least {c['n']} {_NOUNS[kind]}"
+    if kind == "stair":
+        return f"at least {c['n']} steps on the {c['which']} staircase"
+    if kind == "scrolls":
+        return f"at least {c['n']} scrolls of {c['colours']} colours"
+    if kind == "luxuries":
+        return f"at least {c['n']} luxury goods of {c['types']} kinds"
+    if kind == "scrolls_luxuries":
+        return f"at least {c['scrolls']} scrolls and {c['luxuries']} luxury goods"
+    if kind == "scroll_and_good":
+        return f"{a_an(c['colour'])} scroll and {a_an(c['good'].replace('_', ' '))}"
+    if kind == "gates":
+        return "city gates of " + ", ".join(c["colours"])
+    return "the fisherman at the jetty in the third season"
 
 
 def card_text(state: State, p: int | None, card: int) -> str:
@@ -393,6 +422,12 @@ def card_text(state: State, p: int | None, card: int) -> str:
         return "; ".join(describe(c) for c in conds)
     done = set(card_fulfilled(state, p, card))
     return "; ".join(f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(conds))
+
+
+@label("task_keep", private=True)
+def _keep_label(state: State, t: Task, a: Action) -> Label:
+    card = mine(state)["hands"][t["p"]][a.arg]
+    return f"keep the task card: {card_text(state, None, card)}"
 
 
 # -- the module -------------------------------------------------------------------------

@@ -46,7 +46,8 @@ from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.components import Components, entries
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
-from tower.marrakesh.rules import T, Task, ask, options, push, resolve, score, task
+from tower.marrakesh.labels import amount, oasis_text, scroll_text
+from tower.marrakesh.rules import Label, T, Task, ask, label, options, push, resolve, score, task
 from tower.marrakesh.sectors import claim_oasis
 from tower.marrakesh.worth import OASIS_KINDS
 
@@ -228,6 +229,35 @@ def _buy(state: State, t: Task, a: Action) -> None:
         # Ruling: "Otherwise, these scrolls ... function the same as any other scroll":
         # a bought instant scroll acts at once for its buyer, as when taken in the Madrasa.
         run_effects(state, p, entry["effect"], f"scroll {item} (second-hand)")
+
+
+# -- named decisions --------------------------------------------------------------------
+def item_text(state: State, p: int, item: int) -> str:
+    """A scroll or oasis of the shop in words (an oasis by its worth to ``p``)."""
+    if item >= OASIS:
+        return oasis_text(state, p, item - OASIS)
+    return scroll_text(state.game.components, item)
+
+
+@label("shop_sell", passing="offer nothing at the second-hand shop")
+def _sell_label(state: State, t: Task, a: Action) -> Label:
+    return f"offer {item_text(state, t['p'], a.arg)} at the second-hand shop"
+
+
+@label("shop_price")
+def _price_label(state: State, t: Task, a: Action) -> Label:
+    kind = "oasis" if t["item"] >= OASIS else "scroll"
+    pr = _tiles(state)[free_tiles(state, t["p"], kind)[a.arg]]["price"]
+    dinars, points = pr.get("dinars", 0), pr.get("points", 0)
+    return f"ask {amount(dinars, 'dinars')} and {amount(points, 'points')} for it"
+
+
+@label("shop_buy", passing="buy nothing at the second-hand shop")
+def _buy_label(state: State, t: Task, a: Action) -> Label:
+    dinars, points, _ = price(state, a.arg)
+    text = f"buy {item_text(state, t['p'], a.arg)} for {amount(dinars, 'dinars')}"
+    text += f" and {amount(points, 'points')}" if points else ""
+    return text, {}, {"dinars": dinars, "points": points}
 
 
 # -- the oasis track and the season's end -----------------------------------------------

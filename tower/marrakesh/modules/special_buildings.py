@@ -8,10 +8,14 @@ watchman tile are data (``data/special_buildings.toml``, ``rulebook`` or ``assum
 Which buildings are dealt
     The rulebook lets the new buildings be mixed with the special buildings of Expansion 1;
     this toolkit has no other special buildings, so **mixing is not possible here**: only
-    these 8 exist. Four are "only usable with" a module the toolkit does not have (the
-    Jeweler: Gems; the Nomad Tent: Nomads; the Betting Booth: Camels; the University:
-    Experts) and are never dealt; the Watchtower and the Woodcutter need Walls & Guards.
-    So the pool holds 2 buildings (Great Well, Flying Merchant), or 4 with Walls & Guards.
+    these 8 exist. A building "only usable with" a module is dealt only when that module
+    is on: the Watchtower and the Woodcutter with Walls & Guards, the University with the
+    Experts; the Nomad Tent (Nomads) and the Betting Booth (Camels) need modules the
+    toolkit does not have and are never dealt. The Jeweler (Gems) is not dealt either
+    (:data:`NOT_DEALT`): its special necklace board is printed, not described (which two
+    colours each upper space takes, its start spaces, lines and row points), so it is not
+    implemented. The pool holds 2 buildings (Great Well, Flying Merchant), 3 with the
+    Experts, 4 with Walls & Guards, 5 with both.
 
 Setup (in turn order, after every other setup decision)
     1. Each player is dealt 2 buildings and keeps 1 (decision ``sb_building``).
@@ -39,6 +43,14 @@ The abilities
       player's choice; a watchman tile protects the first unrepaired wall section in each
       battle, and repelling a brigand there earns 2 extra points
       (:class:`tower.marrakesh.modules.battle.Wall` with ``watchtower=True``).
+    - University (Experts, "once" marker): once per game, at the start of a phase-3 turn
+      of the owner holding a used expert tile, the owner may flip 1 used tile back to its
+      front side (decision ``sb_university``: ``choice:i`` the ``i``-th used tile of the
+      player's tiles, or ``pass``); at the end of the game 2 points for each expert tile,
+      used or unused.
+      Ruling: "once per game, the player may flip" names no moment; the start of the
+      owner's turn is the one moment before every ability of a tile can be used again
+      in that turn.
     - Woodcutter (Walls & Guards, "once per round" marker): 1 or 2 wood received bring
       1 more, 3 or more bring 2 more; once per round 1 wood may be given up instead of 1
       resource of the player's choice where the engine asks for one (``choice:0`` in a
@@ -61,7 +73,20 @@ from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import DATA, check_colours, read
-from tower.marrakesh.rules import T, Task, ask, options, order, push, resolve, score, task
+from tower.marrakesh.rules import (
+    Label,
+    T,
+    Task,
+    ask,
+    label,
+    options,
+    order,
+    phrase,
+    push,
+    resolve,
+    score,
+    task,
+)
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
@@ -104,10 +129,17 @@ def load(path: str | None = None) -> dict[str, Any]:
     return data
 
 
+#: Buildings never dealt: their printed board is not described by the rulebook text (the
+#: Jeweler's special necklace), so the engine does not play them.
+NOT_DEALT = frozenset({"jeweler"})
+
+
 def usable(modules: frozenset[str]) -> list[int]:
     """Ids of the buildings that can be dealt with ``modules`` in play."""
     return [
-        i for i, b in load()["building"].items() if not b["requires"] or b["requires"] in modules
+        i
+        for i, b in load()["building"].items()
+        if (not b["requires"] or b["requires"] in modules) and b["name"] not in NOT_DEALT
     ]
 
 
@@ -441,6 +473,48 @@ def pay_resolve(state: State, t: Task, a: Action) -> bool:
     return True
 
 
+# -- the University ---------------------------------------------------------------------
+def _used_tiles(state: State, p: int) -> list[int]:
+    """Indices (into the player's expert tiles) of the used ones."""
+    from tower.marrakesh.modules import experts
+
+    return [i for i, (_, used) in enumerate(experts.mine(state, p)["tiles"]) if used]
+
+
+def university_offer(state: State, p: int) -> list[Task]:
+    """The University's flip, offered at the start of the owner's turn while its marker is
+    active and a used expert tile lies in front of them."""
+    if owns(state, p, "university") and mine(state, p)["marker"] and _used_tiles(state, p):
+        return [ask("sb_university", p)]
+    return []
+
+
+@options("sb_university")
+def _university_options(state: State, t: Task) -> list[int]:
+    return [action_id("pass")] + [
+        action_id("choice", i) for i in range(len(_used_tiles(state, t["p"])))
+    ]
+
+
+@resolve("sb_university")
+def _university(state: State, t: Task, a: Action) -> None:
+    from tower.marrakesh.modules import experts
+
+    if a.kind == "pass":
+        return
+    p = t["p"]
+    experts.mine(state, p)["tiles"][_used_tiles(state, p)[a.arg]][1] = False
+    use_marker(state, p)
+
+
+def university_points(state: State, p: int) -> None:
+    """2 points for each expert tile of the University's owner, used or unused."""
+    if owns(state, p, "university"):
+        tiles = state.game.hooks.first("count", state, p, "expert_tiles") or 0
+        per = building(state, p)["end_points_per_expert"]
+        score(state, p, per * tiles, "university: expert tiles")
+
+
 # -- the Watchtower ---------------------------------------------------------------------
 # Walls & Guards asks ``count(state, p, "watchtower")``; the rules of the tile and of the
 # hiring cost are battle.py's (``Wall(watchtower=True)``, ``hiring_cost(watchtower=True)``).
@@ -525,11 +599,67 @@ def describe_choices(state: State, top: Task) -> list[str]:
     elif k == "sb_merchant":
         head = "  luxury good: pay"
         ways = ["the printed goods keshis", "any goods keshis, fewer (Flying Merchant)"]
+    elif k == "sb_university":
+        from tower.marrakesh.modules import experts
+
+        tiles = experts.mine(state, top["p"])["tiles"]
+        head = "  University (once per game): flip back to its front side"
+        ways = [experts.tile_text(state, tiles[i][0]) for i in _used_tiles(state, top["p"])]
     elif k == "pay_resource" and pay_options(state, top):
         return ["  choice:0 = 1 wood instead (Woodcutter, once per round)"]
     else:
         return []
     return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
+
+
+# -- named decisions --------------------------------------------------------------------
+def _building_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import amounts
+
+    b = t["offer"][a.arg]
+    start = load()["start"][b]
+    name = load()["building"][b]["name"].replace("_", " ")
+    return f"keep the {name} (start: a {start['keshi']} keshi, {amounts(start['resources'])})"
+
+
+def _scroll_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import scroll_text
+
+    sid = ext(state)["offers"][str(t["p"])][a.arg]
+    return f"keep {scroll_text(state.game.components, sid)}"
+
+
+def _well_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import amount
+
+    r = WELL[a.arg]
+    return f"take {amount(1, r)} from the Great Well", {r: 1}, {}
+
+
+def _merchant_label(state: State, t: Task, a: Action) -> Label:
+    if a.arg == 0:
+        return "pay the printed goods keshis"
+    return "pay any goods keshis, 1 fewer (Flying Merchant, once per round)"
+
+
+def _university_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.modules import experts
+
+    tid = experts.mine(state, t["p"])["tiles"][_used_tiles(state, t["p"])[a.arg]][0]
+    return f"flip {experts.tile_words(state, tid)} back to its unused side"
+
+
+def _wood_label(state: State, t: Task, a: Action) -> Label:
+    return "give up 1 wood instead (Woodcutter, once per round)", {}, {"wood": 1}
+
+
+label("sb_building", private=True)(_building_label)
+label("sb_scroll", private=True)(_scroll_label)
+label("sb_well")(_well_label)
+label("sb_merchant")(_merchant_label)
+label("sb_university", passing="keep the University's flip for later")(_university_label)
+label("pay_resource/choice")(_wood_label)
+phrase("sb_merchant_pay", "pay {}")
 
 
 # -- invariants -------------------------------------------------------------------------
@@ -589,7 +719,12 @@ class SpecialBuildings(Module):
         return []
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return [T("sb_turn_end", p=p)] if when == "end" and owns(state, p, "great_well") else []
+        if when == "start":
+            return university_offer(state, p)
+        return [T("sb_turn_end", p=p)] if owns(state, p, "great_well") else []
+
+    def final_scoring(self, state: State, p: int) -> None:
+        university_points(state, p)
 
     def vendor_water(self, state: State, p: int) -> None:
         vendor_water(state, p)

@@ -24,8 +24,12 @@ Rulings (besides the data file's):
   good after a statuette comes from the 5 stacks.
 - The statuettes are "purchased normally": the Imam waives 1 goods keshi of a statuette too
   (decision ``statuettes_waive``, ``colour:*``, as the core's ``imam_waive``). The Flying
-  Merchant's price (``special_buildings``), free luxury goods of effects and experts, and
-  the gifts' conditions concern the 5 stacks only.
+  Merchant's price (``special_buildings``), the free luxury goods of scrolls and tiles,
+  and the gifts' conditions concern the 5 stacks only.
+- A luxury-goods expert takes the face-up statuette for free like a good of the 5 stacks
+  (The Experts: "You can also acquire a 'Luxury Good: Statuette' with such an expert";
+  :data:`tower.marrakesh.modules.experts.STATUETTE`), when its goods keshis predominantly
+  show the expert's colour.
 
 Examples
 --------
@@ -50,7 +54,21 @@ from tower.marrakesh.components import check_effects
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import DATA, read
-from tower.marrakesh.rules import OPTIONS, RESOLVE, T, Task, ask, options, push, resolve, task
+from tower.marrakesh.rules import (
+    LABELS,
+    OPTIONS,
+    RESOLVE,
+    Label,
+    T,
+    Task,
+    ask,
+    label,
+    options,
+    phrase,
+    push,
+    resolve,
+    task,
+)
 from tower.marrakesh.sectors import discount
 from tower.pieces import KESHI_COLOURS
 
@@ -184,6 +202,20 @@ def _waive(state: State, t: Task, a: Action) -> None:
     cost = _cost(state)
     cost[KESHI_COLOURS[a.arg]] -= 1
     buy(state, t["p"], cost)
+
+
+@label("statuettes_souk")
+def _souk_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import luxury_text
+
+    if a.kind != "choice":
+        return LABELS["souk"](state, _souk_task(t["p"]), a)
+    cost = _cost(state)
+    text = f"buy {luxury_text(state.game.components, top(state) or 0, cost)}, the face-up statuette"
+    return text, {}, {f"{c} keshis": n for c, n in cost.items() if n}
+
+
+phrase("statuettes_waive", "the Imam waives {} of the statuette's price")
 
 
 def buy(state: State, p: int, cost: dict[str, int]) -> None:

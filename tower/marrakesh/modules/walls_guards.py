@@ -38,17 +38,19 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import rules
-from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id
+from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import COUNTS, SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, SeasonStep, register
 from tower.marrakesh.modules import battle as bt
 from tower.marrakesh.rules import (
+    Label,
     T,
     Task,
     ask,
     can_pay,
     has_mod,
+    label,
     options,
     order,
     pay,
@@ -69,6 +71,7 @@ PASS = action_id("pass")
 #: two" storage spaces; that each path climbs from bottom to top is assumed), 8 and 9 the
 #: desert-town spaces.
 BRICKWORKS = (0, 1)
+TOWN_SPACES = (8, 9)
 #: Engine resource names of battle.py's cost and holding tokens.
 _RES = {"water": "water", "date": "dates", "dinar": "dinars"}
 
@@ -592,15 +595,108 @@ def _gate_back(state: State, t: Task, a: Action) -> None:
     shop.sort(key=COLOUR_INDEX.get)
 
 
+# -- named decisions --------------------------------------------------------------------
+def brick_words(state: State, tile: int) -> str:
+    """A brick tile by its two exploration bonuses."""
+    from tower.marrakesh.labels import describe_effects
+
+    b = state.game.components.tables["brick"][tile]
+    return (
+        f"the tile giving {describe_effects(b['brown'])} (brown) or "
+        f"{describe_effects(b['green'])} (green)"
+    )
+
+
+@label("bricks")
+def _bricks_label(state: State, t: Task, a: Action) -> Label:
+    first, second = brick_pairs(t["wood"])[a.arg]
+    return (
+        f"lay {brick_words(state, first)} on the left path and "
+        f"{brick_words(state, second)} on the right path ({t['wood']} wood each)"
+    )
+
+
+@label("place_wg")
+def _place_wg_label(state: State, t: Task, a: Action) -> Label:
+    if a.kind == "sector":
+        return f"put the {t['c']} keshi in the date orchard"
+    return f"put the {t['c']} keshi on the {ordinal(a.arg + 1)} sahara space"
+
+
+def _fire_label(state: State, t: Task, a: Action) -> Label:
+    p = t["p"]
+    tile = state.players[p].bricks[a.arg - 2]
+    if t["k"] == "fire_free":
+        return f"fire {brick_words(state, tile)} for free"
+    cost = fire_cost(state, p, tile)
+    return f"fire {brick_words(state, tile)} for {cost} wood", {}, {"wood": cost}
+
+
+label("fire", passing="fire no more bricks")(_fire_label)
+label("fire_free")(_fire_label)
+
+
+@label("hire", passing="hire no more watchmen")
+def _hire_label(state: State, t: Task, a: Action) -> Label:
+    post = ("bottom", "middle", "top")[a.arg]
+    return f"hire the watchman on the {post} post"
+
+
+def _payment_label(state: State, t: Task, a: Action) -> Label:
+    from tower.marrakesh.labels import amounts
+
+    way = t["ways"][a.arg]
+    return f"pay {amounts(way)}", {}, dict(way)
+
+
+label("hire_waive")(_payment_label)
+
+
+def _token_words(state: State, token: str, n: int) -> str:
+    from tower.marrakesh.labels import amount, luxury_text
+
+    kind, _, what = token.partition(":")
+    if kind == "resource":
+        return amount(n, _RES[what])
+    if kind == "step":
+        return f"{n} steps back on the {'mosque' if what == 'black' else 'palace'} staircase"
+    if kind == "keshi":
+        return amount(n, what)
+    if kind == "luxury":
+        return luxury_text(state.game.components, int(what))
+    return f"the city gate on the {ordinal(int(what) + 1)} gate space"
+
+
+@label("malus_pay")
+def _malus_label(state: State, t: Task, a: Action) -> Label:
+    way = t["ways"][a.arg]
+    if not way:
+        return "give up nothing (the malus cannot be paid)"
+    return "give up " + ", ".join(_token_words(state, tok, n) for tok, n in way)
+
+
+@label("gate_back")
+def _gate_back_label(state: State, t: Task, a: Action) -> Label:
+    return f"put the {t['c']} city gate back on the {ordinal(a.arg + 1)} workshop"
+
+
 # -- final scoring ----------------------------------------------------------------------
 def filled(state: State, p: int, sector: str) -> bool:
     """The date orchard (green) or sahara (brown): 8 keshis of any green/brown mix and a
-    water vendor."""
+    water vendor.
+
+    Ruling (Desert Towns with Walls & Guards): Walls & Guards fills the sahara with "8
+    keshis in any combination of brown and green, plus 1 red keshi"; the desert towns
+    want "both keshi slots of the desert town covering tile ... occupied (in addition to
+    all other keshi spaces)". Both hold: the 8 spaces of the brickworks and the brick
+    tiles and, with the desert towns, both town slots (10 keshis in all)."""
     pl = state.players[p]
     if sector == "green":
         n, full = sum(orchard(pl)), _wg(state)["orchard_capacity"]
     else:
-        n, full = sahara_keshis(pl), _wg(state)["sahara_capacity"]
+        n, full = sum(pl.sahara[: TOWN_SPACES[0]]), _wg(state)["sahara_capacity"]
+        if state.game.hooks.layout["towns"] and not all(pl.sahara[s] for s in TOWN_SPACES):
+            return False
     return n >= full and sector in pl.vendors
 
 
