@@ -1,9 +1,9 @@
-"""Every module of the three rulebooks, playable or not, and the README's module table.
+"""Every module of the three rulebooks, playable or not, and the module table of docs/engine.md.
 
 A module is *playable* when a module of that name is registered
 (:data:`tower.marrakesh.hooks.REGISTRY`); the other rows name the module the engine will
 register under that name. ``python -m tower.marrakesh.modules.catalogue`` prints the
-Markdown table that the README holds between its ``module-table`` markers
+Markdown table that docs/engine.md holds between its ``module-table`` markers
 (``tests/test_module_table.py`` checks it is current).
 
 Examples
@@ -76,7 +76,7 @@ ACTIONS_END = "<!-- /action-table -->"
 
 
 def table() -> str:
-    """The README's module table (Markdown), between its markers."""
+    """The module table of docs/engine.md (Markdown), between its markers."""
     lines = [
         BEGIN,
         "| Module | Rulebook | Playable | Switch it on with |",
@@ -91,7 +91,7 @@ def table() -> str:
 
 
 def action_table() -> str:
-    """The README's table of the fixed action space: each kind's ids and who declared it
+    """docs/engine.md's table of the fixed action space: each kind's ids and who declared it
     (the core or a module), in id order."""
     from tower.marrakesh.actions import KINDS, OFFSETS, OWNERS, num_actions
 
