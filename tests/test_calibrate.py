@@ -134,7 +134,7 @@ def test_parameter_recovery_on_the_stand_in(toy_run: tuple[Path, object]) -> Non
     # the clogged corner failed in the design and is cut out of the posterior
     assert done.result.failures > 0
     assert np.mean(done.result.samples[:, 0] < 0.36) < 0.01
-    assert "barely depend on it" in paint.reason()
+    assert "barely depends on it" in paint.reason()
 
 
 def test_outputs_and_report(toy_run: tuple[Path, object]) -> None:

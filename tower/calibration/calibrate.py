@@ -288,6 +288,11 @@ def calibrate(
     if engine == "bank":
         if not isinstance(simulator, PhysicsSimulator):
             raise TowerError("--engine bank calibrates the physics; use --engine gp here")
+        if params_path is not None:
+            raise TowerError(
+                "the physics bank was made at the default values of the parameters not "
+                "fitted; to fit with other values (--params), use --engine gp"
+            )
         from tower.calibration.surrogate import DEFAULT_SURROGATE, load_surrogate
 
         surrogate = load_surrogate(settings.surrogate or DEFAULT_SURROGATE)

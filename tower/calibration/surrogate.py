@@ -9,8 +9,9 @@ roughly how old they are. The outcome is the pieces out, split in two counts:
 - ``other``: the rest, all of them older pieces.
 
 The surrogate learns ``p(same, other | theta, x) = p(same | theta, x) p(other | theta, x,
-same)`` by two classifiers (small multilayer perceptrons with softmax outputs, trained with
-scikit-learn, stored as plain JSON weights and evaluated here in numpy). ``x``
+same)``: each count is beta-binomial among the pieces that could come out, its chance a
+logistic function of every square and product of the inputs (:class:`CountModel`, fitted
+by scikit-learn's logistic regression; stored as plain JSON numbers). ``x``
 (:data:`FEATURES`) is what the recording shows before the throw: pieces thrown, pieces
 inside, how many of them share a colour with this throw, the residents by the age of their
 colour (throws since that colour was last thrown), the last throw's outcome, and the time
@@ -71,10 +72,8 @@ FEATURES = (
     "time_since_empty",
 )
 
-#: Largest class of each outcome (larger counts are scored as this class).
-MAX_SAME, MAX_OTHER = 24, 36
-
 SCALE = 12.0
+
 
 
 class History:
@@ -153,42 +152,131 @@ def paint(
     return painted
 
 
-# ---------------------------------------------------------------- the networks
+# ---------------------------------------------------------------- the count models
+
+
+def _beta_binomial_logpmf(k: np.ndarray, n: np.ndarray, mu: np.ndarray, rho: float) -> np.ndarray:
+    """log P(k) of a beta-binomial with ``n`` trials, mean ``mu`` and intra-class
+    correlation ``rho`` (``rho`` -> 0: the binomial)."""
+    from scipy.special import betaln, gammaln
+
+    mu = np.clip(mu, 1e-6, 1 - 1e-6)
+    c = (1 - rho) / rho
+    a, b = mu * c, (1 - mu) * c
+    return (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+            + betaln(k + a, n - k + b) - betaln(a, b))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CountModel:
+    """The count of pieces out among ``n`` that could come out: beta-binomial, with the
+    chance a logistic function of a quadratic form in the standardised inputs
+    ``z = ([u, x] - centre) / scale`` (every square and every product of two inputs), and
+    one overdispersion ``rho`` (pieces leave together: one dislodged piece takes others).
+
+    ``logit = c + w . z + z' A z`` with ``A`` symmetric. The form splits into a part of
+    ``u``, a part of ``x`` and a cross term, so scoring ``m`` parameter points against
+    ``T`` throws costs ``O(m T)`` (:meth:`logit`), not ``O(m T p)``.
+    """
+
+    centre: np.ndarray  # (q,)
+    scale: np.ndarray  # (q,)
+    c: float
+    w: np.ndarray  # (q,)
+    A: np.ndarray  # (q, q)
+    rho: float
+
+    def logit(self, u: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``(m, T)`` logits at points ``u : (m, d)`` for throws ``x : (T, q - d)``."""
+        d = u.shape[1]
+        zu = (u - self.centre[:d]) / self.scale[:d]
+        zx = (x - self.centre[d:]) / self.scale[d:]
+        Auu, Aux, Axx = self.A[:d, :d], self.A[:d, d:], self.A[d:, d:]
+        pu = zu @ self.w[:d] + np.einsum("mi,ij,mj->m", zu, Auu, zu)
+        px = self.c + zx @ self.w[d:] + np.einsum("ti,ij,tj->t", zx, Axx, zx)
+        return pu[:, None] + px[None, :] + 2 * (zu @ Aux) @ zx.T
+
+    def logpmf(self, k: np.ndarray, n: np.ndarray, logit: np.ndarray) -> np.ndarray:
+        """log P(k of n) given logits (broadcast over leading axes)."""
+        return _beta_binomial_logpmf(k, n, 1 / (1 + np.exp(-logit)), self.rho)
+
+    def draw(self, n: int, logit: float, rng: np.random.Generator) -> int:
+        if n <= 0:
+            return 0
+        mu = float(np.clip(1 / (1 + np.exp(-logit)), 1e-6, 1 - 1e-6))
+        c = (1 - self.rho) / self.rho
+        return int(rng.binomial(n, rng.beta(mu * c, (1 - mu) * c)))
+
+    def to_json(self) -> dict[str, Any]:
+        # full precision: JSON floats read back exactly, and the file is small
+        return {
+            "centre": self.centre.tolist(),
+            "scale": self.scale.tolist(),
+            "c": float(self.c),
+            "w": self.w.tolist(),
+            "A": self.A.tolist(),
+            "rho": float(self.rho),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CountModel:
+        return cls(
+            np.array(data["centre"], float), np.array(data["scale"], float), float(data["c"]),
+            np.array(data["w"], float), np.array(data["A"], float), float(data["rho"]),
+        )  # fmt: skip
+
+    @classmethod
+    def fit(cls, z: np.ndarray, k: np.ndarray, n: np.ndarray, penalty: float) -> CountModel:
+        """Fit the chance by L2-penalised binomial maximum likelihood (scikit-learn's
+        logistic regression on the counts as weights), then ``rho`` by the method of
+        moments on the residuals."""
+        from sklearn.linear_model import LogisticRegression
+
+        centre, scale = z.mean(axis=0), z.std(axis=0) + 1e-9
+        zs = (z - centre) / scale
+        q = z.shape[1]
+        iu = np.triu_indices(q)
+        phi = np.hstack([zs, zs[:, iu[0]] * zs[:, iu[1]]])
+        keep = n > 0
+        X2 = np.vstack([phi[keep], phi[keep]])
+        y2 = np.r_[np.ones(keep.sum()), np.zeros(keep.sum())]
+        w2 = np.r_[k[keep], n[keep] - k[keep]].astype(float)
+        nz = w2 > 0
+        lr = LogisticRegression(C=1.0 / penalty, max_iter=2000, tol=1e-6)
+        lr.fit(X2[nz], y2[nz], sample_weight=w2[nz])
+        coef = lr.coef_[0]
+        A = np.zeros((q, q))
+        A[iu] = coef[q:]
+        A = (A + A.T) / 2  # squares stay on the diagonal, products split in two
+        model = cls(centre, scale, float(lr.intercept_[0]), coef[:q], A, 0.01)
+        mu = 1 / (1 + np.exp(-(phi @ coef + lr.intercept_[0])))
+        many = n >= 2
+        var = n * mu * (1 - mu)
+        excess = ((k - n * mu) ** 2 - var)[many].sum()
+        rho = excess / max((var * (n - 1))[many].sum(), 1e-9)
+        return cls(model.centre, model.scale, model.c, model.w, model.A,
+                   float(np.clip(rho, 1e-4, 0.5)))  # fmt: skip
+
+
+# ---------------------------------------------------------------- the key statistics
 
 
 @dataclass(frozen=True)
 class Net:
-    """A multilayer perceptron with ReLU hidden layers and a softmax over ``outputs``
-    classes (``softmax``) or ``outputs`` plain values (``linear``)."""
+    """A multilayer perceptron with ReLU hidden layers and a linear output: the key
+    statistics' regression on ``u``."""
 
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
-    outputs: int
-    output: str = "softmax"
 
     def forward(self, h: np.ndarray) -> np.ndarray:
-        """Outputs ``(n, outputs)`` of inputs ``h : (n, inputs)``: log class probabilities
-        (softmax) or values (linear)."""
+        """Outputs ``(n, outputs)`` of inputs ``h : (n, inputs)``."""
         for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
             h = np.maximum(h @ w + b, 0.0)
-        z = h @ self.weights[-1] + self.biases[-1]
-        if self.output == "linear":
-            return z
-        z -= z.max(axis=1, keepdims=True)
-        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-
-    def forward_hidden(self, h: np.ndarray) -> np.ndarray:
-        """:meth:`forward` from the first hidden layer's activations ``h : (n, h1)``."""
-        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
-            h = np.maximum(h @ w.astype(h.dtype) + b.astype(h.dtype), 0.0)
-        z = h @ self.weights[-1].astype(h.dtype) + self.biases[-1].astype(h.dtype)
-        z -= z.max(axis=1, keepdims=True)
-        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return h @ self.weights[-1] + self.biases[-1]
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "output": self.output,
-            "outputs": self.outputs,
             "weights": [w.round(6).tolist() for w in self.weights],
             "biases": [b.round(6).tolist() for b in self.biases],
         }
@@ -198,37 +286,6 @@ class Net:
         return cls(
             tuple(np.array(w, float) for w in data["weights"]),
             tuple(np.array(b, float) for b in data["biases"]),
-            int(data["outputs"]),
-            str(data["output"]),
-        )
-
-    @classmethod
-    def classifier(
-        cls, inputs: np.ndarray, labels: np.ndarray, classes: int, hidden: tuple[int, ...],
-        seed: int,
-    ) -> Net:  # fmt: skip
-        """Fit by scikit-learn's ``MLPClassifier`` (Adam, early stopping) and keep the
-        weights; classes never seen in training get a very low probability."""
-        from sklearn.neural_network import MLPClassifier
-
-        clf = MLPClassifier(
-            hidden_layer_sizes=hidden, alpha=1e-4, batch_size=512, learning_rate_init=2e-3,
-            max_iter=60, early_stopping=True, n_iter_no_change=6, random_state=seed,
-        )  # fmt: skip
-        clf.fit(inputs, labels)
-        seen = clf.classes_.astype(int)
-        w_last = np.zeros((clf.coefs_[-1].shape[0], classes))
-        b_last = np.full(classes, -30.0)
-        if len(seen) == 2:  # scikit-learn uses one logistic output for two classes
-            w_last[:, seen[1]] = clf.coefs_[-1][:, 0]
-            b_last[seen[0]], b_last[seen[1]] = 0.0, clf.intercepts_[-1][0]
-        else:
-            w_last[:, seen] = clf.coefs_[-1]
-            b_last[seen] = clf.intercepts_[-1]
-        return cls(
-            (*[np.asarray(w) for w in clf.coefs_[:-1]], w_last),
-            (*[np.asarray(b) for b in clf.intercepts_[:-1]], b_last),
-            classes,
         )
 
     @classmethod
@@ -248,40 +305,24 @@ class Net:
         w = [np.asarray(x) for x in reg.coefs_]
         b = [np.asarray(x) for x in reg.intercepts_]
         w[-1], b[-1] = w[-1] * sd, b[-1] * sd + mean
-        return cls(tuple(w), tuple(b), targets.shape[1], "linear")
+        return cls(tuple(w), tuple(b))
 
 
 @dataclass(frozen=True)
 class Member:
-    """One ensemble member: the two classifiers of a throw's outcome, and the regression
-    of the key tower statistics (:mod:`tower.calibration.behaviour`) on ``theta``."""
+    """One ensemble member: the count models of a throw's outcome, and the regression of
+    the key tower statistics (:mod:`tower.calibration.behaviour`) on ``theta``."""
 
-    same: Net
-    other: Net
+    same: CountModel
+    other: CountModel
     keys: Net
 
 
-def _clip_scores(logp: np.ndarray, y: np.ndarray, limit: np.ndarray) -> np.ndarray:
-    """Log probability of class ``y`` renormalised over the feasible classes ``<= limit``.
-
-    ``logp : (m, T, K)``; ``y, limit : (T,)`` clipped to ``K - 1``.
-    """
-    K = logp.shape[-1]
-    feasible = np.arange(K)[None, :] <= np.minimum(limit, K - 1)[:, None]  # (T, K)
-    masked = np.where(feasible[None], logp, -np.inf)
-    norm = np.logaddexp.reduce(masked, axis=-1)
-    pick = np.take_along_axis(logp, np.minimum(y, K - 1)[None, :, None].repeat(len(logp), 0),
-                              axis=-1)[..., 0]  # fmt: skip
-    return pick - norm
-
-
-def _draw(logp: np.ndarray, limit: int, rng: np.random.Generator) -> int:
-    """A class drawn from log probabilities ``logp``, among the classes ``<= limit``
-    (the top class stands for itself and everything above it, up to ``limit``)."""
-    K = len(logp)
-    p = np.exp(logp[: min(limit, K - 1) + 1])
-    k = int(rng.choice(len(p), p=p / p.sum()))
-    return k if k < K - 1 else min(limit, k)
+def _limits(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pieces that could come out as ``same`` (thrown, or inside of a thrown colour) and as
+    ``other`` (inside, of other colours), per throw."""
+    same = np.rint((X[:, 0] + X[:, 2]) * SCALE)
+    return same, np.rint((X[:, 1] - X[:, 2]) * SCALE)
 
 
 @dataclass(frozen=True)
@@ -304,30 +345,17 @@ class Surrogate:
 
     def loglik(self, u: np.ndarray, X: np.ndarray, y: np.ndarray, member: int) -> np.ndarray:
         """Log-likelihood ``(m,)`` of throws ``X : (T, f)``, ``y : (T, 2)`` at unit-cube
-        points ``u : (m, d)``, by ensemble member ``member``.
-
-        The first layer splits into a part of ``u`` and a part of the throw, each computed
-        once; the rest runs in single precision, in blocks of about 40,000 rows.
-        """
+        points ``u : (m, d)``, by ensemble member ``member``; in blocks of about 200,000
+        (point, throw) pairs."""
         mem = self.members[member]
-        d = len(self.parameters)
-        T = len(X)
-        lim_same = np.rint((X[:, 0] + X[:, 2]) * SCALE).astype(int)
-        lim_other = np.rint((X[:, 1] - X[:, 2]) * SCALE).astype(int)
-        xs = X @ mem.same.weights[0][d:] + mem.same.biases[0]  # (T, h)
-        xo = (X @ mem.other.weights[0][d : d + X.shape[1]] + mem.other.biases[0]
-              + (y[:, :1] / SCALE) @ mem.other.weights[0][-1:])  # fmt: skip
+        n_same, n_other = _limits(X)
+        xo = np.hstack([X, y[:, :1] / SCALE])
         out = np.zeros(len(u))
-        block = max(1, 40000 // max(T, 1))
+        block = max(1, 200000 // max(len(X), 1))
         for start in range(0, len(u), block):
             ub = u[start : start + block]
-            score = np.zeros(len(ub))
-            for net, xpart, labels, limit in (
-                (mem.same, xs, y[:, 0], lim_same), (mem.other, xo, y[:, 1], lim_other),
-            ):  # fmt: skip
-                h = np.maximum((ub @ net.weights[0][:d])[:, None, :] + xpart[None], 0.0)
-                lp = net.forward_hidden(h.reshape(-1, h.shape[-1]).astype(np.float32))
-                score += _clip_scores(lp.reshape(len(ub), T, -1), labels, limit).sum(axis=1)
+            score = mem.same.logpmf(y[:, 0], n_same, mem.same.logit(ub, X)).sum(axis=1)
+            score += mem.other.logpmf(y[:, 1], n_other, mem.other.logit(ub, xo)).sum(axis=1)
             out[start : start + block] = score
         return out
 
@@ -338,7 +366,7 @@ class Surrogate:
         """A recording-like session from an empty tower at ``u : (d,)``: the out counts by
         colour of throwing ``ins`` in turn, drawn from member ``member``.
 
-        The two counts are drawn from the classifiers; which pieces they are is drawn at
+        The two counts are drawn from the count models; which pieces they are is drawn at
         random: ``same`` among the pieces of the thrown colours (fresh or inside), ``other``
         among the other pieces inside.
         """
@@ -346,13 +374,11 @@ class Surrogate:
         history = History()
         outs = []
         for cin in ins:
-            x = history.features(cin)
-            h = np.concatenate([u, x])[None]
-            lim_same = round((x[0] + x[2]) * SCALE)
-            lim_other = round((x[1] - x[2]) * SCALE)
-            same = _draw(mem.same.forward(h)[0], lim_same, rng)
-            h2 = np.concatenate([h[0], [same / SCALE]])[None]
-            other = _draw(mem.other.forward(h2)[0], lim_other, rng)
+            x = history.features(cin)[None]
+            n_same, n_other = (int(v[0]) for v in _limits(x))
+            same = mem.same.draw(n_same, float(mem.same.logit(u[None], x)[0, 0]), rng)
+            xo = np.hstack([x, [[same / SCALE]]])
+            other = mem.other.draw(n_other, float(mem.other.logit(u[None], xo)[0, 0]), rng)
             pool_same = {k: history.inside.get(k, 0) + n for k, n in cin.items()}
             pool_other = {k: n for k, n in history.inside.items() if k not in cin and n}
             out: dict[str, int] = {}
@@ -393,7 +419,7 @@ class Surrogate:
 
 
 def load_surrogate(path: str | Path = DEFAULT_SURROGATE) -> Surrogate:
-    """Read a surrogate file (plain JSON weights; never unpickled)."""
+    """Read a surrogate file (plain JSON numbers; never unpickled)."""
     from tower.files.inputs import read_text
 
     path = Path(path)
@@ -407,9 +433,10 @@ def load_surrogate(path: str | Path = DEFAULT_SURROGATE) -> Surrogate:
         raise InputFileError(str(path), "made with other features; retrain it", field="features")
     try:
         members = tuple(
-            Member(*(Net.from_json(m[k]) for k in ("same", "other", "keys")))
+            Member(CountModel.from_json(m["same"]), CountModel.from_json(m["other"]),
+                   Net.from_json(m["keys"]))
             for m in data["members"]
-        )
+        )  # fmt: skip
         clog = data["clog_coef"]
         return Surrogate(
             tuple(data["parameters"]), members, tuple(data["key_statistics"]),
@@ -467,9 +494,8 @@ def bank_keys(bank: Any) -> tuple[tuple[str, ...], np.ndarray]:
 
 
 def train(
-    bank: Any, *, members: int = 4, hidden: tuple[int, ...] = (64, 64), seed: int = 0,
-    progress: bool = True,
-) -> Surrogate:  # fmt: skip
+    bank: Any, *, members: int = 4, penalty: float = 1.0, seed: int = 0, progress: bool = True,
+) -> Surrogate:
     """Train the ensemble on ``bank`` (:class:`tower.calibration.bank.Bank`): each member
     on a bootstrap resample of the bank's points."""
     from tqdm import tqdm
@@ -487,19 +513,18 @@ def train(
     for k in tqdm(range(members), desc="surrogate members", disable=not progress):
         points = np.sort(rng.integers(0, len(bank.u), len(bank.u)))
         u, X, y = bank_rows(bank, points, seed + k)
-        h = np.concatenate([u, X], axis=1)
-        same = Net.classifier(h, np.minimum(y[:, 0], MAX_SAME), MAX_SAME + 1, hidden, seed + k)
-        h2 = np.concatenate([h, y[:, :1] / SCALE], axis=1)
-        other = Net.classifier(
-            h2, np.minimum(y[:, 1], MAX_OTHER), MAX_OTHER + 1, hidden, seed + k
-        )
+        n_same, n_other = _limits(X)
+        z = np.concatenate([u, X], axis=1)
+        same = CountModel.fit(z, y[:, 0], n_same, penalty)
+        z2 = np.concatenate([z, y[:, :1] / SCALE], axis=1)
+        other = CountModel.fit(z2, y[:, 1], n_other, penalty)
         kp = points[ok[points]]
         key_net = Net.regressor(bank.u[kp], to_emulated(names, keys[kp]), (32, 32), seed + k)
         out.append(Member(same, other, key_net))
     provenance = {
         "bank": bank.provenance(),
         "members": members,
-        "hidden": list(hidden),
+        "penalty": penalty,
         "seed": seed,
         "groups": list(TRAIN_GROUPS),
     }

@@ -1,0 +1,238 @@
+"""The bank engine: the physics bank, the learned per-throw likelihood and the fit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tower.calibration.bank import (
+    DEFAULT_BANK,
+    Bank,
+    BankError,
+    BankSettings,
+    ages_inside,
+    build,
+    read_bank,
+)
+from tower.calibration.bankfit import fit_bank, recording_rows
+from tower.calibration.recording import Session, Throw
+from tower.calibration.simulators import Parameter
+from tower.calibration.surrogate import (
+    DEFAULT_SURROGATE,
+    SCALE,
+    load_surrogate,
+    paint,
+    train,
+    transitions,
+)
+from tower.cli import cli
+from tower.errors import InputFileError
+
+TOY = (Parameter("toy.fresh", 0.0, 1.0), Parameter("toy.old", 0.0, 1.0))
+
+
+def toy_ages(u: np.ndarray, throws: int, rng: np.random.Generator) -> list[list[int]]:
+    """A two-chance tower: a thrown piece comes out with 0.4 + 0.5 u0, a piece inside with
+    0.1 + 0.4 u1 (the hidden truth a bank stores: ages of the pieces out)."""
+    inside: list[int] = []
+    ages = []
+    for t in range(throws):
+        out, stay = [], []
+        for s in [*inside, *[t] * 12]:
+            p = 0.4 + 0.5 * u[0] if s == t else 0.1 + 0.4 * u[1]
+            (out if rng.random() < p else stay).append(t - s)
+        inside = [t - a for a in stay]
+        ages.append(sorted(out))
+    return ages
+
+
+def toy_bank(points: int = 160, throws: int = 30, seed: int = 0) -> Bank:
+    rng = np.random.default_rng(seed)
+    u = rng.random((points, 2))
+    return Bank({"size": 12, "schema": "tower.bank/1"}, TOY, u, ("ok",) * points,
+                tuple(toy_ages(x, throws, rng) for x in u), 0, "toy-bank.jsonl")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def toy_surrogate():
+    return train(toy_bank(), members=2, progress=False)
+
+
+def session_of(ages: list[list[int]], group: int = 1, start: str = "empty") -> Session:
+    painted = paint(ages, 12, group, 5)
+    throws = tuple(Throw(t + 1, i, o) for t, (i, o) in enumerate(painted))
+    return Session("s", "synthetic", start, throws=throws)
+
+
+def test_paint_keeps_the_hidden_history() -> None:
+    """Painting a bank sequence gives a recording whose inside counts are the bank's."""
+    ages = toy_ages(np.array([0.2, 0.3]), 40, np.random.default_rng(1))
+    for group in (1, 3):
+        painted = paint(ages, 12, group, 3)
+        X, y = transitions([p[0] for p in painted], [p[1] for p in painted])
+        inside = [len(a) for a in ages_inside(ages, 12)][:-1]
+        assert np.allclose(X[:, 1] * SCALE, inside)
+        assert (y.sum(axis=1) == [len(a) for a in ages]).all()
+    # one colour per throw: a fresh piece is always of the thrown colour
+    painted = paint(ages, 12, 1, 3)
+    _, y = transitions([p[0] for p in painted], [p[1] for p in painted])
+    fresh = np.array([a.count(0) for a in ages])
+    assert (y[:, 0] >= fresh).all() and (y[:, 0] - fresh).sum() <= 0.05 * fresh.sum()
+
+
+def test_the_split_quadratic_form_is_the_plain_one(toy_surrogate) -> None:
+    """The logit split into parts of u, of x and a cross term is the quadratic form of the
+    standardised inputs, and the likelihood sums beta-binomial terms over the throws."""
+    from tower.calibration.surrogate import _beta_binomial_logpmf, _limits
+
+    ages = toy_ages(np.array([0.6, 0.4]), 30, np.random.default_rng(2))
+    X, y = recording_rows([session_of(ages)], 12)
+    u = np.random.default_rng(3).random((7, 2))
+    model = toy_surrogate.members[1].same
+    fast = model.logit(u, X)
+    for i, row in enumerate(u):
+        z = (np.hstack([np.repeat(row[None], len(X), 0), X]) - model.centre) / model.scale
+        plain = model.c + z @ model.w + np.einsum("ti,ij,tj->t", z, model.A, z)
+        assert np.allclose(fast[i], plain), i
+    n_same, n_other = _limits(X)
+    member = toy_surrogate.members[1]
+    xo = np.hstack([X, y[:, :1] / SCALE])
+    total = [
+        _beta_binomial_logpmf(y[:, 0], n_same, 1 / (1 + np.exp(-member.same.logit(r[None], X)[0])),
+                              member.same.rho).sum()
+        + _beta_binomial_logpmf(y[:, 1], n_other,
+                                1 / (1 + np.exp(-member.other.logit(r[None], xo)[0])),
+                                member.other.rho).sum()
+        for r in u
+    ]  # fmt: skip
+    assert np.allclose(toy_surrogate.loglik(u, X, y, 1), total)
+    # a beta-binomial is a distribution: it sums to one over 0..n
+    k = np.arange(13)
+    assert np.isclose(np.exp(_beta_binomial_logpmf(k, 12, 0.3, 0.05)).sum(), 1.0)
+
+
+def test_the_surrogate_file_round_trips(toy_surrogate, tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    toy_surrogate.save(path)
+    again = load_surrogate(path)
+    ages = toy_ages(np.array([0.5, 0.5]), 20, np.random.default_rng(4))
+    X, y = recording_rows([session_of(ages)], 12)
+    u = np.random.default_rng(5).random((4, 2))
+    assert np.allclose(again.loglik(u, X, y, 0), toy_surrogate.loglik(u, X, y, 0), atol=1e-3)
+    with pytest.raises(Exception, match="exists"):
+        toy_surrogate.save(path)  # never overwrites without force
+    path.write_text('{"schema": "tower.surrogate/1", "features": []}')
+    with pytest.raises(InputFileError, match="features"):
+        load_surrogate(path)
+
+
+def test_the_fit_recovers_toy_towers(toy_surrogate) -> None:
+    """Eight recordings of 200 throws of known two-chance towers, truths drawn from the
+    prior: each pins both chances down, and the 90% intervals hold the truth about nine
+    times in ten (at least 12 of 16; a likelihood that ignored the older pieces, or a
+    posterior that ignored the likelihood, misses far more or pins nothing)."""
+    rng = np.random.default_rng(12)
+    hits = 0
+    for k in range(8):
+        truth = 0.1 + 0.8 * rng.random(2)
+        ages = toy_ages(truth, 200, np.random.default_rng(100 + k))
+        result = fit_bank([session_of(ages)], toy_surrogate, TOY, seed=k)
+        hits += sum(f.low <= t <= f.high for f, t in zip(result.fits, truth, strict=True))
+        assert all(f.width_ratio < 0.3 for f in result.fits), (k, result.fits)
+        assert result.ess > 50
+    assert hits >= 12, hits
+
+
+def test_the_bank_engine_refuses_what_the_bank_cannot_answer(toy_surrogate) -> None:
+    ages = toy_ages(np.array([0.5, 0.5]), 10, np.random.default_rng(6))
+    with pytest.raises(BankError, match="empty tower"):
+        fit_bank([session_of(ages, start="unknown")], toy_surrogate, TOY)
+    six = Session("s", "synthetic", "empty", throws=(Throw(1, {"red": 6}, {"red": 3}),))
+    with pytest.raises(BankError, match="12 keshis"):
+        fit_bank([six], toy_surrogate, TOY)
+    with pytest.raises(BankError, match="--engine gp"):
+        fit_bank([session_of(ages)], toy_surrogate, (TOY[1], TOY[0]))
+
+
+def test_a_bank_resumes_and_extends_to_the_same_file(tmp_path: Path) -> None:
+    """Two points, then three: the same lines as three at once, and the run header holds
+    the provenance."""
+    small = BankSettings(points=2, throws=2, design_seed=11)
+    build(tmp_path / "a.jsonl", small, workers=1, progress=False)
+    build(tmp_path / "a.jsonl", BankSettings(points=3, throws=2, design_seed=11), workers=1,
+          progress=False)  # fmt: skip
+    build(tmp_path / "b.jsonl", BankSettings(points=3, throws=2, design_seed=11), workers=1,
+          progress=False)  # fmt: skip
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    bank = read_bank(tmp_path / "a.jsonl")
+    assert len(bank.u) == 3 and all(len(a) == 2 for a in bank.ages)
+    head = bank.provenance()
+    assert head["numerics"] >= 4 and head["size"] == 12 and head["points"] == 3
+    assert len(head["parameters"]) == 11
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    lines[2] = lines[2].replace('"status"', '"stat"')
+    (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputFileError, match=r"a\.jsonl:3: bad bank line"):
+        read_bank(tmp_path / "a.jsonl")
+
+
+def test_the_shipped_bank_and_surrogate_agree() -> None:
+    """The committed likelihood was learned from the committed bank (or a prefix of it),
+    which is within its size budget."""
+    bank = read_bank(DEFAULT_BANK)
+    surrogate = load_surrogate(DEFAULT_SURROGATE)
+    assert DEFAULT_BANK.stat().st_size < 30e6
+    assert surrogate.parameters == tuple(p.name for p in bank.parameters)
+    made = surrogate.provenance["bank"]
+    assert made["numerics"] == bank.settings["numerics"]
+    assert made["points"] <= len(bank.u)
+
+
+def test_calibrate_runs_no_physics_by_default(tmp_path: Path, monkeypatch) -> None:
+    """`tower calibrate REC` on a 200-throw physics recording: the bank engine, no physics."""
+    import tower.physics.sim as sim
+
+    def no_physics(*args, **kwargs):
+        raise AssertionError("the bank engine ran the physics")
+
+    monkeypatch.setattr(sim.TowerSim, "__init__", no_physics)
+    rec = Path(__file__).parent.parent / "calibration" / "recordings" / "synthetic-200.csv"
+    out = tmp_path / "cal"
+    result = CliRunner().invoke(cli, ["calibrate", str(rec), "--out", str(out), "--quiet",
+                                      "--checks", "4"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "engine: bank (no physics)" in result.output
+    fit = json.loads((out / "fit.json").read_text())
+    assert fit["engine"] == "bank" and len(fit["parameters"]) == 11
+    assert "pieces inside at equilibrium" in (out / "report.md").read_text()
+
+
+def test_record_synthetic_takes_a_protocol(tmp_path: Path) -> None:
+    """The recommended protocol can be recorded synthetically: 12 of one colour per throw,
+    the colours in turn; an unknown name is one line listing the known ones."""
+    from tower.calibration.recording import read_recording
+
+    out = tmp_path / "r.csv"
+    args = ["record-synthetic", "--simulator", "baseline", "--protocol", "one-colour",
+            "--throws", "14", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    throws = read_recording(out).sessions[0].throws
+    assert len(throws) == 14
+    assert [len(t.pieces_in) for t in throws] == [1] * 14
+    assert throws[0].pieces_in == throws[12].pieces_in == {"green": 12}
+    bad = CliRunner().invoke(cli, [*args[:4], "nope", *args[5:-1], str(tmp_path / "x.csv")])
+    assert bad.exit_code != 0 and "known: size-1" in str(bad.exception)
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_plan_list_needs_no_out() -> None:
+    result = CliRunner().invoke(cli, ["calibrate", "plan", "--list"])
+    assert result.exit_code == 0, result.output
+    assert "one-colour" in result.output
+    result = CliRunner().invoke(cli, ["calibrate", "plan"])
+    assert result.exit_code != 0 and "--out" in result.output
