@@ -53,20 +53,50 @@ WIDTH = 100
 KIND_HELP: dict[str, str] = {
     "select": "Phase 1: choose 3 keshis from behind your screen; everyone's chosen keshis go "
     "into the tower together and the throw decides which come out.",
-    "track": "Phase 2: place the keshis you threw, one at a time, on the oasis track.",
-    "claim": "Claim a sector of the market with the keshis that came out of the tower.",
-    "assistant": "Use an assistant: each assistant you deployed lets you act in its sector.",
+    "track": "Setup: put the keshis you were dealt, one at a time, on the keshi spaces of "
+    "your oasis track.",
+    "claim": "Claim the keshis of one colour that came out of the tower (the tower base); "
+    "they go to the sector of their colour.",
+    "assistant": "Use one of your assistants: each one you deployed acts in its sector, "
+    "bringing a new keshi or the sector's action.",
+    "red_assistant": "Send the assistant of your red keshi to a sector of your choice.",
     "disc": "Turn your audience disc: its position decides which spectators attend.",
     "provision": "Reveal one of your provision tiles: what your citizens will ask for at "
     "the season scoring.",
     "provision_mode": "Season scoring: choose how to pay for your provisions.",
     "souk": "The souk: buy luxury goods with goods keshis or exchange keshis at the office.",
+    "souk_keshi": "The souk: choose the goods keshi you take.",
     "madrasa": "The madrasa: buy a scroll with dates, or take none.",
     "medina": "The medina: buy a city gate with dinars, or buy none.",
+    "gate_space": "Put your new city gate on a gate space of the medina.",
+    "place_pink": "The main square: put your pink keshi on a space and take its bonus.",
+    "place_red": "The water vendor: put it on a sector of the market.",
+    "place_wg": "Put your brown or green keshi in the date orchard or on the sahara.",
+    "square_space": "Choose a main-square space and take its bonus.",
     "river_pair": "River evaluation: take one half of this season's river tile.",
-    "keshi_colour": "Choose the colour of the keshi.",
+    "river_water": "The river: pay water to move further down the river.",
+    "rapid_choice": "The river: choose which rapid's bonus you take.",
+    "stair_buy": "The staircases: pay dates for more steps.",
+    "stair_choice": "Choose the staircase you climb.",
+    "connection": "Take the bonus of a connection space.",
+    "exchange_take": "The exchange office: take a keshi from it.",
+    "exchange_return": "The exchange office: return a keshi to it, or nothing.",
+    "keshi_colour": "Choose the colour of the keshi you take.",
     "resource": "Choose which resource to take.",
     "pay_resource": "Choose which resource to pay with.",
+    "choose": "Choose which bonus you take.",
+    "malus_pay": "Choose which keshi you give up.",
+    "free_luxury": "Take a luxury good for free.",
+    "town_pick": "Take one of the desert towns on display.",
+    "bricks": "Walls & Guards: lay the brick tiles on the two paths to the desert towns.",
+    "fire": "Walls & Guards: fire bricks for the wall, or stop.",
+    "hire": "Walls & Guards: hire a watchman from a post, or stop.",
+    "hire_waive": "Walls & Guards: pay for the hire.",
+    "gems_disc": "Gems: lay the gems of your disc on a section of the spectators' disc.",
+    "gems_souk": "Gems: buy or sell gems at the gem dealer, or leave.",
+    "gems_pay": "Gems: choose how you pay.",
+    "gems_pick": "Gems: take a gem from a staircase.",
+    "gems_place": "Gems: put a gem on a space of your necklace.",
 }
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
@@ -207,17 +237,13 @@ def _render_decision(v: dict[str, Any], viewer: int) -> str:
     d = v["decision"]
     if d["node"] == "decision":
         who = "you decide" if d["player"] == viewer else f"P{d['player']} decides"
-        return f"Now {who}: {KIND_HELP.get(d['what'], _kind_words(d['what']))}"
+        return f"Now {who}: {KIND_HELP.get(d['what'], 'choose one of the options.')}"
     if d["node"] == "simultaneous":
         waiting = ", ".join(f"P{p}" for p in d["pending"])
         return f"Now: the hidden choice of 3 keshis (waiting for {waiting})"
     if d["node"] == "chance":
         return "Now: the tower throw"
     return "The game is over."
-
-
-def _kind_words(kind: str) -> str:
-    return kind.replace("_", " ") + "."
 
 
 def _offer(d: Decision) -> str:
@@ -302,20 +328,21 @@ def play_terminal(
         if cp == CHANCE:
             out = state.sample_chance()
             say("The tower throw: out came " + (", ".join(map(piece_words, out)) or "nothing"))
+            scoring.update()
             fresh = True
-        elif p == seat:
-            if not _act(state, seat, fresh, read, say):
+            continue
+        if p == seat:
+            action = _act(state, seat, fresh, read, say)
+            if action is None:
                 return False
             fresh = False
         else:
             agent = agents[p]
             assert agent is not None
             action = agent.step(state, p)
-            said = _public(state, action, p)
-            state.apply(action, player=p)
-            say(f"P{p} {said}")
+            say(f"P{p} {_public(state, action, p)}")
             fresh = True
-        scoring.update()
+        scoring.apply(action, p)
     say(render(state, seat))
     scores = state.scores()
     say("Final scores: " + ", ".join(f"P{i} {s}" for i, s in enumerate(scores)))
@@ -325,25 +352,30 @@ def play_terminal(
 
 class _Scoring:
     """Announces the score events the game logs: each as it happens, and at the end of
-    a season (or of the game) the season's scoring with its breakdown by player.
-
-    The season scoring begins with the step that ends its last round (the rules run
-    the round's end and the scoring without a decision between them)."""
+    a season (or of the game) the season's scoring with its breakdown by player."""
 
     def __init__(self, state: State, write: Callable[[str], None]) -> None:
         self.state, self.write = state, write
         self.seen = len(state.score_events)
         self.season = state.season
-        self.start: int | None = None
+        self.start: int | None = None  # the first score event of the season scoring
+
+    def apply(self, action: Action, player: int) -> None:
+        """Apply a player's action and announce what it scored."""
+        s = self.state
+        before = s.clone() if s.round == 4 and self.start is None else None
+        s.apply(action, player=player)
+        if before is not None and _scoring(s):
+            self.start = self.seen + _round_end_events(before, action, player)
+        self.update()
 
     def update(self) -> None:
+        """Announce the score events since the last call."""
         s = self.state
-        new = s.score_events[self.seen :]
-        in_scoring = s.is_terminal() or s.season != self.season or _scoring(s)
-        if in_scoring and self.start is None:
+        if self.start is None and (_scoring(s) or s.is_terminal()):
             self.start = self.seen
-        for p, delta, reason in new:
-            self.write(f"  P{p} {delta:+d} points: {reason}")
+        for p, delta, reason in s.score_events[self.seen :]:
+            self.write(f"  P{p} {_points(delta)}: {reason.replace('_', ' ')}")
         self.seen = len(s.score_events)
         if self.start is not None and (s.is_terminal() or s.season != self.season):
             self._summary(s.score_events[self.start :])
@@ -354,11 +386,29 @@ class _Scoring:
         title = "Season 3 and final scoring" if s.is_terminal() else f"Season {self.season} scoring"
         lines = [f"== {title} =="]
         for p in range(s.num_players):
-            mine = [(d, r) for q, d, r in events if q == p]
+            mine = [(d, r.replace("_", " ")) for q, d, r in events if q == p]
             parts = "; ".join(f"{d:+d} {r}" for d, r in mine) or "no points"
             total = sum(d for d, _ in mine)
             lines.append(f"  P{p}: {parts}; total {total:+d}, score now {s.players[p].score}")
         self.write("\n".join(fit(lines)))
+
+
+def _points(delta: int) -> str:
+    return f"{delta:+d} point" + ("" if abs(delta) == 1 else "s")
+
+
+def _round_end_events(before: State, action: Action, player: int) -> int:
+    """How many score events an action that ends the season's last round logs before
+    the season scoring begins: the action replayed on a copy of ``before`` whose stack
+    holds only what runs above the round's end (``end_round`` starts the scoring)."""
+    copy = before.clone()
+    ends = [i for i, t in enumerate(copy.stack) if t["t"] == "end_round"]
+    if not ends:
+        return 0
+    del copy.stack[: ends[-1] + 1]
+    n = len(copy.score_events)
+    copy.apply(action, player=player)
+    return len(copy.score_events) - n
 
 
 def _scoring(state: State) -> bool:
@@ -373,7 +423,7 @@ def _public(state: State, action: Action, p: int) -> str:
         return "chooses 3 keshis behind the screen."
     d = state.describe_action(action, p)
     if d.private:
-        return f"makes a hidden choice ({_kind_words(d.kind).rstrip('.')})."
+        return "makes a hidden choice."
     return f"chose: {_offer(d)}"
 
 
@@ -383,21 +433,16 @@ def _act(
     show_board: bool,
     read: Callable[[], str | None],
     write: Callable[[str], None],
-) -> bool:
-    """The human's decision (after the board if ``show_board``); ``False`` if they quit
-    or the input ended."""
+) -> Action | None:
+    """The human's action (after the board if ``show_board``); ``None`` if they quit or
+    the input ended."""
     legal = state.legal_actions(seat)
     decisions = state.describe_actions(seat)
     if len(legal) == 1:
         write(f"You {_offer(decisions[0])} (your only option).")
-        state.apply(legal[0], player=seat)
-        return True
+        return legal[0]
     write(render(state, seat) if show_board else _render_decision(view(state, seat), seat))
-    choice = _ask(state, seat, legal, decisions, read, write)
-    if choice is None:
-        return False
-    state.apply(choice, player=seat)
-    return True
+    return _ask(state, seat, legal, decisions, read, write)
 
 
 def _menu(state: State, seat: int, decisions: Sequence[Decision]) -> str:
@@ -454,13 +499,14 @@ def _ask(
 
 
 def _help(kind: str) -> str:
-    about = KIND_HELP.get(kind, f"This decision: {_kind_words(kind)}")
+    about = KIND_HELP.get(kind, "Choose one of the options listed.")
     return "\n".join(
         fit(
             [
                 about,
                 "Each option says what it does; in brackets, what it gives you and what it "
-                "costs you. Type the option's number (at the keshi choice: the colours). "
+                "costs you. Type the option's number (or, for the keshis you throw, their "
+                "colours). "
                 "'board' shows the board again, 'q' quits.",
             ]
         )
