@@ -37,7 +37,7 @@ from tower.calibration.recording import COLOUR_CODES, CountsError, parse_counts
 from tower.marrakesh.actions import SCROLL_COLOURS, Action
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.agents import Agent
-from tower.marrakesh.labels import luxury_text, scroll_text
+from tower.marrakesh.labels import amount, luxury_text, scroll_text
 from tower.marrakesh.rules import Decision
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 from tower.pieces import KESHI_COLOURS, Kind, Piece
@@ -105,9 +105,11 @@ _WORDS = {"True": "yes", "False": "no", "None": "none", "neutral": "brigand"}
 
 def plain(line: str) -> str:
     """A line with Python values written as words: lists as their items, booleans as
-    yes/no, ``None`` as none, the neutral pawns as brigands, no quotes."""
+    yes/no, ``None`` as none, names with underscores as words, the neutral pawns as
+    brigands, no quotes around list items."""
     while _LIST.search(line):
         line = _LIST.sub(lambda m: re.sub(r"'([^']*)'", r"\1", m.group(1)) or "none", line)
+    line = re.sub(r"(?<=[a-z])_(?=[a-z])", " ", line)
     return re.sub(r"\b(True|False|None|neutral)\b", lambda m: _WORDS[m.group(1)], line)
 
 
@@ -247,13 +249,26 @@ def _render_decision(v: dict[str, Any], viewer: int) -> str:
 
 
 def _offer(d: Decision) -> str:
-    """An option: its label, then what it gives and costs where the label does not."""
+    """An option: its label, then what it gives and costs where the label does not say."""
     parts = []
-    if d.gives:
-        parts.append("gives " + _counts(d.gives))
-    if d.costs:
-        parts.append("costs " + _counts(d.costs))
+    for word, counts in (("gives", d.gives), ("costs", d.costs)):
+        text = _amounts(counts)
+        if text and text not in d.label:
+            parts.append(f"{word} {text}")
     return d.label + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def _amounts(counts: Mapping[str, int]) -> str:
+    """``1 water, 2 red keshis, 1 blue gem`` ('' for nothing).
+
+    >>> _amounts({"red keshis": 1, "blue gems": 1, "dates": 2, "wood": 0})
+    '1 red keshi, 1 blue gem, 2 dates'
+    """
+    out = []
+    for key, n in counts.items():
+        text = amount(n, key.removesuffix(" keshis"))
+        out += [text[:-1] if n == 1 and " " in key and text.endswith("s") else text] if n else []
+    return ", ".join(out)
 
 
 def format_options(decisions: Sequence[Decision]) -> str:
