@@ -26,7 +26,7 @@ def test_a_few_moves_then_quit():
     assert "You put your keshi from the oasis track on it: a gray keshi (your only option)." in (
         out
     )
-    assert "P1 chose: turn your audience disc to its 2nd position" in out
+    assert "P1 chose: turn their audience disc to its 2nd position" in out
 
 
 def test_invalid_input_reprompts_and_help_explains():

@@ -252,23 +252,23 @@ def _offer(d: Decision) -> str:
     """An option: its label, then what it gives and costs where the label does not say."""
     parts = []
     for word, counts in (("gives", d.gives), ("costs", d.costs)):
-        text = _amounts(counts)
-        if text and text not in d.label:
-            parts.append(f"{word} {text}")
+        said = [x for x in _amounts(counts) if x not in d.label and f"+{x}" not in d.label]
+        if said:
+            parts.append(f"{word} {', '.join(said)}")
     return d.label + (f" ({'; '.join(parts)})" if parts else "")
 
 
-def _amounts(counts: Mapping[str, int]) -> str:
-    """``1 water, 2 red keshis, 1 blue gem`` ('' for nothing).
+def _amounts(counts: Mapping[str, int]) -> list[str]:
+    """``1 water``, ``2 red keshis``, ``1 blue gem``: each amount that is not zero.
 
     >>> _amounts({"red keshis": 1, "blue gems": 1, "dates": 2, "wood": 0})
-    '1 red keshi, 1 blue gem, 2 dates'
+    ['1 red keshi', '1 blue gem', '2 dates']
     """
     out = []
     for key, n in counts.items():
         text = amount(n, key.removesuffix(" keshis"))
         out += [text[:-1] if n == 1 and " " in key and text.endswith("s") else text] if n else []
-    return ", ".join(out)
+    return out
 
 
 def format_options(decisions: Sequence[Decision]) -> str:
@@ -439,7 +439,7 @@ def _public(state: State, action: Action, p: int) -> str:
     d = state.describe_action(action, p)
     if d.private:
         return "makes a hidden choice."
-    return f"chose: {_offer(d)}"
+    return "chose: " + re.sub(r"\byour\b", "their", _offer(d))
 
 
 def _act(
