@@ -36,6 +36,8 @@ def test_invalid_input_reprompts_and_help_explains():
     assert "'zzz' is not one of the options; type a number from the list." in out
     assert "'99' is not one of the options" in out
     assert "Each option says what it does" in out
+    # help explains the decision on its own line (the board says it after "Now you decide").
+    assert "\nSetup: put the keshis you were dealt, one at a time" in out
     assert out.count("== Marrakesh: season 1 of 3") == 2  # the board, and again on request
     # 2 (the gray keshi, of green, gray, red) was taken: the next menu offers the others.
     last_menu = out.split("Now you decide:")[-1]

@@ -40,12 +40,13 @@ def play(
 ) -> None:
     """Play Marrakesh in the terminal against agents.
 
-    At each of your decisions the board is shown as your seat sees it, with the options
-    numbered and described (what each gives and costs): type a number. Choose the keshis
-    for the tower by their colours ('red yellow purple' or 'r y u'); 'help' explains the
-    decision, 'board' shows the board again, q quits. The tower is the shipped distilled
-    model unless --model says otherwise; the game is reproducible from --seed and your
-    moves.
+    The board is shown as your seat sees it, and each decision lists its options in the
+    rulebook's words with what they give and cost: type a number. Choose the keshis for
+    the tower by their colours ('red yellow purple' or the codes 'r y u'); 'help'
+    explains the decision, 'board' shows the board again, q quits. Other players' moves,
+    every score change and each season's scoring are announced. The tower is the shipped
+    distilled model unless --model says otherwise; the game is reproducible from --seed
+    and your moves.
     """
     from tower.cli.validate_model import open_model
     from tower.marrakesh import Game, GameConfig, RandomAgent

@@ -97,6 +97,20 @@ KIND_HELP: dict[str, str] = {
     "gems_pay": "Gems: choose how you pay.",
     "gems_pick": "Gems: take a gem from a staircase.",
     "gems_place": "Gems: put a gem on a space of your necklace.",
+    "orchard": "The date orchard: choose what the date picker brings.",
+    "imam_waive": "The Imam waives one keshi of the price: choose which.",
+    "edict_pick": "Edicts: pick an edict.",
+    "edict_scroll": "Edicts: take a scroll, or none.",
+    "edict_use": "Edicts: use the edict's bonus now, or keep it for its bonus at the end.",
+    "experts_use": "Experts: use one of your expert tiles, or none.",
+    "experts_use_red": "Experts: use one of your expert tiles, or none.",
+    "experts_square_space": "Experts: choose a main-square space and take its bonus.",
+    "madrasa_tile": "Madrasa: take a keshi tile.",
+    "madrasa_use": "Madrasa: use one of your Madrasa scrolls, or stop.",
+    "sb_building": "Special buildings: choose the special building you keep.",
+    "sb_scroll": "Special buildings: choose the scroll you keep.",
+    "sb_well": "The Great Well: take a resource.",
+    "task_keep": "Personal tasks: choose the task card you keep.",
 }
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
