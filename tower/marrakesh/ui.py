@@ -114,15 +114,17 @@ KIND_HELP: dict[str, str] = {
 }
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
+_PIECE = re.compile(r"\b(?:keshi|watchman|brigand|expert):[a-z]+\b")
 _WORDS = {"True": "yes", "False": "no", "None": "none", "neutral": "brigand"}
 
 
 def plain(line: str) -> str:
     """A line with Python values written as words: lists as their items, booleans as
-    yes/no, ``None`` as none, names with underscores as words, the neutral pawns as
-    brigands, no quotes around list items."""
+    yes/no, ``None`` as none, pieces (``watchman:red``) and names with underscores as
+    words, the neutral pawns as brigands, no quotes around list items."""
     while _LIST.search(line):
         line = _LIST.sub(lambda m: re.sub(r"'([^']*)'", r"\1", m.group(1)) or "none", line)
+    line = _PIECE.sub(lambda m: piece_words(m.group(0)), line)
     line = re.sub(r"(?<=[a-z])_(?=[a-z])", " ", line)
     return re.sub(r"\b(True|False|None|neutral)\b", lambda m: _WORDS[m.group(1)], line)
 
@@ -150,7 +152,7 @@ def piece_words(piece: str) -> str:
 
 
 def _counts(d: Mapping[str, int]) -> str:
-    return ", ".join(f"{n} {c}" for c, n in d.items() if n) or "none"
+    return ", ".join(f"{c} {n}" for c, n in d.items() if n) or "none"
 
 
 def _tiles(xs: Sequence[Any], what: str) -> str:
