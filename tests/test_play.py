@@ -23,7 +23,7 @@ def test_a_few_moves_then_quit():
     assert "the tower model is marrakesh" in out  # the shipped distilled model by default
     assert "Now you decide: Setup: put the keshis you were dealt" in out
     # The green, then the red keshi: the gray one was left, taken for the player, said so.
-    assert "You put your keshi from the oasis track on it: a gray keshi (your only option)." in (
+    assert "Your only option, taken: put your keshi from the oasis track on it: a gray keshi." in (
         out
     )
     assert "P1 chose: turn their audience disc to its 2nd position" in out

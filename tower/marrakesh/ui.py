@@ -470,7 +470,7 @@ def _act(
     legal = state.legal_actions(seat)
     decisions = state.describe_actions(seat)
     if len(legal) == 1:
-        write(f"You {_offer(decisions[0])} (your only option).")
+        write(f"Your only option, taken: {_offer(decisions[0])}.")
         return legal[0]
     write(render(state, seat) if show_board else _render_decision(view(state, seat), seat))
     return _ask(state, seat, legal, decisions, read, write)
