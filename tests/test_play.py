@@ -116,3 +116,38 @@ def test_plain_and_fit_write_python_values_as_words():
     lines = fit(["word " * 50])
     assert len(lines) == 3 and all(len(line) <= WIDTH for line in lines)
     assert lines[1].startswith("    word")
+
+
+def test_every_module_fits_the_width_in_words():
+    """The board with every module, at many points of a 4-player game, and every option
+    and opponent's move: at most 100 columns, no action id, no Python value."""
+    import re
+
+    from tower.marrakesh import RandomAgent
+    from tower.marrakesh.hooks import everything
+    from tower.marrakesh.ui import format_options, play_terminal
+
+    game = Game(GameConfig(players=4, modules=everything(4), ask_single=True))
+    state = game.new_initial_state(seed=5)
+    agents = [RandomAgent(k) for k in range(4)]
+    shown: list[str] = []
+    for k in range(400):
+        if state.is_terminal():
+            break
+        cp = state.current_player
+        if cp == -1:
+            state.sample_chance()
+            continue
+        p = state.pending_players()[0] if cp == -2 else cp
+        if k % 10 == 0:
+            shown += [render(state, p), format_options(state.describe_actions(p))]
+        state.apply(agents[p].step(state, p), player=p)
+    # The rest of the game as the terminal shows it, with player 0 played by an agent too.
+    rest = game.new_initial_state(seed=6)
+    lines = iter(["1", "g a w", "1", "k p t", "1", "e n r", "1", "y u o"] * 300)
+    assert play_terminal(rest, 0, agents, lambda: next(lines), shown.append)
+    text = "\n".join(shown)
+    assert "Desert towns on display" in text and "Walls & Guards" in text
+    assert max(len(line) for line in text.splitlines()) <= WIDTH
+    bad = re.findall(r".*(?:choice:|slot:|assistant:|\[|\]|\bTrue\b|\bFalse\b|neutral).*", text)
+    assert not bad, bad[:3]
