@@ -11,47 +11,48 @@ from __future__ import annotations
 import random
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
+from tower.calibration.recording import COLOUR_CODES
+
 pexpect = pytest.importorskip("pexpect")
 
-TOWER = str(Path(sys.executable).with_name("tower"))
+#: ``tower`` (the entry point of the installed script), run by this test's Python.
+TOWER = [sys.executable, "-c", "import sys; from tower.cli import main; sys.exit(main())"]
 #: What a player must never see: the engine's action ids and Python values.
 FORBIDDEN = re.compile(
     r"choice:|slot:|assistant:|colour:|select:|\[|\]|\bTrue\b|\bFalse\b|\bNone\b|neutral"
 )
-CODES = {"red": "r", "yellow": "y", "purple": "u", "green": "g", "gray": "a", "white": "w",
-         "black": "k", "pink": "p", "turquoise": "t", "beige": "e", "brown": "n",
-         "orange": "o"}  # fmt: skip
+#: colour -> the recorder's one-letter code (``tower record`` reads the same codes).
+CODES = {colour: code for code, colour in COLOUR_CODES.items()}
+#: What the player types at the n-th numbered prompt instead of a number.
+ASIDES = {2: "help", 9: "board", 20: "wrong", 41: "help"}
 NUMBERED = r"Your choice \(1-(\d+); help, board, or q to quit\):"
 COLOURS = r"Your choice \(3 colours; help, board, or q to quit\):"
 
 
-def _play(args: list[str], seed: int) -> tuple[str, dict[str, int]]:
-    """Play ``tower play args`` to its end; the whole screen and what was typed."""
+def _play(args: list[str], seed: int) -> tuple[str, dict[str, int], int | None]:
+    """Play ``tower play args`` to its end; the whole screen, what was typed and the exit
+    status."""
     rng = random.Random(seed)
     child = pexpect.spawn(
-        TOWER, ["play", *args], encoding="utf-8", timeout=120, dimensions=(50, 100)
+        TOWER[0], [*TOWER[1:], "play", *args], encoding="utf-8", timeout=120, dimensions=(50, 100)
     )
     screen: list[str] = []
     typed = {"numbers": 0, "colours": 0, "codes": 0, "help": 0, "board": 0, "wrong": 0}
+    prompts = 0
     try:
         while True:
             k = child.expect([NUMBERED, COLOURS, "Winner\\(s\\): [^\r\n]*\r?\n", pexpect.EOF])
             screen.append(child.before + (child.after if isinstance(child.after, str) else ""))
             if k == 0:
                 n = int(child.match.group(1))
-                if typed["help"] < 2 and rng.random() < 0.02:
-                    child.sendline("help")
-                    typed["help"] += 1
-                elif typed["board"] < 2 and rng.random() < 0.02:
-                    child.sendline("board")
-                    typed["board"] += 1
-                elif typed["wrong"] < 1 and rng.random() < 0.02:
-                    child.sendline(str(n + 1))
-                    typed["wrong"] += 1
+                prompts += 1
+                aside = ASIDES.get(prompts)
+                if aside is not None:
+                    child.sendline(str(n + 1) if aside == "wrong" else aside)
+                    typed[aside] += 1
                 else:
                     child.sendline(str(rng.randint(1, n)))
                     typed["numbers"] += 1
@@ -70,14 +71,15 @@ def _play(args: list[str], seed: int) -> tuple[str, dict[str, int]]:
                 break
     finally:
         child.close()
-    return "".join(screen).replace("\r\n", "\n"), typed
+    return "".join(screen).replace("\r\n", "\n"), typed, child.exitstatus
 
 
 def test_a_two_player_game_with_two_modules_typed_to_the_end():
-    text, typed = _play(
+    text, typed, status = _play(
         ["--players", "2", "--seed", "4", "--modules", "walls_guards,gems", "--agents", "random"],
         seed=1,
     )
+    assert status == 0
     lines = text.split("\n")
     # The game ran from the first decision to the final scoring.
     assert "season 1 of 3, round 1 of 4" in text
