@@ -112,7 +112,9 @@ def test_plain_and_fit_write_python_values_as_words():
     assert plain("taken [False, True], dealer ['red', 'blue'], none []") == (
         "taken no, yes, dealer red, blue, none none"
     )
-    assert plain("3 neutral pawns, turn's end") == "3 brigand pawns, turn's end"
+    assert plain("pawns inside brigand:neutral 2, turn's end; next throw neutral red") == (
+        "pawns inside brigand 2, turn's end; next throw expert red"
+    )
     lines = fit(["word " * 50])
     assert len(lines) == 3 and all(len(line) <= WIDTH for line in lines)
     assert lines[1].startswith("    word")

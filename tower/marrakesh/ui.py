@@ -40,7 +40,7 @@ from tower.marrakesh.agents import Agent
 from tower.marrakesh.labels import amount, luxury_text, scroll_text
 from tower.marrakesh.rules import Decision
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
-from tower.pieces import KESHI_COLOURS, Kind, Piece
+from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
 
 QUIT = "quit"
 HELP = "help"
@@ -115,18 +115,19 @@ KIND_HELP: dict[str, str] = {
 
 _LIST = re.compile(r"\[([^\[\]]*)\]")
 _PIECE = re.compile(r"\b(?:keshi|watchman|brigand|expert):[a-z]+\b")
-_WORDS = {"True": "yes", "False": "no", "None": "none", "neutral": "brigand"}
+_WORDS = {"True": "yes", "False": "no", "None": "none", NEUTRAL: "expert"}
 
 
 def plain(line: str) -> str:
     """A line with Python values written as words: lists as their items, booleans as
-    yes/no, ``None`` as none, pieces (``watchman:red``) and names with underscores as
-    words, the neutral pawns as brigands, no quotes around list items."""
+    yes/no, ``None`` as none, pieces (``watchman:red``, ``brigand:neutral``) and names
+    with underscores as words, a neutral keshi as an expert (the only keshi without a
+    colour), no quotes around list items."""
     while _LIST.search(line):
         line = _LIST.sub(lambda m: re.sub(r"'([^']*)'", r"\1", m.group(1)) or "none", line)
     line = _PIECE.sub(lambda m: piece_words(m.group(0)), line)
     line = re.sub(r"(?<=[a-z])_(?=[a-z])", " ", line)
-    return re.sub(r"\b(True|False|None|neutral)\b", lambda m: _WORDS[m.group(1)], line)
+    return re.sub(rf"\b(True|False|None|{NEUTRAL})\b", lambda m: _WORDS[m.group(1)], line)
 
 
 def fit(lines: Sequence[str]) -> list[str]:
@@ -141,13 +142,20 @@ def fit(lines: Sequence[str]) -> list[str]:
 
 
 def piece_words(piece: str) -> str:
-    """A piece out of the tower as a player calls it: ``red``, ``blue watchman``,
-    ``brigand``."""
+    """A piece out of the tower as a player calls it.
+
+    >>> [piece_words(p) for p in ("keshi:red", "watchman:blue", "brigand:neutral")]
+    ['red', 'blue watchman', 'brigand']
+    >>> piece_words("expert:neutral")
+    'expert keshi'
+    """
     p = Piece.parse(piece)
     if p.kind is Kind.KESHI:
         return p.colour
     if p.kind is Kind.BRIGAND:
         return "brigand"
+    if p.colour == NEUTRAL:
+        return f"{p.kind.value} keshi"
     return f"{p.colour} {p.kind.value}"
 
 
