@@ -37,7 +37,7 @@ from tower.calibration.recording import COLOUR_CODES, CountsError, parse_counts
 from tower.marrakesh.actions import SCROLL_COLOURS, Action
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.agents import Agent
-from tower.marrakesh.labels import amount, luxury_text, scroll_text
+from tower.marrakesh.labels import amount, amounts, luxury_text, scroll_text
 from tower.marrakesh.rules import Decision
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
@@ -227,10 +227,11 @@ def _render_player(state: State, i: int, p: dict[str, Any], own: bool) -> list[s
     comps = state.game.components
     screen = " ".join(p["screen"]) if own else f"{p['screen_size']} hidden keshis"
     head = f"{'*' if own else ' '} P{i}{' (you)' if own else ''}: score {p['score']}"
-    provisions = [
-        f"tile {t[0]}" if own or t[1] else "a face-down tile"
+    provisions = [  # another player's face-down tile is None in their view
+        "a face-down tile"
+        if t is None
+        else f"{amounts(comps.provisions[t[0]]['cost'])}{'' if t[1] else ' (face down)'}"
         for t in p["provisions"]
-        if t is not None
     ]
     lines = [
         f"{head} | water {p['water']}, dates {p['dates']}, dinars {p['dinars']} | screen: {screen}",
@@ -245,7 +246,7 @@ def _render_player(state: State, i: int, p: dict[str, Any], own: bool) -> list[s
         "    luxuries: "
         + ("; ".join(luxury_text(comps, x, {}) for x in p["luxuries"]) or "none")
         + "; provisions: "
-        + (", ".join(provisions) or "none"),
+        + ("; ".join(provisions) or "none"),
     ]
     extra = []
     if p["hand"]:
