@@ -37,7 +37,7 @@ from tower.calibration.recording import COLOUR_CODES, CountsError, parse_counts
 from tower.marrakesh.actions import SCROLL_COLOURS, Action
 from tower.marrakesh.adapters.views import view
 from tower.marrakesh.agents import Agent
-from tower.marrakesh.labels import amount, amounts, luxury_text, scroll_text
+from tower.marrakesh.labels import amount, amounts, luxury_text, oasis_text, scroll_text
 from tower.marrakesh.rules import Decision
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
@@ -241,7 +241,11 @@ def _render_player(state: State, i: int, p: dict[str, Any], own: bool) -> list[s
         f"palace {p['palace']}",
         f"    main square {''.join('x' if s else '.' for s in p['square'])}, "
         f"audience disc {p['disc'] + 1}; sahara {''.join('x' if s else '.' for s in p['sahara'])}"
-        f", oases: {_tiles(p['oases'], 'oasis')}",
+        ", oases: "
+        + (
+            "; ".join("hidden" if o is None else oasis_text(state, i, o) for o in p["oases"])
+            or "none"
+        ),
         "    scrolls: " + ("; ".join(scroll_text(comps, s) for s in p["scrolls"]) or "none"),
         "    luxuries: "
         + ("; ".join(luxury_text(comps, x, {}) for x in p["luxuries"]) or "none")
