@@ -14,10 +14,15 @@ def _run(args: list[str], text: str):
     return CliRunner().invoke(cli, ["play", *args], input=text)
 
 
-def test_a_few_moves_then_quit():
-    result = _run(["--players", "2", "--seed", "1"], "1\n2\nq\n")
+def _screen(args: list[str], text: str) -> str:
+    """What ``tower play args`` shows for the typed ``text`` (it must exit normally)."""
+    result = _run(args, text)
     assert result.exit_code == 0, result.output
-    out = result.output
+    return result.output
+
+
+def test_a_few_moves_then_quit():
+    out = _screen(["--players", "2", "--seed", "1"], "1\n2\nq\n")
     assert out.count("Your choice") == 3
     assert "You quit the game." in out
     assert "the tower model is marrakesh" in out  # the shipped distilled model by default
@@ -30,9 +35,7 @@ def test_a_few_moves_then_quit():
 
 
 def test_invalid_input_reprompts_and_help_explains():
-    result = _run(["--players", "2", "--seed", "1"], "zzz\n99\nhelp\nboard\n2\n")
-    assert result.exit_code == 0, result.output
-    out = result.output
+    out = _screen(["--players", "2", "--seed", "1"], "zzz\n99\nhelp\nboard\n2\n")
     assert "'zzz' is not one of the options; type a number from the list." in out
     assert "'99' is not one of the options" in out
     assert "Each option says what it does" in out
@@ -50,11 +53,9 @@ def test_invalid_input_reprompts_and_help_explains():
 def test_keshis_chosen_by_colours_and_codes():
     # Seed 1: three setup decisions, the disc, the provision tile, then the selection.
     answer = "1\n1\n1\n1\n"
-    result = _run(
+    out = _screen(
         ["--players", "2", "--seed", "1"], answer + "red yellow pink green\nr y u\n1\nq\n"
     )
-    assert result.exit_code == 0, result.output
-    out = result.output
     assert "Behind your screen: green gray white black pink turquoise beige brown red yellow" in out
     assert "'red yellow pink green' is not 3 keshis from behind your screen" in out
     assert "P1 chooses 3 keshis behind the screen." in out
@@ -64,14 +65,12 @@ def test_keshis_chosen_by_colours_and_codes():
 
 
 def test_whole_game_against_random_agents():
-    result = _run(
+    out = _screen(
         ["--players", "2", "--seed", "3", "--agents", "random", "--model", "baseline"],
         # A number at each decision; at the selection, the next 3 colours still behind the
         # screen (the others are refused and the next line is read).
         "1\ng a w\n1\nk p t\n1\ne n r\n1\ny u o\n" * 300,
     )
-    assert result.exit_code == 0, result.output
-    out = result.output
     assert "the tower model is baseline" in out
     assert "Final scores: P0 " in out and "Winner(s): P" in out
     assert "== Season 1 scoring ==" in out and "== Season 3 and final scoring ==" in out
