@@ -319,19 +319,21 @@ def test_hypothesis_action_sequences_with_edicts(seed, players, modules, picks):
 
 
 def test_terminal_board_shows_the_open_edicts_and_what_each_choice_means():
-    from tower.marrakesh.ui import render
+    from tower.marrakesh.ui import format_options, render
 
     state = ed_state(players=2)
     _offer(state, "sultan", [1, 4, 5])
     m = edicts.mine(state)
     m["stacks"]["imam"] = [7, 8, 9]
     m["box"] = [e for e in m["box"] if e not in (7, 8, 9)]
-    text = render(state, state.current_player)
-    assert "choice:1 = #4 (sultan): now 1 goods keshi of one colour, 1 goods keshi of one" in text
+    menu = format_options(state.describe_actions())
+    assert (
+        "2) pick the sultan edict (now: 1 goods keshi of one colour, 1 goods keshi of one" in menu
+    )
     act(state, "choice:2")
-    text = render(state, state.current_player)
-    assert "choice:0 = now" in text and "choice:1 = at the end" in text
-    assert "Edicts: waiting imam (3 face down)" in text
+    menu = format_options(state.describe_actions())
+    assert "1) use its bonus now" in menu and "2) keep it for its bonus at the end" in menu
+    assert "Edicts: waiting imam (3 face down)" in render(state, state.current_player)
 
 
 @pytest.mark.parametrize(

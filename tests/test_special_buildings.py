@@ -489,13 +489,13 @@ def test_flying_merchant_and_imam_discounts_add_up():
 
 
 def test_the_terminal_board_names_the_buildings_and_the_choices():
-    from tower.marrakesh.ui import render
+    from tower.marrakesh.ui import format_options, render
 
     state = Game(GameConfig(players=2, modules=frozenset({SB, WG}))).new_initial_state(3)
     setup_until(state, "sb_building")
-    text = render(state, state.current_player)
+    menu = format_options(state.describe_actions())
     names = [sb.load()["building"][b]["name"] for b in state.stack[-1]["offer"]]
-    assert all(f"= {n} (" in text for n in names)
+    assert all(f"keep the {n.replace('_', ' ')} (" in menu for n in names)
     state.apply("choice:0")
     assert f"special building: {names[0].replace('_', ' ')}" in render(state, 0) + render(state, 1)
 

@@ -27,13 +27,28 @@ import click
         "default: base game only)."
     ),
 )
-def play(players: int, seed: int, seat: int, agent_kind: str, modules: str) -> None:
+@click.option(
+    "--model",
+    "model_spec",
+    default="shipped:marrakesh",
+    show_default=True,
+    metavar="FILE|shipped:NAME|baseline",
+    help="The tower model that throws the keshis.",
+)
+def play(
+    players: int, seed: int, seat: int, agent_kind: str, modules: str, model_spec: str
+) -> None:
     """Play Marrakesh in the terminal against agents.
 
-    At each of your decisions the board is shown as your seat sees it, with the legal
-    actions numbered: type a number or the action's text (e.g. colour:red); q quits.
-    The tower is the baseline model; the game is reproducible from --seed and your moves.
+    The board is shown as your seat sees it, and each decision lists its options in the
+    rulebook's words with what they give and cost: type a number. Choose the keshis for
+    the tower by their colours ('red yellow purple' or the codes 'r y u'); 'help'
+    explains the decision, 'board' shows the board again, q quits. Other players' moves,
+    every score change and each season's scoring are announced. The tower is the shipped
+    distilled model unless --model says otherwise; the game is reproducible from --seed
+    and your moves.
     """
+    from tower.cli.validate_model import open_model
     from tower.marrakesh import Game, GameConfig, RandomAgent
     from tower.marrakesh.greedy import GreedyAgent
     from tower.marrakesh.hooks import everything
@@ -44,7 +59,8 @@ def play(players: int, seed: int, seat: int, agent_kind: str, modules: str) -> N
     chosen = (
         everything(players) if modules == "all" else frozenset(filter(None, modules.split(",")))
     )
-    game = Game(GameConfig(players=players, modules=chosen))
+    tower = open_model(model_spec)
+    game = Game(GameConfig(players=players, modules=chosen, tower=tower, ask_single=True))
     make = GreedyAgent if agent_kind == "greedy" else RandomAgent
     agents = [None if k == seat else make(1000 * seed + k) for k in range(players)]
     stdin = sys.stdin
@@ -53,8 +69,6 @@ def play(players: int, seed: int, seat: int, agent_kind: str, modules: str) -> N
         line = stdin.readline()
         return line if line else None
 
-    click.echo(
-        f"Marrakesh, {players} players, seed {seed}; you are player {seat}; "
-        f"the others are {agent_kind} agents."
-    )
+    click.echo(f"Marrakesh, {players} players, seed {seed}; you are player {seat}.")
+    click.echo(f"The others are {agent_kind} agents; the tower model is {tower.name}.")
     play_terminal(game.new_initial_state(seed), seat, agents, read, click.echo)
