@@ -7,7 +7,8 @@ bank's clogged sequences tell) is sampled by population Monte Carlo once per ens
 member, and the members' samples are pooled: where the members disagree, the pooled
 posterior is wider. The key tower statistics at each posterior sample come from the same
 member's regression of them on ``theta``; under the prior, from prior draws that do not
-clog.
+clog. They are the tower's statistics at equilibrium, after the first throws from an
+empty tower (:func:`tower.calibration.surrogate.equilibrium_keys`).
 
 The engine needs what the bank can answer: sessions that start from an empty tower and
 throw the bank's number of keshis at a time, and the bank's parameters fitted. Anything
@@ -165,6 +166,13 @@ class BankFit:
 
         t = None if truth is None else truth_unit(self.parameters, truth)
         return principal_directions(self.parameters, self.samples_u, t)
+
+    @property
+    def key_scope(self) -> str:
+        """What the key statistics are taken over, in words."""
+        from tower.calibration.surrogate import FILL_THROWS
+
+        return f"at equilibrium (after the first {FILL_THROWS} throws from an empty tower)"
 
     def method_lines(self) -> list[str]:
         """The report's lines on how the fit was made."""

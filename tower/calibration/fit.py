@@ -451,6 +451,11 @@ class FitResult:
         t = None if truth is None else truth_unit(self.parameters, truth)
         return principal_directions(self.parameters, self.samples_u, t)
 
+    @property
+    def key_scope(self) -> str:
+        """What the key statistics are taken over, in words."""
+        return "on this recording's throws"
+
     def method_lines(self) -> list[str]:
         """The report's lines on how the fit was made."""
         return [

@@ -254,7 +254,7 @@ def headline(
     lines = [
         "## What your tower does: before and after the recording",
         "",
-        "Expected values of the key tower statistics on this recording's throws: 90% "
+        f"Expected values of the key tower statistics {result.key_scope}: 90% "
         "interval under the prior (any plausible tower that does not clog) and under the "
         "posterior. *Narrowing* is the posterior interval's width over the prior's.",
         "",

@@ -96,21 +96,13 @@ def _sessions(ages: list[list[int]], size: int, group: int, seed: int) -> list[A
                     throws=tuple(Throw(t + 1, i, o) for t, (i, o) in enumerate(painted)))]
 
 
-def true_keys(ages: list[list[int]], size: int) -> dict[str, float]:
-    """Key statistics of a physics sequence from its exact fresh counts."""
-    from tower.calibration.behaviour import key_statistics
-    from tower.calibration.simulators import plan_of
-
-    sessions = _sessions(ages, size, 1, 0)
-    return key_statistics(plan_of(sessions), sessions, [[a.count(0) for a in ages]])
-
-
 def fit_point(task: dict[str, Any]) -> dict[str, Any]:
     """Fit one recording by the bank engine and score its intervals (module level)."""
     import time
 
     from tower.calibration.bankfit import fit_bank
     from tower.calibration.simulators import physics_parameters
+    from tower.calibration.surrogate import equilibrium_keys
 
     surrogate = _surrogate(task["surrogate"])
     params = [p for p in physics_parameters(task["preset"]) if p.name in surrogate.parameters]
@@ -121,7 +113,7 @@ def fit_point(task: dict[str, Any]) -> dict[str, Any]:
     result = fit_bank(sessions, surrogate, params, seed=task["key"])
     seconds = time.perf_counter() - start
     truth = task["theta"]
-    keys = true_keys(task["replay_ages"], size)
+    keys = equilibrium_keys(task["replay_ages"], size)
     directions = result.directions(truth)
     pinned = [d for d in directions if d.pinned]
     samples = result.samples[np.random.default_rng(task["key"]).choice(
@@ -267,10 +259,13 @@ def run_bank_coverage(
         for r in recordings if r["status"] == "ok"
     ]  # fmt: skip
     fit_path = out_dir / "fits.jsonl"
+    # the fits are this folder's own output: another surrogate replaces them (force), the
+    # same one resumes them; the physics recordings stay
     run_tasks(fit_tasks, fit_point, fit_path, workers=workers, scheduler=scheduler,
               progress=progress, desc="coverage fits (bank engine)",
               header=run_header("calibrate coverage fits",
-                                {**asdict(settings), "surrogate_sha256": digest}))  # fmt: skip
+                                {**asdict(settings), "surrogate_sha256": digest}),
+              force=True)  # fmt: skip
     fits = read_records(fit_path)
     summary = summarise(fits, recordings)
     provenance = f"`{Path(surrogate_path).name}` (sha256 {digest})"

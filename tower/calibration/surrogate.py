@@ -470,26 +470,50 @@ def bank_rows(bank: Any, points: Sequence[int], seed: int) -> tuple[np.ndarray, 
     return np.concatenate(us), np.concatenate(Xs), np.concatenate(ys)
 
 
-def bank_keys(bank: Any) -> tuple[tuple[str, ...], np.ndarray]:
-    """Key statistic names and values ``(n, q)`` of every bank sequence (NaN rows for
-    sequences that clogged or lost a piece), from the exact fresh counts."""
-    from tower.calibration.behaviour import key_names, key_statistics
-    from tower.calibration.simulators import PlanSession, sessions_from_outs
+#: Throws from an empty tower left out of the key statistics: the tower fills during them,
+#: and a statistic over them depends on how long the sequence is.
+FILL_THROWS = 12
 
+
+def equilibrium_keys(ages: Sequence[Sequence[int]], size: int) -> dict[str, float]:
+    """The key statistics (:mod:`tower.calibration.behaviour`) of one physics sequence
+    from its hidden history, over its throws after the first :data:`FILL_THROWS`: pieces
+    inside after a throw, the chance a thrown piece comes out at once, the chance a piece
+    inside comes out, pieces out of a throw of ``size``, and the dwell time (Little's law).
+
+    Ten of twelve come out at once, the two that stay come out in the next throw:
+
+    >>> keys = equilibrium_keys([[0] * 10] + [[0] * 10 + [1] * 2] * 13, size=12)
+    >>> {k: round(v, 3) for k, v in keys.items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'inside': 2.0, 'p_fresh_out': 0.833, 'p_resident_out': 1.0, 'out_12': 12.0,
+     'dwell': 1.0}
+    """
+    from tower.calibration.bank import ages_inside
+
+    before = [len(a) for a in ages_inside(ages, size)]
+    t = range(FILL_THROWS, len(ages))
+    out = sum(len(ages[i]) for i in t)
+    fresh = sum(list(ages[i]).count(0) for i in t)
+    after = sum(before[i + 1] for i in t)
+    return {
+        "inside": after / max(len(t), 1),
+        "p_fresh_out": fresh / max(size * len(t), 1),
+        "p_resident_out": (out - fresh) / max(sum(before[i] for i in t), 1),
+        f"out_{size}": out / max(len(t), 1),
+        "dwell": after / max(size * len(t) - fresh, 1),
+    }
+
+
+def bank_keys(bank: Any) -> tuple[tuple[str, ...], np.ndarray]:
+    """Key statistic names and values ``(n, q)`` of every bank sequence
+    (:func:`equilibrium_keys`; NaN rows for sequences that clogged or lost a piece)."""
     size = int(bank.settings["size"])
-    names: tuple[str, ...] = ()
-    rows = []
+    names = ("inside", "p_fresh_out", "p_resident_out", f"out_{size}", "dwell")
+    table = np.full((len(bank.ages), len(names)), np.nan)
     for i, ages in enumerate(bank.ages):
-        painted = paint(ages, size, 1, i)
-        plan = (PlanSession("bank", "empty", (), tuple(p[0] for p in painted)),)
-        names = key_names(plan)
-        if bank.status[i] != "ok":
-            rows.append(None)
-            continue
-        sessions = sessions_from_outs(plan, [[p[1] for p in painted]])
-        stats = key_statistics(plan, sessions, [[a.count(0) for a in ages]])
-        rows.append([stats[n] for n in names])
-    table = np.array([r if r is not None else [np.nan] * len(names) for r in rows])
+        if bank.status[i] == "ok" and len(ages) > FILL_THROWS:
+            keys = equilibrium_keys(ages, size)
+            table[i] = [keys[n] for n in names]
     return names, table
 
 
