@@ -29,6 +29,7 @@ from tower.files.inputs import LIMITS, check_count, load_json, load_json_object
 from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall
 from tower.model.baseline import BaselineModel
 from tower.model.interface import TowerModel, TowerState
+from tower.model.opener import open_model
 from tower.pieces import INSIDE, KESHI_COLOURS, NEUTRAL, Kind, Piece
 
 OBSERVATION_FORMAT = "tower.battle-observation/1"
@@ -44,31 +45,26 @@ class BadNotation(TowerError, ValueError):
 def choose_model(name: str = "shipped") -> tuple[TowerModel, str]:
     """The tower model to use and a one-line note saying which it is and why.
 
-    ``"shipped"`` loads the shipped ``marrakesh`` model; if none ships in this build, or it
-    cannot throw watchmen and brigands, the baseline is used and the note says so. A shipped
-    model file that exists but is corrupt is an error, never a silent fallback. Any other
-    name is a model file (``tower distill`` output); it must load and throw pawns.
+    ``name`` is any model name :func:`tower.model.open_model` reads. ``"shipped"`` falls
+    back to the baseline, and the note says so, if no shipped model is in this build or it
+    cannot throw watchmen and brigands; a shipped model file that exists but is corrupt is
+    an error, never a silent fallback. Any other model must load and throw pawns.
     """
+    if name == "shipped":
+        return _shipped_or_baseline()
+    model = open_model(name)  # a bad name or file raises an error naming it
+    try:
+        _probe_pawns(model)
+    except TowerError as exc:
+        raise BadNotation(f"{name}: this model cannot throw pawns: {exc}") from None
     if name == "baseline":
-        return BaselineModel(), "model: baseline (2/3 fresh, 1/3 resident), as requested"
-    if name != "shipped":
-        from tower.model import load_model
+        return model, "model: baseline (2/3 fresh, 1/3 resident), as requested"
+    return model, f"model: {name} ({model.name})"
 
-        if not Path(name).is_file():
-            msg = f"--model must be 'shipped', 'baseline' or a model file, got {name!r}"
-            raise BadNotation(msg)
-        model = load_model(name)  # a bad file raises InputFileError naming it
-        try:
-            _probe_pawns(model)
-        except TowerError as exc:
-            raise BadNotation(f"{name}: this model cannot throw pawns: {exc}") from None
-        return model, f"model: {name} ({model.name})"
+
+def _shipped_or_baseline() -> tuple[TowerModel, str]:
     try:
-        from tower.model import load_shipped
-    except ImportError:
-        return BaselineModel(), "model: baseline (this build has no tower.model.load_shipped)"
-    try:
-        model = load_shipped("marrakesh")
+        model = open_model("shipped")
     except InputFileError:
         raise
     except TowerError as exc:

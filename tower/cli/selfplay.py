@@ -38,7 +38,9 @@ def _run_to_file(
     from tower.runs import Task, read_records, run_tasks
 
     model = base["model"]
-    settings = {**base, "model": hashlib.sha256(read_bytes(model)).hexdigest() if model else ""}
+    if model is not None and Path(model).is_file():
+        model = hashlib.sha256(read_bytes(model)).hexdigest()
+    settings = {**base, "model": model or ""}
     tasks = [Task(s, {**base, "key": s}) for s in range(seed, seed + n)]
     run_tasks(
         tasks, game_record, out, header=run_header("selfplay", settings), workers=workers,
@@ -55,9 +57,10 @@ def _run_to_file(
 @click.option(
     "--model",
     "model_path",
-    type=click.Path(exists=True, dir_okay=False),
     default=None,
-    help="Tower model file (default: the shipped distilled model, else the baseline).",
+    metavar="MODEL",
+    help="Tower model: baseline, no-retention, shipped[:NAME] or a model file (default: the "
+    "shipped distilled model, else the baseline).",
 )
 @click.option(
     "--modules",

@@ -207,7 +207,7 @@ def stats(
             click.echo(f"note: no physics sequences of constant throw size {missing}")
         per_size = {n: summarize(recs) for n, recs in sorted(grouped.items())}
     else:
-        from tower.cli.validate_model import open_model
+        from tower.model import open_model
 
         model_spec = model_spec or "shipped:marrakesh"
         model = open_model(model_spec)
@@ -352,7 +352,7 @@ def _expert_stats(
     """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``),
     and with ``--compare-physics N`` against N simulated sequences."""
     from tower.analysis.experts import expert_rounds, format_experts, summarize_experts
-    from tower.cli.validate_model import open_model
+    from tower.model import open_model
 
     folder = _expert_folder(run, out_dir, EXPERT_FILES if compare_n else EXPERT_FILES[:1])
     model_spec = model_spec or "shipped:marrakesh"

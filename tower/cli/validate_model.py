@@ -17,18 +17,6 @@ from tower.files.outputs import OutputFolder
 REPORT_FILES = ("report.md", "validation.json", "statistics.png", "retention.png")
 
 
-def open_model(spec: str):
-    """A model from a file path, ``shipped:NAME``, ``baseline`` or ``no-retention``."""
-    from tower.model import BaselineModel, NoRetentionModel, load_model, load_shipped
-
-    if spec == "baseline":
-        return BaselineModel()
-    if spec == "no-retention":
-        return NoRetentionModel()
-    if spec.startswith("shipped:"):
-        return load_shipped(spec.split(":", 1)[1])
-    return load_model(spec)
-
 
 def batch_seed(path: Path) -> int | None:
     """The batch seed in the run header of a trace file (``tower simulate --seed``), if any.
@@ -165,7 +153,7 @@ def validate_model(
     from tqdm import tqdm
 
     from tower.analysis.validation import validate, write_report
-    from tower.model import BaselineModel
+    from tower.model import BaselineModel, open_model
     from tower.traces import read_traces
 
     folder = OutputFolder(out_dir, "validate-model", force=force)
