@@ -186,15 +186,12 @@ def stats(
             files = [traces_path]
             label = f"physics ({traces_path.name})"
         else:  # simulate (or resume) one trace file per throw size
-            from tower.cli.distill import simulate_traces
+            from tower.model.pipeline import simulate_traces
 
             cache = out_dir or Path("out/stats")
-            files = [
-                simulate_traces(
-                    sims, preset, params_file, cache / f"physics-{preset}-{n}.jsonl", pieces=n
-                )
-                for n in wanted
-            ]
+            files = [cache / f"physics-{preset}-{n}.jsonl" for n in wanted]
+            for n, path in zip(wanted, files, strict=True):
+                simulate_traces(sims, preset, params_file, path, pieces=n)
             label = f"physics ({preset}, {sims} sequences per size)"
         grouped: dict[int, list] = {}
         for path in files:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,29 +11,11 @@ import click
 from tower.cli.options import force_option
 from tower.errors import TowerError
 from tower.files.outputs import OutputFolder
+from tower.model.pipeline import batch_seed, parse_range
 
 #: The files ``validate-model`` writes into ``--out``.
 REPORT_FILES = ("report.md", "validation.json", "statistics.png", "retention.png")
 
-
-
-def batch_seed(path: Path) -> int | None:
-    """The batch seed in the run header of a trace file (``tower simulate --seed``), if any.
-
-    A physics sequence's seed is derived from the batch seed and its index ``seq``, so two
-    files with one batch seed share the seeds of equal indices, whatever they throw.
-    """
-    from tower.files.outputs import is_header
-
-    try:
-        with path.open("rb") as fh:
-            first = json.loads(fh.readline(1 << 20) or b"null")
-    except (OSError, ValueError):
-        return None
-    if not is_header(first):
-        return None
-    seed = (first["header"].get("settings") or {}).get("seed")
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 def seed_overlap(
@@ -74,21 +55,6 @@ def seed_overlap(
         f"held-out seeds: batch seed {held_batch}, seq {held_seqs[0]}..{held_seqs[-1]}; "
         f"no overlap with the {len(recorded)} fitted trace sources"
     )
-
-
-def parse_range(text: str | None, what: str) -> slice:
-    """``START:STOP`` (either may be empty) as a slice of sequences."""
-    if not text:
-        return slice(None)
-    start, sep, stop = text.partition(":")
-    try:
-        if not sep:
-            raise ValueError
-        return slice(int(start) if start else None, int(stop) if stop else None)
-    except ValueError:
-        raise TowerError(
-            f"{what}: expected START:STOP (e.g. 1000: or 0:1000), got {text!r}"
-        ) from None
 
 
 @click.command("validate-model")

@@ -69,6 +69,8 @@ def open_model(spec: str | os.PathLike[str]) -> TowerModel:
     if text == "shipped" or text.startswith("shipped:"):
         return distilled.load_shipped(text.partition(":")[2] or DEFAULT_SHIPPED)
     path = Path(text)
+    if path.is_dir():
+        raise ModelSpecError(f"model {text!r}: is a directory, expected a model file")
     if not path.is_file():
         raise ModelSpecError(f"model {text!r}: expected {SPELLINGS}; no such file")
     try:
