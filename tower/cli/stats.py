@@ -141,13 +141,9 @@ def stats(
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
     if experts is not None:
-        _check_expert_options(ctx, physics, traces_path, compare_n)
         run = ExpertRun(experts, keshis, throws, seed, preset, params_file, workers,
                         scheduler, force)  # fmt: skip
-        if physics:
-            n = sequences if _given(ctx, "sequences") else PHYSICS_SEQUENCES
-            return _expert_physics(run, n, out_dir)
-        return _expert_stats(run, model_spec, sequences, compare_n, out_dir)
+        return _experts(ctx, run, model_spec, physics, traces_path, sequences, compare_n, out_dir)
     if compare_n is not None:
         raise TowerError("--compare-physics compares expert statistics: add --experts K")
     folder = _stats_folder(out_dir, force)
@@ -233,6 +229,18 @@ class ExpertRun:
     workers: int | None
     scheduler: str | None
     force: bool
+
+
+def _experts(
+    ctx: click.Context, run: ExpertRun, model_spec: str | None, physics: bool,
+    traces_path: Path | None, sequences: int, compare_n: int | None, out_dir: Path | None,
+) -> None:  # fmt: skip
+    """``tower stats --experts K``: on the model, or with ``--physics`` in simulated towers."""
+    _check_expert_options(ctx, physics, traces_path, compare_n)
+    if physics:
+        n = sequences if _given(ctx, "sequences") else PHYSICS_SEQUENCES
+        return _expert_physics(run, n, out_dir)
+    return _expert_stats(run, model_spec, sequences, compare_n, out_dir)
 
 
 def _given(ctx: click.Context, name: str) -> bool:

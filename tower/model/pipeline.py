@@ -104,6 +104,45 @@ def batch_seed(path: Path) -> int | None:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
+def seed_overlap(
+    provenance: dict[str, Any], traces_path: Path, held: list[Any]
+) -> tuple[str | None, str]:
+    """Whether held-out sequences were fitted: ``(problem or None, one report line)``.
+
+    A held-out sequence was fitted when a fitted trace source (the model's
+    ``provenance.traces``) has its batch seed (or, without one, its file name) and one of
+    its ``seq_ranges`` covers the sequence's ``seq``.
+    """
+    held_batch = batch_seed(traces_path)
+    held_seqs = sorted({s.seq for s in held})
+    fitted = [t for t in provenance.get("traces") or [] if isinstance(t, dict)]
+    recorded = [t for t in fitted if isinstance(t.get("seq_ranges"), list)]
+    for t in recorded:
+        same = (
+            held_batch is not None and t.get("batch_seed") == held_batch
+            if t.get("batch_seed") is not None
+            else t.get("file") == traces_path.name
+        )
+        runs = t["seq_ranges"] if same else []
+        hits = [q for q in held_seqs if any(lo <= q <= hi for lo, hi in runs)]
+        if hits:
+            return (
+                f"{len(hits)} held-out sequences (seq {hits[0]}..{hits[-1]}, batch seed "
+                f"{held_batch}) were fitted: {t.get('file')} {t.get('sequences')}; hold out "
+                "other sequences or another --seed (or pass --allow-overlap)",
+                "held-out seeds: OVERLAP with the fitting seeds",
+            )
+    if not fitted or len(recorded) < len(fitted):
+        return None, (
+            "held-out seeds: not checked (the model does not record the batch seeds and "
+            "sequence ranges it was fitted on; distil again to record them)"
+        )
+    return None, (
+        f"held-out seeds: batch seed {held_batch}, seq {held_seqs[0]}..{held_seqs[-1]}; "
+        f"no overlap with the {len(recorded)} fitted trace sources"
+    )
+
+
 def piece_classes(spec: Any) -> dict[str, str]:
     """Kind -> class for a tower spec: kinds whose piece specs are equal share a class.
 
