@@ -136,7 +136,7 @@ def battle(
     result = analyse(model, situation, tower, samples=samples, seed=seed, hiring=not no_hiring)
     click.echo(f"{note}\n{table(result)}")
     if plot_path:
-        click.echo(f"plot: {plot(result, plot_path)}")
+        click.echo(f"plot: {plot(result, plot_path, force=True)}")  # checked above
     doc = {**result.to_json(), "note": note}
     if physics_n:
         doc["physics"] = _cross_check(

@@ -120,7 +120,7 @@ def distill(
         sources, preset=preset, params_file=params_file, name=name, command=command,
         progress=True, **fit,
     )  # fmt: skip
-    model.save(out_path)
+    model.save(out_path, force=True)  # checked before the fit
     counts = model.doc["provenance"]["counts"]
     click.echo(
         f"wrote {out_path} ({out_path.stat().st_size / 1e6:.2f} MB): {counts['sequences']} "

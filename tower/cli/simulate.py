@@ -114,5 +114,5 @@ def _plot(traces: Path, plot_file: Path) -> None:
     from tower.physics.plots import plot_inside
     from tower.traces import read_traces
 
-    plot_inside(list(read_traces(traces)), plot_file)
+    plot_inside(list(read_traces(traces)), plot_file, force=True)  # checked before the run
     click.echo(f"wrote {plot_file}")
