@@ -125,9 +125,9 @@ def run_traces(
     """Run, or resume, ``seasons`` seasons of :func:`trace_tasks` into the trace file
     ``out`` (:func:`tower.runs.run_tasks`: this process, ``workers`` local processes or the
     Dask cluster at ``scheduler``). Returns the run summary (``done``, ``skipped``)."""
-    from tower.calibration.params_file import apply_params
     from tower.files.outputs import run_header
     from tower.geometry import load_preset
+    from tower.physics.params_file import apply_params
     from tower.physics.world import NUMERICS_VERSION
     from tower.runs import run_tasks
 

@@ -58,7 +58,7 @@ def _base_values(params_path: Path | None) -> dict[str, dict[str, float]]:
     """The simulator's base geometry and physics values from a params file."""
     if params_path is None:
         return {"base_geometry": {}, "base_physics": {}}
-    from tower.calibration.params_file import load_params
+    from tower.physics.params_file import load_params
 
     geometry, physics = load_params(params_path)
     values = {k: v for k, v in physics.to_json().items() if k != "schema"}

@@ -41,7 +41,7 @@ from tower.model.interface import TowerModel
 SPELLINGS = "'baseline', 'no-retention', 'shipped', 'shipped:NAME' or a model file"
 #: The shipped model that ``shipped`` names.
 DEFAULT_SHIPPED = "marrakesh"
-#: Schema of the calibrated params file (see :mod:`tower.calibration.params_file`).
+#: Schema of the calibrated params file (see :mod:`tower.physics.params_file`).
 PARAMS_SCHEMA = "tower.params/1"
 
 
@@ -92,7 +92,7 @@ def _is_params_file(path: Path) -> bool:
 
 def _calibrated_model(path: Path) -> BaselineModel:
     """The fitted two-chance model of a params file."""
-    from tower.calibration.params_file import read_params_json
+    from tower.physics.params_file import read_params_json
 
     fitted = read_params_json(path).get("model")
     if not fitted or set(fitted) != {"p_fresh", "p_old"}:

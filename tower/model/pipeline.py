@@ -244,8 +244,8 @@ def simulate_traces(
     """Run, or resume, ``sequences`` physics sequences of the preset (with the params
     file, if any) into the trace file ``traces``; ``mix`` ``None`` throws the tower's own
     pieces. Returns the run summary (``done``, ``skipped``)."""
-    from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset
+    from tower.physics.params_file import apply_params
     from tower.physics.sequences import run_sequences
 
     spec, params = apply_params(load_preset(preset), params_file)
@@ -257,8 +257,8 @@ def simulate_traces(
 
 def _params_field(params_file: Path | None) -> tuple[dict[str, Any], str]:
     """The physics parameters the traces were made with, and where that claim comes from."""
-    from tower.calibration.params_file import load_params
     from tower.physics.params import PhysicsParams
+    from tower.physics.params_file import load_params
 
     if params_file is None:
         return PhysicsParams().to_json(), "PhysicsParams defaults (no --params given)"
