@@ -15,9 +15,7 @@ from tower.model.synthetic import SyntheticTower
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     path = tmp_path_factory.mktemp("traces") / "synthetic.jsonl"
-    with path.open("w") as fh:
-        for seq in SyntheticTower().traces(80, seed=2):
-            fh.write(seq.to_line())
+    path.write_text("".join(seq.to_line() for seq in SyntheticTower().traces(80, seed=2)))
     return path
 
 
