@@ -642,10 +642,10 @@ def test_the_corpus_covers_every_reader_writer_and_issue_example() -> None:
 def test_valid_files_are_read(tmp_path: Path) -> None:
     """The corpus' valid files pass their readers, so each bad case is bad for its fault."""
     from tower.battle.inputs import choose_tower, read_observation
-    from tower.calibration.params_file import load_params
     from tower.calibration.recording import read_recording
     from tower.geometry import load_spec
     from tower.model import BaselineModel
+    from tower.physics.params_file import load_params
     from tower.traces import read_traces
 
     for name, data in VALID.items():

@@ -142,7 +142,7 @@ def test_check_flags_impossible_or_malformed_observations(tmp_path, capsys, obs,
 
 
 def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypatch):
-    import tower.model
+    import tower.model.distilled
     from tower.battle.inputs import choose_model
     from tower.errors import InputFileError, TowerError
     from tower.model import BaselineModel
@@ -153,14 +153,14 @@ def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypa
     def missing(name):
         raise TowerError(f"no shipped model {name!r}")
 
-    monkeypatch.setattr(tower.model, "load_shipped", missing)
+    monkeypatch.setattr(tower.model.distilled, "load_shipped", missing)
     model, note = choose_model("shipped")
     assert isinstance(model, BaselineModel) and "no shipped model" in note
 
     def corrupt(name):
         raise InputFileError("marrakesh.json", "checksum mismatch", field="sha256")
 
-    monkeypatch.setattr(tower.model, "load_shipped", corrupt)
+    monkeypatch.setattr(tower.model.distilled, "load_shipped", corrupt)
     with pytest.raises(InputFileError, match="checksum"):
         choose_model("shipped")
 
@@ -172,7 +172,7 @@ def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypa
                 raise TowerError("no class for watchman pieces")
             return super().throw(state, pieces, rng)
 
-    monkeypatch.setattr(tower.model, "load_shipped", lambda name: KeshisOnly())
+    monkeypatch.setattr(tower.model.distilled, "load_shipped", lambda name: KeshisOnly())
     model, note = choose_model("shipped")
     assert type(model) is BaselineModel and "cannot throw pawns" in note
 
@@ -180,15 +180,16 @@ def test_model_choice_falls_back_clearly_and_never_hides_a_corrupt_file(monkeypa
 def test_a_model_file_can_be_chosen_and_a_bad_one_is_refused(tmp_path):
     from random import Random
 
-    from tower.battle.inputs import BadNotation, choose_model
+    from tower.battle.inputs import choose_model
     from tower.errors import InputFileError
+    from tower.model import ModelSpecError
     from tower.model.distilled import shipped_path
     from tower.pieces import NEUTRAL, Kind, Piece
 
     model, note = choose_model(str(shipped_path("marrakesh")))
     assert note.startswith("model: ") and "marrakesh.json" in note
     assert len(model.throw(model.new_state(), [Piece(Kind.BRIGAND, NEUTRAL)], Random(1))) == 2
-    with pytest.raises(BadNotation, match="'shipped', 'baseline' or a model file"):
+    with pytest.raises(ModelSpecError, match="'shipped', 'shipped:NAME' or a model file"):
         choose_model(str(tmp_path / "missing.json"))
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "tower.model/2"}')

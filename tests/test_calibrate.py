@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from tower.calibration.calibrate import Settings, calibrate, default_physics_fit
 from tower.calibration.execute import ReplayRunner, read_cache
 from tower.calibration.fit import Emulator, make_task, sample_posterior
-from tower.calibration.params_file import apply_params, load_params, save_params
 from tower.calibration.recording import (
     Recording,
     Session,
@@ -36,6 +35,7 @@ from tower.calibration.synthetic import synthetic_plan, synthetic_recording
 from tower.cli import cli, main
 from tower.errors import InputFileError
 from tower.physics.params import PhysicsParams
+from tower.physics.params_file import apply_params, load_params, save_params
 
 BAD = Path(__file__).parent / "data" / "bad_recordings"
 TRUTH = {"toy.pass": 0.7, "toy.leak": 0.25, "toy.paint": 0.4}

@@ -3,11 +3,11 @@
 
 from click.testing import CliRunner
 
-from tower.calibration.params_file import save_params
 from tower.calibration.recording import read_recording
 from tower.cli import cli
 from tower.cli.options import load_physics
 from tower.physics import PhysicsParams
+from tower.physics.params_file import save_params
 
 
 def test_calibrated_params_file_sets_geometry_and_physics(tmp_path):

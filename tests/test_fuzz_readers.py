@@ -122,12 +122,12 @@ def _as_lines(data: bytes) -> bytes:
 def _readers(tmp: Path) -> dict[str, tuple[str, bytes, Callable[[Path], Any], bool]]:
     """name -> (file name, a valid file's bytes, reader, JSONL?)."""
     from tower.battle.inputs import choose_tower, read_observation
-    from tower.calibration.params_file import load_params
     from tower.calibration.recording import read_recording
     from tower.geometry import load_spec
     from tower.marrakesh import Game, GameConfig
     from tower.marrakesh.state_file import load_state
     from tower.model import BaselineModel, load_model
+    from tower.physics.params_file import load_params
     from tower.runs import read_done, read_records
     from tower.traces import read_traces
 

@@ -84,7 +84,7 @@ def test_bad_snapshots_are_refused_with_the_file_named(geometry, tmp_path):
     with pytest.raises(SnapshotError, match=r"bad\.json"):
         TowerSim.restore(path, geometry.spec, geometry=geometry)
     sim, _ = _run(geometry, seed=1, throws=1, n=4)
-    sim.snapshot(path)
+    sim.snapshot(path, force=True)
     sim.close()
     data = json.loads(path.read_text())
     if data["inside"]:
@@ -95,7 +95,7 @@ def test_bad_snapshots_are_refused_with_the_file_named(geometry, tmp_path):
     with pytest.raises(SnapshotError, match=r"inside\[0\]"):
         TowerSim.restore(path, geometry.spec, geometry=geometry)
     other = load_preset("marrakesh").with_values({"ramp.angle": 25.0})
-    sim.snapshot(path)
+    sim.snapshot(path, force=True)
     with pytest.raises(SnapshotError, match="spec"):
         TowerSim.restore(path, other)
 

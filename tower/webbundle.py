@@ -98,10 +98,10 @@ def check_generated(path: Path) -> None:
 
 def write_generated(path: Path, text: str) -> bool:
     """Write ``text`` to ``path`` (checked with :func:`check_generated`); whether it changed."""
-    from tower.model.fileformat import write_text_atomic
+    from tower.files.outputs import write_text
 
     check_generated(path)
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False
-    write_text_atomic(path, text)
+    write_text(path, text, checked=True)
     return True

@@ -269,3 +269,32 @@ def format_summary(size: int, s: dict[str, Any]) -> str:
             f"  thrown colour out same throw {s['colour_hit']:.1%}",
         ]
     )
+
+
+def model_summaries(
+    model: TowerModel, sizes: Iterable[int], sequences: int, throws: int = 12, seed: int = 0
+) -> dict[int, dict[str, Any]]:
+    """Throw size -> :func:`summarize` of ``sequences`` model sequences of ``throws``
+    throws of that many keshis (size ``n`` seeded with ``seed + n``)."""
+    return {
+        n: summarize(model_records(model, keshi_plans(sequences, n, throws), seed=seed + n))
+        for n in sizes
+    }
+
+
+def trace_summaries(
+    paths: Iterable[Any], sizes: Iterable[int]
+) -> tuple[dict[int, dict[str, Any]], list[int]]:
+    """Throw size -> :func:`summarize` of the trace sequences (in the files ``paths``)
+    that throw that many pieces every time, and the sizes no sequence throws."""
+    from tower.traces import read_traces
+
+    wanted = set(sizes)
+    grouped: dict[int, list[SequenceRecord]] = {}
+    for path in paths:
+        for seq in read_traces(path):
+            counts = {len(t.thrown) for t in seq.throws}
+            if len(counts) == 1 and (n := counts.pop()) in wanted:
+                grouped.setdefault(n, []).append(trace_record(seq))
+    missing = sorted(wanted - set(grouped))
+    return {n: summarize(recs) for n, recs in sorted(grouped.items())}, missing

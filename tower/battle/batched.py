@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tower.battle.checker import OutcomeTally, PlayerStats, Situation, TowerStart
+from tower.battle.season import OutcomeTally, PlayerStats, Situation, TowerStart
 from tower.marrakesh.modules.battle import (
     PLAYER_COLOURS,
     WATCHMEN_PER_PLAYER,

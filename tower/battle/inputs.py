@@ -18,6 +18,7 @@ from typing import Any
 
 from tower.battle.checker import (
     Observation,
+    Situation,
     TowerStart,
     empty_tower,
     given_tower,
@@ -26,9 +27,10 @@ from tower.battle.checker import (
 )
 from tower.errors import InputFileError, TowerError
 from tower.files.inputs import LIMITS, check_count, load_json, load_json_object
-from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall
+from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall, battle_order
 from tower.model.baseline import BaselineModel
 from tower.model.interface import TowerModel, TowerState
+from tower.model.opener import open_model
 from tower.pieces import INSIDE, KESHI_COLOURS, NEUTRAL, Kind, Piece
 
 OBSERVATION_FORMAT = "tower.battle-observation/1"
@@ -44,31 +46,26 @@ class BadNotation(TowerError, ValueError):
 def choose_model(name: str = "shipped") -> tuple[TowerModel, str]:
     """The tower model to use and a one-line note saying which it is and why.
 
-    ``"shipped"`` loads the shipped ``marrakesh`` model; if none ships in this build, or it
-    cannot throw watchmen and brigands, the baseline is used and the note says so. A shipped
-    model file that exists but is corrupt is an error, never a silent fallback. Any other
-    name is a model file (``tower distill`` output); it must load and throw pawns.
+    ``name`` is any model name :func:`tower.model.open_model` reads. ``"shipped"`` falls
+    back to the baseline, and the note says so, if no shipped model is in this build or it
+    cannot throw watchmen and brigands; a shipped model file that exists but is corrupt is
+    an error, never a silent fallback. Any other model must load and throw pawns.
     """
+    if name == "shipped":
+        return _shipped_or_baseline()
+    model = open_model(name)  # a bad name or file raises an error naming it
+    try:
+        _probe_pawns(model)
+    except TowerError as exc:
+        raise BadNotation(f"{name}: this model cannot throw pawns: {exc}") from None
     if name == "baseline":
-        return BaselineModel(), "model: baseline (2/3 fresh, 1/3 resident), as requested"
-    if name != "shipped":
-        from tower.model import load_model
+        return model, "model: baseline (2/3 fresh, 1/3 resident), as requested"
+    return model, f"model: {name} ({model.name})"
 
-        if not Path(name).is_file():
-            msg = f"--model must be 'shipped', 'baseline' or a model file, got {name!r}"
-            raise BadNotation(msg)
-        model = load_model(name)  # a bad file raises InputFileError naming it
-        try:
-            _probe_pawns(model)
-        except TowerError as exc:
-            raise BadNotation(f"{name}: this model cannot throw pawns: {exc}") from None
-        return model, f"model: {name} ({model.name})"
+
+def _shipped_or_baseline() -> tuple[TowerModel, str]:
     try:
-        from tower.model import load_shipped
-    except ImportError:
-        return BaselineModel(), "model: baseline (this build has no tower.model.load_shipped)"
-    try:
-        model = load_shipped("marrakesh")
+        model = open_model("shipped")
     except InputFileError:
         raise
     except TowerError as exc:
@@ -86,8 +83,9 @@ def _probe_pawns(model: TowerModel) -> None:
     model.throw(model.new_state(), probe, random.Random(0))
 
 
-def warmup_rounds(spec: str) -> int | None:
-    """``R`` for ``warm:R``, 0 for ``empty``, ``None`` otherwise.
+def warmup_rounds(spec: str, *, physics: bool = False) -> int | None:
+    """``R`` for ``warm:R``, 0 for ``empty``, ``None`` otherwise (refused with
+    ``physics``: simulated seasons start from an empty tower).
 
     >>> warmup_rounds("warm:8"), warmup_rounds("empty"), warmup_rounds("steady")
     (8, 0, None)
@@ -95,6 +93,8 @@ def warmup_rounds(spec: str) -> int | None:
     if spec == "empty":
         return 0
     kind, sep, rounds = spec.partition(":")
+    if (kind != "warm" or not sep) and physics:
+        raise BadNotation("--physics simulates from an empty tower: add --tower empty or warm:R")
     if kind != "warm" or not sep:
         return None
     if not _DIGITS.fullmatch(rounds):
@@ -282,3 +282,45 @@ def _wall(data: Any, path: str) -> Wall | None:
     if not isinstance(watchtower, bool):
         raise InputFileError(path, "expected true or false", field="wall.watchtower")
     return Wall(repaired, watchtower)
+
+
+def situation_from_text(
+    players: int, season: int, recruited: str, walls: str, watchtower: str,
+    first: str | None = None,
+) -> Situation:  # fmt: skip
+    """The battle situation that ``tower battle``'s options describe.
+
+    ``recruited`` and ``walls`` are per-player values (:func:`per_player`), ``watchtower``
+    the comma-separated colours with a Watchtower, ``first`` the first player (default:
+    the first colour seated).
+    """
+    seating = PLAYER_COLOURS[:players]
+    first = first or seating[0]
+    if first not in seating:
+        raise BadNotation(f"--first must be one of {', '.join(seating)}, got {first!r}")
+    order = battle_order(seating, first)
+    towers = {c.strip() for c in watchtower.split(",") if c.strip()}
+    if towers - set(seating):
+        raise BadNotation(f"--watchtower: unknown colours {sorted(towers - set(seating))}")
+    repaired = per_player(walls, order, "--walls")
+    try:
+        return Situation(
+            season, order, per_player(recruited, order, "--recruited"),
+            {p: Wall(repaired[p], p in towers) for p in order},
+        )  # fmt: skip
+    except ValueError as exc:
+        raise BadNotation(str(exc)) from None
+
+
+def observation_from_text(
+    thrown: str | None, out: str | None, player: str | None, wall: int | None
+) -> Observation:  # fmt: skip
+    """The observed battle throw that ``tower battle check``'s options describe."""
+    if thrown is None or out is None:
+        raise BadNotation("give an OBSERVATION file, or both --thrown and --out")
+    if player is not None and player not in PLAYER_COLOURS:
+        raise BadNotation(f"--player must be one of {', '.join(PLAYER_COLOURS)}")
+    return Observation(
+        tuple(parse_pieces(thrown)), tuple(parse_pieces(out)), player,
+        None if wall is None else Wall(wall),
+    )  # fmt: skip

@@ -150,9 +150,9 @@ def season_task(args: dict[str, Any]) -> dict[str, Any]:
     round also throws 1 to 5 expert keshis (:func:`expert_keshis`),
     drawn from their own stream, so the rounds' keshis are those of a run without them.
     """
-    from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset
     from tower.physics import TowerSim
+    from tower.physics.params_file import apply_params
     from tower.physics.sequences import cached_geometry
     from tower.traces import TraceSequence
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tower.battle.checker import Analysis, CheckResult, PlayerStats
 from tower.battle.physics import Comparison
+from tower.files.outputs import save_figure
 
 #: Model and physics agree when their means differ by at most this many combined SEs.
 AGREE_Z = 2.0
@@ -168,20 +169,18 @@ def is_battle_plot(path: str | Path) -> bool:
     return False
 
 
-def plot(analysis: Analysis, path: str | Path) -> Path:
+def plot(analysis: Analysis, path: str | Path, *, force: bool = False) -> Path:
     """Write the analysis as a PNG: each player's law of breaches, and points and breaches
     against watchmen hired (error bars: one standard error). The PNG carries
     :data:`PLOT_MARK`, so that :func:`is_battle_plot` knows it.
 
     The layout is fixed rather than fitted (``tight_layout`` measures every label first
-    and costs a third of the drawing)."""
+    and costs a third of the drawing). An existing file is replaced only with ``force``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     players = analysis.players
     width = 0.8 / max(len(players), 1)
@@ -233,11 +232,7 @@ def plot(analysis: Analysis, path: str | Path) -> Path:
         ax2.legend(fontsize=7, ncol=2)
     fig.suptitle(textwrap.fill(f"{analysis.model}; {analysis.tower}", 140), fontsize=8)
     fig.subplots_adjust(left=0.06, right=0.99, bottom=0.12, top=0.87, wspace=0.2)
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110, metadata=dict([PLOT_MARK]))
-    plt.close(fig)
-    tmp.replace(path)
-    return path
+    return save_figure(fig, path, force=force, dpi=110, metadata=dict([PLOT_MARK]))
 
 
 def _colour(player: str) -> str:

@@ -54,6 +54,26 @@ class SeasonMix:
         situation = Situation(season, order, recruited, {p: Wall(0) for p in order})
         return situation, rng.choice(self.warmups)
 
+    @classmethod
+    def with_warmups(cls, text: str | None) -> SeasonMix:
+        """The default mix, or one drawing warm-up rounds from the comma list ``text``
+        (repeats weigh a value more).
+
+        >>> SeasonMix.with_warmups("0,0,4").warmups
+        (0, 0, 4)
+        """
+        from tower.battle.inputs import BadNotation
+
+        if text is None:
+            return cls()
+        try:
+            drawn = tuple(int(w) for w in text.split(","))
+        except ValueError:
+            raise BadNotation(f"--warmups must be a comma list, got {text!r}") from None
+        if not drawn or min(drawn) < 0:
+            raise BadNotation(f"--warmups needs rounds >= 0, got {text!r}")
+        return cls(warmups=drawn)
+
 
 def trace_tasks(
     seasons: int,
@@ -94,3 +114,34 @@ def trace_tasks(
 def trace_task(args: dict[str, Any]) -> dict[str, Any]:
     """Simulate one task of :func:`trace_tasks`; return its trace record."""
     return season_task(args)["trace"]
+
+
+def run_traces(
+    seasons: int, out: str | Path, *, seed: int = 0, preset: str = "marrakesh",
+    params_file: Path | None = None, mix: SeasonMix | None = None, experts: bool = False,
+    workers: int | None = None, scheduler: str | None = None, progress: bool = True,
+    force: bool = False,
+) -> dict[str, int]:  # fmt: skip
+    """Run, or resume, ``seasons`` seasons of :func:`trace_tasks` into the trace file
+    ``out`` (:func:`tower.runs.run_tasks`: this process, ``workers`` local processes or the
+    Dask cluster at ``scheduler``). Returns the run summary (``done``, ``skipped``)."""
+    from tower.files.outputs import run_header
+    from tower.geometry import load_preset
+    from tower.physics.params_file import apply_params
+    from tower.physics.world import NUMERICS_VERSION
+    from tower.runs import run_tasks
+
+    mix = mix or SeasonMix()
+    spec, params = apply_params(load_preset(preset), params_file)  # a bad file fails once
+    tasks = trace_tasks(
+        seasons, seed=seed, preset=preset, params_file=params_file, mix=mix, experts=experts
+    )
+    settings = {"seed": seed, "spec_toml": spec.to_toml(), "params": params.to_json(),
+                "warmups": list(mix.warmups), "numerics": NUMERICS_VERSION}  # fmt: skip
+    if experts:  # absent when off, so earlier batches keep their header
+        settings["experts"] = True
+    return run_tasks(
+        tasks, trace_task, out, scheduler=scheduler, workers=workers, progress=progress,
+        key_field="seq", desc="battle seasons", header=run_header("battle traces", settings),
+        force=force,
+    )  # fmt: skip

@@ -5,7 +5,7 @@ Modules: :mod:`~tower.calibration.recording` (formats), :mod:`~tower.calibration
 :mod:`~tower.calibration.simulators` (what the fit simulates), :mod:`~tower.calibration.fit`
 (emulator + synthetic likelihood), :mod:`~tower.calibration.execute` (cached replays),
 :mod:`~tower.calibration.report` (goodness of fit), :mod:`~tower.calibration.calibrate`
-(``tower calibrate``), :mod:`~tower.calibration.params_file` (``--params FILE``),
+(``tower calibrate``), :mod:`~tower.physics.params_file` (``--params FILE``),
 :mod:`~tower.calibration.synthetic` (``tower record-synthetic``).
 """
 

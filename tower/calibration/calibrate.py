@@ -175,8 +175,8 @@ def _samples_csv(result: FitResult) -> str:
 def _save_params(
     path: Path, simulator: Simulator, result: FitResult, extra: dict[str, Any]
 ) -> None:
-    from tower.calibration.params_file import save_params
     from tower.physics.params import PhysicsParams
+    from tower.physics.params_file import save_params
 
     medians = result.medians()
     calibration = {**extra, **result.to_json()}
@@ -265,7 +265,7 @@ def calibrate(
     base_geometry: dict[str, float] = {}
     base_physics: dict[str, Any] = {}
     if params_path is not None:
-        from tower.calibration.params_file import load_params
+        from tower.physics.params_file import load_params
 
         base_geometry, physics = load_params(params_path)
         base_physics = physics.to_json()

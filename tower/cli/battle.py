@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import click
 
@@ -110,105 +110,59 @@ class BattleGroup(LazyGroup):
 @force_option
 @click.pass_context
 def battle(
-    ctx: click.Context,
-    players: int,
-    season: int,
-    recruited: str,
-    walls: str,
-    watchtower: str,
-    first: str | None,
-    tower_spec: str,
-    model_name: str,
-    samples: int,
-    seed: int,
-    plot_path: str,
-    json_path: Path | None,
-    no_hiring: bool,
-    physics_n: int,
-    physics_log: Path | None,
-    workers: int | None,
-    scheduler: str | None,
-    physics_params: Path | None,
-    force: bool,
-) -> None:
+    ctx: click.Context, players: int, season: int, recruited: str, walls: str,
+    watchtower: str, first: str | None, tower_spec: str, model_name: str, samples: int,
+    seed: int, plot_path: str, json_path: Path | None, no_hiring: bool, physics_n: int,
+    physics_log: Path | None, workers: int | None, scheduler: str | None,
+    physics_params: Path | None, force: bool,
+) -> None:  # fmt: skip
     """Analyse a season's Battles at the Wall under the tower model (default action)."""
     if ctx.invoked_subcommand is not None:
         return
-    from tower.battle.checker import Situation, analyse
-    from tower.battle.inputs import (
-        BadNotation,
-        choose_model,
-        choose_tower,
-        per_player,
-        warmup_rounds,
-    )
+    from tower.battle import inputs
+    from tower.battle.checker import analyse
     from tower.battle.report import is_battle_plot, plot, table
     from tower.files.outputs import check_output, write_text
-    from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall, battle_order
 
     if plot_path:  # a plot this command wrote before may be replaced
         check_output(plot_path, force=force or is_battle_plot(plot_path))
     if json_path is not None:
         check_output(json_path, force=force)
-
     start = time.perf_counter()
-    seating = PLAYER_COLOURS[:players]
-    first = first or seating[0]
-    if first not in seating:
-        raise BadNotation(f"--first must be one of {', '.join(seating)}, got {first!r}")
-    order = battle_order(seating, first)
-    towers = {c.strip() for c in watchtower.split(",") if c.strip()}
-    if towers - set(seating):
-        raise BadNotation(f"--watchtower: unknown colours {sorted(towers - set(seating))}")
-    repaired = per_player(walls, order, "--walls")
-    try:
-        situation = Situation(
-            season,
-            order,
-            per_player(recruited, order, "--recruited"),
-            {p: Wall(repaired[p], p in towers) for p in order},
-        )
-    except ValueError as exc:
-        raise BadNotation(str(exc)) from None
-    warmup = warmup_rounds(tower_spec)
-    if physics_n and warmup is None:
-        raise BadNotation("--physics simulates from an empty tower: add --tower empty or warm:R")
-    model, note = choose_model(model_name)
-    tower = choose_tower(tower_spec, model, players, seed)
+    situation = inputs.situation_from_text(players, season, recruited, walls, watchtower, first)
+    warmup = inputs.warmup_rounds(tower_spec, physics=physics_n > 0)
+    model, note = inputs.choose_model(model_name)
+    tower = inputs.choose_tower(tower_spec, model, players, seed)
     result = analyse(model, situation, tower, samples=samples, seed=seed, hiring=not no_hiring)
-    click.echo(note)
-    click.echo(table(result))
+    click.echo(f"{note}\n{table(result)}")
     if plot_path:
-        click.echo(f"plot: {plot(result, plot_path)}")
-    extra: dict = {"note": note}
+        click.echo(f"plot: {plot(result, plot_path, force=True)}")  # checked above
+    doc = {**result.to_json(), "note": note}
     if physics_n:
-        from tower.battle.physics import compare, physics_seasons, physics_stats
-        from tower.battle.report import comparison_text
-
-        run = physics_seasons(
-            situation,
-            physics_n,
-            seed=seed,
-            warmup=warmup or 0,
-            params_file=physics_params,
-            log=physics_log,
-            workers=workers,
-            scheduler=scheduler,
-            force=force,
-        )
-        rows = compare(result, physics_stats(situation, run.seasons))
-        click.echo(comparison_text(rows, physics_n, warmup or 0, run.rethrows))
-        extra["physics"] = {
-            "seasons": physics_n,
-            "warmup_rounds": warmup or 0,
-            "rethrows": run.rethrows,
-            "comparisons": [r.to_json() for r in rows],
-        }
+        doc["physics"] = _cross_check(
+            result, situation, physics_n, warmup or 0, seed=seed, params_file=physics_params,
+            log=physics_log, workers=workers, scheduler=scheduler, force=force,
+        )  # fmt: skip
     if json_path is not None:
-        doc = {**result.to_json(), **extra}
         write_text(json_path, json.dumps(doc, indent=2, sort_keys=True) + "\n", checked=True)
         click.echo(f"json: {json_path}")
     click.echo(f"({time.perf_counter() - start:.1f} s)")
+
+
+def _cross_check(
+    result: Any, situation: Any, seasons: int, warmup: int, **run: Any
+) -> dict[str, Any]:
+    """Simulate ``seasons`` seasons, print the model against them; the JSON of it."""
+    from tower.battle.physics import compare, physics_seasons, physics_stats
+    from tower.battle.report import comparison_text
+
+    done = physics_seasons(situation, seasons, warmup=warmup, **run)
+    rows = compare(result, physics_stats(situation, done.seasons))
+    click.echo(comparison_text(rows, seasons, warmup, done.rethrows))
+    return {
+        "seasons": seasons, "warmup_rounds": warmup, "rethrows": done.rethrows,
+        "comparisons": [r.to_json() for r in rows],
+    }  # fmt: skip
 
 
 @battle.command("check")
@@ -241,33 +195,25 @@ def battle(
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def check_cmd(
-    observation: Path | None,
-    thrown: str | None,
-    out_: str | None,
-    player: str | None,
-    wall: int | None,
-    tower_spec: str,
-    model_name: str,
-    samples: int,
-    seed: int,
+    observation: Path | None, thrown: str | None, out_: str | None, player: str | None,
+    wall: int | None, tower_spec: str, model_name: str, samples: int, seed: int,
     as_json: bool,
-) -> None:
+) -> None:  # fmt: skip
     """How plausible is an observed battle throw under the model?
 
     Give OBSERVATION (a tower.battle-observation/1 JSON file) or --thrown and --out.
     Prints the tail probability of the observed summary (watchmen by colour, brigands,
     keshis out): the model's probability of a summary at most as likely as this one.
     """
-    from tower.battle.checker import Observation, check
+    from tower.battle.checker import check
     from tower.battle.inputs import (
         BadNotation,
         choose_model,
         choose_tower,
-        parse_pieces,
+        observation_from_text,
         read_observation,
     )
     from tower.battle.report import check_text
-    from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall
 
     model, note = choose_model(model_name)
     if observation is not None:
@@ -275,21 +221,10 @@ def check_cmd(
             raise BadNotation("give either an OBSERVATION file or --thrown/--out, not both")
         obs, tower = read_observation(observation, model)
     else:
-        if thrown is None or out_ is None:
-            raise BadNotation("give an OBSERVATION file, or both --thrown and --out")
-        if player is not None and player not in PLAYER_COLOURS:
-            raise BadNotation(f"--player must be one of {', '.join(PLAYER_COLOURS)}")
-        obs = Observation(
-            tuple(parse_pieces(thrown)),
-            tuple(parse_pieces(out_)),
-            player,
-            None if wall is None else Wall(wall),
-        )
+        obs = observation_from_text(thrown, out_, player, wall)
         tower = choose_tower(tower_spec, model, 4, seed)
     result = check(model, obs, tower, samples=samples, seed=seed)
     if as_json:
         click.echo(json.dumps({**result.to_json(), "model_note": note, "tower": tower.label}))
     else:
-        click.echo(note)
-        click.echo(f"tower: {tower.label}")
-        click.echo(check_text(result))
+        click.echo(f"{note}\ntower: {tower.label}\n{check_text(result)}")

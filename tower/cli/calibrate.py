@@ -147,7 +147,7 @@ def fit_command(
     folder.check(OUTPUTS)
     read_recording(recording)  # a bad recording or params file fails before any write
     if params_path is not None:
-        from tower.calibration.params_file import load_params
+        from tower.physics.params_file import load_params
 
         load_params(params_path)
 

@@ -10,7 +10,7 @@ from tower.errors import TowerError
 
 
 def _open(spec: str):
-    from tower.cli.validate_model import open_model
+    from tower.model import open_model
 
     model = open_model(spec)
     if not hasattr(model, "sampler"):

@@ -120,8 +120,8 @@ def physics_options(f):
 
 def load_physics(preset: str, spec_file: Path | None, params_file: Path | None) -> tuple[Any, Any]:
     """The (spec, params) named by :func:`physics_options`."""
-    from tower.calibration.params_file import apply_params
     from tower.geometry import load_preset, load_spec
+    from tower.physics.params_file import apply_params
 
     spec = load_spec(spec_file) if spec_file else load_preset(preset)
     return apply_params(spec, params_file)

@@ -8,10 +8,6 @@ import click
 
 from tower.cli.options import check_pieces, force_option, preset_option
 
-#: Draws from the prior tried by --from-prior before giving up (a draw is rejected when its
-#: simulation fails: pieces escape, or the tower clogs).
-ATTEMPTS = 40
-
 
 @click.command("record-synthetic")
 @preset_option
@@ -62,57 +58,23 @@ def record_synthetic(
     pieces: int, seed: int, out_path: Path, protocol: str | None = None, force: bool = False,
 ) -> None:  # fmt: skip
     """Write a synthetic recording (same format as `tower record`) with its true parameters."""
-    from tower.calibration.calibrate import make_simulator
-    from tower.calibration.fit import derive_seed
-    from tower.calibration.recording import Recording, recording_format, write_recording
-    from tower.calibration.simulators import ReplayAborted
-    from tower.calibration.synthetic import draw_from_prior, synthetic_plan, synthetic_recording
-    from tower.errors import TowerError
+    from tower.calibration.recording import recording_format, write_recording
+    from tower.calibration.synthetic_run import simulate_recording
     from tower.files.outputs import check_output
-    from tower.physics.sim import SimulationError
 
     recording_format(out_path)  # reject a bad extension before simulating
     check_output(out_path, force=force)  # and an existing file
     check_pieces(pieces)
-    base_geometry: dict[str, float] = {}
-    base_physics: dict = {}
-    if params_path is not None:
-        from tower.calibration.params_file import load_params
-
-        base_geometry, physics = load_params(params_path)
-        base_physics = {k: v for k, v in physics.to_json().items() if k != "schema"}
-    if protocol is None:
-        plan = synthetic_plan(throws, pieces)
-    else:
-        from tower.calibration.plan import protocol_named, protocol_plan
-
-        plan = protocol_plan(protocol_named(protocol), throws=throws)
-    draft = Recording(())
-    simulator = make_simulator(simulator_name, draft, preset=preset,
-                               base_geometry=base_geometry, base_physics=base_physics)  # fmt: skip
-    rec = None
-    for attempt in range(ATTEMPTS if from_prior else 1):
-        theta = (
-            draw_from_prior(simulator.parameters, derive_seed(seed, 7, attempt))
-            if from_prior
-            else simulator.base_theta()
-        )
-        try:
-            rec = synthetic_recording(
-                simulator, theta, plan, derive_seed(seed, 8), tower=preset,
-                truth_extra={"preset": preset, "prior_draws_rejected": attempt},
-            )  # fmt: skip
-            break
-        except (SimulationError, ReplayAborted) as exc:
-            if not from_prior:
-                raise
-            click.echo(f"draw {attempt + 1} rejected (the simulation failed: {exc})", err=True)
-    if rec is None:
-        raise TowerError(
-            f"{ATTEMPTS} draws from the prior all failed to simulate; try another --seed"
-        )
+    rec = simulate_recording(
+        preset, params_path=params_path, from_prior=from_prior, simulator_name=simulator_name,
+        throws=throws, pieces=pieces, protocol=protocol, seed=seed, rejected=_rejected,
+    )  # fmt: skip
     write_recording(rec, out_path)
     series = [t for s in rec.sessions for t in s.throws]
     n_in = sum(sum(t.pieces_in.values()) for t in series)
     n_out = sum(sum(t.pieces_out.values()) for t in series)
     click.echo(f"wrote {out_path}: {len(series)} throws, {n_in} in, {n_out} out (synthetic)")
+
+
+def _rejected(attempt: int, exc: Exception) -> None:
+    click.echo(f"draw {attempt + 1} rejected (the simulation failed: {exc})", err=True)

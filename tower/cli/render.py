@@ -64,7 +64,7 @@ def render(
     force: bool,
 ) -> None:
     """Film one throw through the tower into an animated GIF."""
-    from tower.files.outputs import atomic_path, check_output
+    from tower.files.outputs import check_output
     from tower.physics.render import render_throw
     from tower.physics.sequences import own_mix, throw_pieces
 
@@ -72,17 +72,9 @@ def render(
     check_output(out_file, force=force)
     spec, params = load_physics(preset, spec_file, params_file)
     (batch,) = throw_pieces(own_mix(spec), pieces, 1, seed)
-    with atomic_path(out_file) as tmp:
-        result = render_throw(
-            spec,
-            params,
-            out=tmp,
-            seed=seed,
-            pieces=batch,
-            warmup=warmup,
-            size=size,
-            fps=fps,
-            slow_motion=slow_motion,
-        )
+    result = render_throw(
+        spec, params, out=out_file, seed=seed, pieces=batch, warmup=warmup, size=size,
+        fps=fps, slow_motion=slow_motion, force=True,  # checked above
+    )  # fmt: skip
     click.echo(result.summary())
     click.echo(f"wrote {out_file}")

@@ -38,7 +38,9 @@ def _run_to_file(
     from tower.runs import Task, read_records, run_tasks
 
     model = base["model"]
-    settings = {**base, "model": hashlib.sha256(read_bytes(model)).hexdigest() if model else ""}
+    if model is not None and Path(model).is_file():
+        model = hashlib.sha256(read_bytes(model)).hexdigest()
+    settings = {**base, "model": model or ""}
     tasks = [Task(s, {**base, "key": s}) for s in range(seed, seed + n)]
     run_tasks(
         tasks, game_record, out, header=run_header("selfplay", settings), workers=workers,
@@ -55,9 +57,10 @@ def _run_to_file(
 @click.option(
     "--model",
     "model_path",
-    type=click.Path(exists=True, dir_okay=False),
     default=None,
-    help="Tower model file (default: the shipped distilled model, else the baseline).",
+    metavar="MODEL",
+    help="Tower model: baseline, no-retention, shipped[:NAME] or a model file (default: the "
+    "shipped distilled model, else the baseline).",
 )
 @click.option(
     "--modules",
@@ -88,67 +91,73 @@ def _run_to_file(
 )
 @force_option
 def selfplay(
-    n: int,
-    players: int,
-    seed: int,
-    model_path: str | None,
-    modules: str,
-    workers: int,
-    scheduler: str | None,
-    agents: str,
-    as_json: bool,
-    out_file: Path | None,
-    force: bool,
-) -> None:
+    n: int, players: int, seed: int, model_path: str | None, modules: str, workers: int,
+    scheduler: str | None, agents: str, as_json: bool, out_file: Path | None, force: bool,
+) -> None:  # fmt: skip
     """Play N games between random (or greedy) agents and print score statistics."""
     from tqdm import tqdm
 
+    from tower.marrakesh.selfplay import selfplay as run
+
+    chosen = _chosen_modules(modules, players)
+    if out_file is not None:
+        base = {"players": players, "modules": chosen, "model": model_path, "agents": agents}
+        games = _run_to_file(out_file, n, seed, base, workers, scheduler, force, as_json)
+        _print_file_summary(out_file, games, as_json)
+        return
+    with tqdm(total=n, disable=n < 20 or as_json, desc="games") as bar:
+        stats = run(
+            n, players, seed, chosen, model_path, workers, scheduler, bar.update, agents=agents
+        )
+    click.echo(json.dumps(stats, indent=2) if as_json else _stats_text(stats))
+
+
+def _chosen_modules(modules: str, players: int) -> list[str]:
+    """The modules of ``--modules``: names separated by commas, or ``all``."""
     from tower.marrakesh import MODULES
     from tower.marrakesh.game import ConfigError
     from tower.marrakesh.hooks import everything
-    from tower.marrakesh.selfplay import selfplay as run
 
     named = filter(None, modules.split(","))
     chosen = sorted(everything(players)) if modules == "all" else sorted(named)
     unknown = sorted(set(chosen) - set(MODULES))
     if unknown:
         raise ConfigError(f"unknown modules {unknown}; known: {list(MODULES)}")
-    if out_file is not None:
-        base = {"players": players, "modules": chosen, "model": model_path, "agents": agents}
-        games = _run_to_file(out_file, n, seed, base, workers, scheduler, force, as_json)
-        flat = [s for g in games for s in g["scores"]]
-        summary = {
-            "games": len(games), "file": str(out_file), "mean_score": statistics.fmean(flat),
-            "mean_winning_score": statistics.fmean(max(g["scores"]) for g in games),
-        }  # fmt: skip
-        click.echo(json.dumps(summary, indent=2) if as_json else (
-            f"{out_file}: {len(games)} games; score mean {summary['mean_score']:.1f}, "
-            f"winning score mean {summary['mean_winning_score']:.1f}"
-        ))  # fmt: skip
-        return
-    with tqdm(total=n, disable=n < 20 or as_json, desc="games") as bar:
-        stats = run(
-            n, players, seed, chosen, model_path, workers, scheduler, bar.update, agents=agents
-        )
-    if as_json:
-        click.echo(json.dumps(stats, indent=2))
-        return
-    click.echo(
-        f"{n} game(s), {players} players, {agents} agents, "
+    return chosen
+
+
+def _print_file_summary(out_file: Path, games: list[dict[str, Any]], as_json: bool) -> None:
+    flat = [s for g in games for s in g["scores"]]
+    summary = {
+        "games": len(games), "file": str(out_file), "mean_score": statistics.fmean(flat),
+        "mean_winning_score": statistics.fmean(max(g["scores"]) for g in games),
+    }  # fmt: skip
+    click.echo(json.dumps(summary, indent=2) if as_json else (
+        f"{out_file}: {len(games)} games; score mean {summary['mean_score']:.1f}, "
+        f"winning score mean {summary['mean_winning_score']:.1f}"
+    ))  # fmt: skip
+
+
+def _stats_text(stats: dict[str, Any]) -> str:
+    """The self-play statistics as the lines ``tower selfplay`` prints."""
+    n, players = stats["games"], stats["players"]
+    lines = [
+        f"{n} game(s), {players} players, {stats['agents']} agents, "
         f"modules: {', '.join(stats['modules']) or 'none'}, tower model: {stats['tower_model']}"
-    )
+    ]
     if n == 1:
         shown = ", ".join(f"player {i}: {s}" for i, s in enumerate(stats["first_game_scores"]))
-        click.echo(f"final scores: {shown}")
-        click.echo("winner(s): " + ", ".join(f"player {w}" for w in stats["first_game_winners"]))
-    click.echo(
+        lines.append(f"final scores: {shown}")
+        lines.append("winner(s): " + ", ".join(f"player {w}" for w in stats["first_game_winners"]))
+    lines.append(
         f"score mean {stats['mean_score']:.1f} (sd {stats['stdev_score']:.1f}, "
         f"min {stats['min_score']}, max {stats['max_score']}); "
         f"winning score mean {stats['mean_winning_score']:.1f}"
     )
-    for i in range(players):
-        click.echo(
-            f"  seat {i}: mean {stats['mean_score_by_seat'][i]:.1f}, "
-            f"wins {stats['wins_by_seat'][i]:.1f}"
-        )
-    click.echo(f"{stats['games_per_s']:.1f} games/s")
+    lines += [
+        f"  seat {i}: mean {stats['mean_score_by_seat'][i]:.1f}, "
+        f"wins {stats['wins_by_seat'][i]:.1f}"
+        for i in range(players)
+    ]
+    lines.append(f"{stats['games_per_s']:.1f} games/s")
+    return "\n".join(lines)

@@ -70,76 +70,49 @@ from tower.cli.options import (
 )
 @force_option
 def simulate(
-    preset: str,
-    spec_file: Path | None,
-    params_file: Path | None,
-    sequences: int,
-    throws: int,
-    pieces: int,
-    mix: str | None,
-    seed: int,
-    out_file: Path,
-    retries: int,
-    scheduler: str | None,
-    workers: int | None,
-    quiet: bool,
-    as_recording: bool,
-    protocol: str | None,
-    plot_file: Path | None,
-    force: bool,
-) -> None:
+    preset: str, spec_file: Path | None, params_file: Path | None, sequences: int,
+    throws: int, pieces: int, mix: str | None, seed: int, out_file: Path, retries: int,
+    scheduler: str | None, workers: int | None, quiet: bool, as_recording: bool,
+    protocol: str | None, plot_file: Path | None, force: bool,
+) -> None:  # fmt: skip
     """Simulate SEQUENCES towers of THROWS throws each into a trace file.
 
     With ``--as-recording``, write one synthetic recording of THROWS throws of PIECES
     keshis instead (see ``tower record-synthetic``).
     """
     if as_recording:
-        from tower.cli.record_synthetic import record_synthetic
-
         if spec_file is not None or mix not in (None, "keshis"):
             raise click.UsageError("--as-recording takes --preset and keshis only")
+        from tower.cli.record_synthetic import record_synthetic
+
         click.get_current_context().invoke(
             record_synthetic, preset=preset, params_path=params_file, throws=throws,
             pieces=pieces, seed=seed, out_path=out_file, protocol=protocol, force=force,
         )  # fmt: skip
         return
-    from tower.files.outputs import check_output, run_header
-    from tower.physics.sequences import MIX_VERSIONS, sequence_tasks, simulate_sequence
-    from tower.physics.world import NUMERICS_VERSION
-    from tower.runs import run_tasks
+    from tower.files.outputs import check_output
+    from tower.physics.sequences import run_sequences
 
     spec, params = load_physics(preset, spec_file, params_file)
     check_pieces(pieces)
     mix = tower_mix(spec, mix)
     if plot_file is not None:
         check_output(plot_file, force=force)
-    tasks = sequence_tasks(
-        spec, params, sequences=sequences, throws=throws, pieces=pieces, seed=seed, mix=mix,
-        retries=retries,
-    )  # fmt: skip
-    settings = {key: tasks[0].args[key] for key in ("throws", "pieces", "mix", "retries")}
-    settings |= {"spec_toml": spec.to_toml(), "params": params.to_json(), "seed": seed}
-    settings["numerics"] = NUMERICS_VERSION
-    if mix in MIX_VERSIONS:  # a trace file of the mix's earlier draws is not completed
-        settings["mix_version"] = MIX_VERSIONS[mix]
-    summary = run_tasks(
-        tasks,
-        simulate_sequence,
-        out_file,
-        scheduler=scheduler,
-        workers=workers,
-        progress=not quiet,
-        key_field="seq",
-        desc="sequences",
-        header=run_header("simulate", settings),
+    summary = run_sequences(
+        spec, params, out_file, sequences=sequences, throws=throws, pieces=pieces, mix=mix,
+        seed=seed, retries=retries, scheduler=scheduler, workers=workers, progress=not quiet,
         force=force,
-    )
+    )  # fmt: skip
     click.echo(
         f"{out_file}: {summary['done']} sequences simulated, {summary['skipped']} already there"
     )
     if plot_file is not None:
-        from tower.physics.plots import plot_inside
-        from tower.traces import read_traces
+        _plot(out_file, plot_file)
 
-        plot_inside(list(read_traces(out_file)), plot_file)
-        click.echo(f"wrote {plot_file}")
+
+def _plot(traces: Path, plot_file: Path) -> None:
+    from tower.physics.plots import plot_inside
+    from tower.traces import read_traces
+
+    plot_inside(list(read_traces(traces)), plot_file, force=True)  # checked before the run
+    click.echo(f"wrote {plot_file}")

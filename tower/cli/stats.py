@@ -120,25 +120,11 @@ def _sizes(text: str) -> list[int]:
 @force_option
 @click.pass_context
 def stats(
-    ctx: click.Context,
-    model_spec: str | None,
-    physics: bool,
-    traces_path: Path | None,
-    sims: int,
-    preset: str,
-    params_file: Path | None,
-    sizes: str,
-    sequences: int,
-    throws: int,
-    seed: int,
-    experts: int | None,
-    keshis: int,
-    compare_n: int | None,
-    workers: int | None,
-    scheduler: str | None,
-    out_dir: Path | None,
-    force: bool,
-) -> None:
+    ctx: click.Context, model_spec: str | None, physics: bool, traces_path: Path | None,
+    sims: int, preset: str, params_file: Path | None, sizes: str, sequences: int,
+    throws: int, seed: int, experts: int | None, keshis: int, compare_n: int | None,
+    workers: int | None, scheduler: str | None, out_dir: Path | None, force: bool,
+) -> None:  # fmt: skip
     """Print (and plot) retention statistics for throws of 6, 9 and 12 keshis.
 
     The equilibrium number inside, pieces out per throw against pieces in, the fresh
@@ -149,81 +135,78 @@ def stats(
     model, in simulated towers (--physics), or both compared statistic by statistic
     within Monte Carlo error (--compare-physics N; see docs/experts.md).
     """
-    from tower.analysis.plots import plot_retention
-    from tower.analysis.retention import (
-        format_summary,
-        keshi_plans,
-        model_records,
-        summarize,
-        trace_record,
-    )
+    from tower.analysis.retention import format_summary, model_summaries
 
     wanted = _sizes(sizes)
     if physics and model_spec:
         raise TowerError("give either --model or --physics, not both")
     if experts is not None:
-        _check_expert_options(ctx, physics, traces_path, compare_n)
-        run = ExpertRun(
-            experts, keshis, throws, seed, preset, params_file, workers, scheduler, force
-        )
-        if physics:
-            n = sequences if _given(ctx, "sequences") else PHYSICS_SEQUENCES
-            _expert_physics(run, n, out_dir)
-        else:
-            _expert_stats(run, model_spec, sequences, compare_n, out_dir)
-        return
+        run = ExpertRun(experts, keshis, throws, seed, preset, params_file, workers,
+                        scheduler, force)  # fmt: skip
+        return _experts(ctx, run, model_spec, physics, traces_path, sequences, compare_n, out_dir)
     if compare_n is not None:
         raise TowerError("--compare-physics compares expert statistics: add --experts K")
-    folder = None
-    if out_dir is not None:
-        folder = OutputFolder(out_dir, "stats", force=force)
-        folder.check(["stats.json", "retention.png"])
-    per_size = {}
+    folder = _stats_folder(out_dir, force)
     if physics:
-        from tower.traces import read_traces
-
-        if traces_path is not None:
-            files = [traces_path]
-            label = f"physics ({traces_path.name})"
-        else:  # simulate (or resume) one trace file per throw size
-            from tower.cli.distill import simulate_traces
-
-            cache = out_dir or Path("out/stats")
-            files = [
-                simulate_traces(
-                    sims, preset, params_file, cache / f"physics-{preset}-{n}.jsonl", pieces=n
-                )
-                for n in wanted
-            ]
-            label = f"physics ({preset}, {sims} sequences per size)"
-        grouped: dict[int, list] = {}
-        for path in files:
-            for seq in read_traces(path):
-                counts = {len(t.thrown) for t in seq.throws}
-                if len(counts) == 1 and (n := counts.pop()) in wanted:
-                    grouped.setdefault(n, []).append(trace_record(seq))
-        missing = [n for n in wanted if n not in grouped]
-        if missing:
-            click.echo(f"note: no physics sequences of constant throw size {missing}")
-        per_size = {n: summarize(recs) for n, recs in sorted(grouped.items())}
+        label, per_size = _physics_summaries(traces_path, sims, preset, params_file, wanted,
+                                             out_dir)  # fmt: skip
     else:
-        from tower.cli.validate_model import open_model
-
-        model_spec = model_spec or "shipped:marrakesh"
-        model = open_model(model_spec)
-        label = f"model {model_spec}"
-        for n in wanted:
-            recs = model_records(model, keshi_plans(sequences, n, throws), seed=seed + n)
-            per_size[n] = summarize(recs)
-    click.echo(f"retention statistics of {label}")
-    for n, s in per_size.items():
-        click.echo(format_summary(n, s))
+        label, model = _opened(model_spec)
+        per_size = model_summaries(model, wanted, sequences, throws, seed)
+    click.echo("\n".join([f"retention statistics of {label}",
+                          *(format_summary(n, s) for n, s in per_size.items())]))  # fmt: skip
     if folder is not None and per_size:
-        doc = {"source": label, "sizes": {str(n): s for n, s in per_size.items()}}
-        folder.write_text("stats.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        with folder.path_for("retention.png") as tmp:
-            plot_retention({label: per_size}, tmp, title=label)
-        click.echo(f"wrote {folder.path / 'stats.json'} and {folder.path / 'retention.png'}")
+        _write_stats(folder, label, per_size)
+
+
+def _stats_folder(out_dir: Path | None, force: bool) -> OutputFolder | None:
+    if out_dir is None:
+        return None
+    folder = OutputFolder(out_dir, "stats", force=force)
+    folder.check(["stats.json", "retention.png"])
+    return folder
+
+
+def _opened(model_spec: str | None) -> tuple[str, Any]:
+    """``--model`` (default: the shipped marrakesh model) and its label."""
+    from tower.model import open_model
+
+    model_spec = model_spec or "shipped:marrakesh"
+    return f"model {model_spec}", open_model(model_spec)
+
+
+def _physics_summaries(
+    traces_path: Path | None, sims: int, preset: str, params_file: Path | None,
+    wanted: list[int], out_dir: Path | None,
+) -> tuple[str, dict[int, dict[str, Any]]]:  # fmt: skip
+    """Statistics of a trace file, else of ``sims`` simulated (or resumed) sequences per
+    throw size, cached in ``out_dir`` (default ``out/stats``)."""
+    from tower.analysis.retention import trace_summaries
+
+    if traces_path is not None:
+        files, label = [traces_path], f"physics ({traces_path.name})"
+    else:
+        from tower.model.pipeline import simulate_traces
+
+        cache = out_dir or Path("out/stats")
+        files = [cache / f"physics-{preset}-{n}.jsonl" for n in wanted]
+        for n, path in zip(wanted, files, strict=True):
+            simulate_traces(sims, preset, params_file, path, pieces=n)
+        label = f"physics ({preset}, {sims} sequences per size)"
+    per_size, missing = trace_summaries(files, wanted)
+    if missing:
+        click.echo(f"note: no physics sequences of constant throw size {missing}")
+    return label, per_size
+
+
+def _write_stats(folder: OutputFolder, label: str, per_size: dict[int, Any]) -> None:
+    from tower.analysis.plots import plot_retention
+
+    doc = {"source": label, "sizes": {str(n): s for n, s in per_size.items()}}
+    folder.write_text("stats.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    with folder.path_for("retention.png") as tmp:
+        plot_retention({label: per_size}, tmp, title=label)
+    click.echo(f"wrote {folder.path / 'stats.json'} and {folder.path / 'retention.png'}")
 
 
 #: Physics expert sequences when --sequences is not given (the model default, 2000, would
@@ -246,6 +229,18 @@ class ExpertRun:
     workers: int | None
     scheduler: str | None
     force: bool
+
+
+def _experts(
+    ctx: click.Context, run: ExpertRun, model_spec: str | None, physics: bool,
+    traces_path: Path | None, sequences: int, compare_n: int | None, out_dir: Path | None,
+) -> None:  # fmt: skip
+    """``tower stats --experts K``: on the model, or with ``--physics`` in simulated towers."""
+    _check_expert_options(ctx, physics, traces_path, compare_n)
+    if physics:
+        n = sequences if _given(ctx, "sequences") else PHYSICS_SEQUENCES
+        return _expert_physics(run, n, out_dir)
+    return _expert_stats(run, model_spec, sequences, compare_n, out_dir)
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -352,7 +347,7 @@ def _expert_stats(
     """``tower stats --experts K``: expert keshis through a model (``tower.analysis.experts``),
     and with ``--compare-physics N`` against N simulated sequences."""
     from tower.analysis.experts import expert_rounds, format_experts, summarize_experts
-    from tower.cli.validate_model import open_model
+    from tower.model import open_model
 
     folder = _expert_folder(run, out_dir, EXPERT_FILES if compare_n else EXPERT_FILES[:1])
     model_spec = model_spec or "shipped:marrakesh"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -35,21 +36,12 @@ from tower.cli.options import (
 )
 @force_option
 def throw(
-    preset: str,
-    spec_file: Path | None,
-    params_file: Path | None,
-    seed: int,
-    throws: int,
-    pieces: int,
-    mix: str | None,
-    restore_file: Path | None,
-    snapshot_file: Path | None,
+    preset: str, spec_file: Path | None, params_file: Path | None, seed: int, throws: int,
+    pieces: int, mix: str | None, restore_file: Path | None, snapshot_file: Path | None,
     force: bool,
-) -> None:
+) -> None:  # fmt: skip
     """Throw pieces into one tower THROWS times and print what comes out."""
-    import json
-
-    from tower.files.outputs import check_output, check_replaceable, run_header, write_text
+    from tower.files.outputs import check_output, check_replaceable
     from tower.physics import TowerSim
     from tower.physics.sequences import throw_pieces
 
@@ -67,23 +59,42 @@ def throw(
         sim = TowerSim.restore(restore_file, spec)
     else:
         sim = TowerSim(spec, params, seed)
-    # the tower's identity: a snapshot of the same tower (this one's, or the one it
-    # continues) may be replaced
-    header = run_header("throw", {
-        "spec_toml": sim.spec.to_toml(), "params": sim.params.to_json(), "seed": sim.seed,
-        "numerics": sim.numerics.to_json(),
-    })  # fmt: skip
+    header = _identity(sim)
     if snapshot_file is not None:
         check_replaceable(snapshot_file, header, force=force)
     for batch in throw_pieces(mix, pieces, throws, sim.seed + sim.throws):
-        result = sim.throw(batch)
-        click.echo(result.summary())
-        click.echo("  out:    " + (", ".join(map(str, result.out_pieces)) or "-"))
-        for place, inside in result.inside_pieces().items():
-            if inside:
-                click.echo(f"  {place.value + ':':<7} " + ", ".join(map(str, inside)))
+        click.echo(_result_text(sim.throw(batch)))
     if snapshot_file is not None:  # as sim.snapshot, under the output policy
-        state = {**header, **sim.state_json()}
-        write_text(snapshot_file, json.dumps(state, indent=1) + "\n", checked=True)
-        click.echo(f"snapshot written to {snapshot_file}")
+        _save_snapshot(snapshot_file, header, sim)
     sim.close()
+
+
+def _identity(sim: Any) -> dict[str, Any]:
+    """The tower's identity as a run header: a snapshot of the same tower (this one's, or
+    the one it continues) may be replaced."""
+    from tower.files.outputs import run_header
+
+    return run_header("throw", {
+        "spec_toml": sim.spec.to_toml(), "params": sim.params.to_json(), "seed": sim.seed,
+        "numerics": sim.numerics.to_json(),
+    })  # fmt: skip
+
+
+def _result_text(result: Any) -> str:
+    """One throw's summary, the pieces out and the pieces in each place inside."""
+    lines = [result.summary(), "  out:    " + (", ".join(map(str, result.out_pieces)) or "-")]
+    lines += [
+        f"  {place.value + ':':<7} " + ", ".join(map(str, inside))
+        for place, inside in result.inside_pieces().items()
+        if inside
+    ]
+    return "\n".join(lines)
+
+
+def _save_snapshot(path: Path, header: dict[str, Any], sim: Any) -> None:
+    import json
+
+    from tower.files.outputs import write_text
+
+    write_text(path, json.dumps({**header, **sim.state_json()}, indent=1) + "\n", checked=True)
+    click.echo(f"snapshot written to {path}")

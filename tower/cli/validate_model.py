@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,95 +11,11 @@ import click
 from tower.cli.options import force_option
 from tower.errors import TowerError
 from tower.files.outputs import OutputFolder
+from tower.model.pipeline import parse_range, seed_overlap
 
 #: The files ``validate-model`` writes into ``--out``.
 REPORT_FILES = ("report.md", "validation.json", "statistics.png", "retention.png")
 
-
-def open_model(spec: str):
-    """A model from a file path, ``shipped:NAME``, ``baseline`` or ``no-retention``."""
-    from tower.model import BaselineModel, NoRetentionModel, load_model, load_shipped
-
-    if spec == "baseline":
-        return BaselineModel()
-    if spec == "no-retention":
-        return NoRetentionModel()
-    if spec.startswith("shipped:"):
-        return load_shipped(spec.split(":", 1)[1])
-    return load_model(spec)
-
-
-def batch_seed(path: Path) -> int | None:
-    """The batch seed in the run header of a trace file (``tower simulate --seed``), if any.
-
-    A physics sequence's seed is derived from the batch seed and its index ``seq``, so two
-    files with one batch seed share the seeds of equal indices, whatever they throw.
-    """
-    from tower.files.outputs import is_header
-
-    try:
-        with path.open("rb") as fh:
-            first = json.loads(fh.readline(1 << 20) or b"null")
-    except (OSError, ValueError):
-        return None
-    if not is_header(first):
-        return None
-    seed = (first["header"].get("settings") or {}).get("seed")
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-
-
-def seed_overlap(
-    provenance: dict[str, Any], traces_path: Path, held: list[Any]
-) -> tuple[str | None, str]:
-    """Whether held-out sequences were fitted: ``(problem or None, one report line)``.
-
-    A held-out sequence was fitted when a fitted trace source (the model's
-    ``provenance.traces``) has its batch seed (or, without one, its file name) and one of
-    its ``seq_ranges`` covers the sequence's ``seq``.
-    """
-    held_batch = batch_seed(traces_path)
-    held_seqs = sorted({s.seq for s in held})
-    fitted = [t for t in provenance.get("traces") or [] if isinstance(t, dict)]
-    recorded = [t for t in fitted if isinstance(t.get("seq_ranges"), list)]
-    for t in recorded:
-        same = (
-            held_batch is not None and t.get("batch_seed") == held_batch
-            if t.get("batch_seed") is not None
-            else t.get("file") == traces_path.name
-        )
-        runs = t["seq_ranges"] if same else []
-        hits = [q for q in held_seqs if any(lo <= q <= hi for lo, hi in runs)]
-        if hits:
-            return (
-                f"{len(hits)} held-out sequences (seq {hits[0]}..{hits[-1]}, batch seed "
-                f"{held_batch}) were fitted: {t.get('file')} {t.get('sequences')}; hold out "
-                "other sequences or another --seed (or pass --allow-overlap)",
-                "held-out seeds: OVERLAP with the fitting seeds",
-            )
-    if not fitted or len(recorded) < len(fitted):
-        return None, (
-            "held-out seeds: not checked (the model does not record the batch seeds and "
-            "sequence ranges it was fitted on; distil again to record them)"
-        )
-    return None, (
-        f"held-out seeds: batch seed {held_batch}, seq {held_seqs[0]}..{held_seqs[-1]}; "
-        f"no overlap with the {len(recorded)} fitted trace sources"
-    )
-
-
-def parse_range(text: str | None, what: str) -> slice:
-    """``START:STOP`` (either may be empty) as a slice of sequences."""
-    if not text:
-        return slice(None)
-    start, sep, stop = text.partition(":")
-    try:
-        if not sep:
-            raise ValueError
-        return slice(int(start) if start else None, int(stop) if stop else None)
-    except ValueError:
-        raise TowerError(
-            f"{what}: expected START:STOP (e.g. 1000: or 0:1000), got {text!r}"
-        ) from None
 
 
 @click.command("validate-model")
@@ -145,16 +60,9 @@ def parse_range(text: str | None, what: str) -> slice:
 )
 @force_option
 def validate_model(
-    model: str,
-    traces_path: Path,
-    seq_range: str | None,
-    out_dir: Path,
-    seed: int,
-    level: float,
-    replicates: int,
-    allow_overlap: bool,
-    force: bool,
-) -> None:
+    model: str, traces_path: Path, seq_range: str | None, out_dir: Path, seed: int,
+    level: float, replicates: int, allow_overlap: bool, force: bool,
+) -> None:  # fmt: skip
     """Compare MODEL (a model file or shipped:NAME) with held-out simulator sequences.
 
     Runs one chi-square test per sequence statistic (and per kind thrown, when the
@@ -162,21 +70,13 @@ def validate_model(
     baseline, and writes a report with plots to --out. Held-out sequences that the model
     was fitted on (same batch seed and seq, from the model's provenance) are refused.
     """
-    from tqdm import tqdm
-
     from tower.analysis.validation import validate, write_report
-    from tower.model import BaselineModel
-    from tower.traces import read_traces
+    from tower.model import BaselineModel, open_model
 
     folder = OutputFolder(out_dir, "validate-model", force=force)
     folder.check(REPORT_FILES)
     tested = open_model(model)
-    rows = parse_range(seq_range, "--sequences")
-    reading = tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False,
-                   disable=None)  # fmt: skip
-    held = list(reading)[rows]
-    if not held:
-        raise TowerError(f"{traces_path}: no sequences in range {seq_range or ':'}")
+    held = _held_out(traces_path, seq_range)
     provenance = getattr(tested, "doc", {}).get("provenance") or {}
     overlap, seeds_line = seed_overlap(provenance, traces_path, held)
     if overlap and not allow_overlap:
@@ -187,21 +87,36 @@ def validate_model(
     models.setdefault("baseline", BaselineModel())
     verdicts, samples = validate(models, held, seed=seed, level=level, replicates=replicates)
     header = {
-        "model": model,
-        "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
-        "seed": seed,
-        "model sequences per held-out sequence": replicates,
-        "seeds": seeds_line,
-    }
+        "model": model, "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
+        "seed": seed, "model sequences per held-out sequence": replicates, "seeds": seeds_line,
+    }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         write_report(verdicts, samples, tmp, header=header, level=level)
         folder.copy_in(Path(tmp))
-    report = out_dir / "report.md"
     for v in verdicts:
-        rejected = [t.name for t in v.tests if t.rejected]
-        click.echo(
-            f"  {v.model:<10} rejected {len(rejected)}/{len(v.tests)} "
-            f"{'(' + ', '.join(rejected) + ')' if rejected else ''} classifier accuracy "
-            f"{v.accuracy:.3f}  {'PASS' if v.passed else 'FAIL'}"
-        )
-    click.echo(f"report: {report}")
+        click.echo(_verdict_line(v))
+    click.echo(f"report: {out_dir / 'report.md'}")
+
+
+def _held_out(traces_path: Path, seq_range: str | None) -> list[Any]:
+    """The sequences ``--sequences`` selects of the trace file."""
+    from tqdm import tqdm
+
+    from tower.traces import read_traces
+
+    rows = parse_range(seq_range, "--sequences")
+    reading = tqdm(read_traces(traces_path), desc="reading traces", unit="seq", leave=False,
+                   disable=None)  # fmt: skip
+    held = list(reading)[rows]
+    if not held:
+        raise TowerError(f"{traces_path}: no sequences in range {seq_range or ':'}")
+    return held
+
+
+def _verdict_line(v: Any) -> str:
+    rejected = [t.name for t in v.tests if t.rejected]
+    return (
+        f"  {v.model:<10} rejected {len(rejected)}/{len(v.tests)} "
+        f"{'(' + ', '.join(rejected) + ')' if rejected else ''} classifier accuracy "
+        f"{v.accuracy:.3f}  {'PASS' if v.passed else 'FAIL'}"
+    )

@@ -150,6 +150,20 @@ def write_text(path: str | Path, text: str, *, force: bool = False, checked: boo
     write_bytes(path, text.encode("utf-8"), force=force, checked=checked)
 
 
+def save_figure(fig: Any, path: str | Path, *, force: bool = False, **savefig: Any) -> Path:
+    """Save a matplotlib figure atomically (:func:`atomic_path`) and close it; refuse an
+    existing file unless ``force``. ``savefig`` goes to ``Figure.savefig``."""
+    import matplotlib.pyplot as plt
+
+    try:
+        path = check_output(path, force=force)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, **savefig)
+    finally:
+        plt.close(fig)
+    return path
+
+
 # ------------------------------------------------------------------ resumable outputs
 
 

@@ -35,30 +35,31 @@ def make_agent(kind: str, seed: int) -> Any:
     return getattr(importlib.import_module(module), name)(seed)
 
 
-def load_tower(model_path: str | None) -> TowerModel:
-    """A model file, else the shipped distilled model, else the baseline.
+def load_tower(model: str | None) -> TowerModel:
+    """The model ``model`` names (:func:`tower.model.open_model`), else the shipped
+    distilled model, else the baseline.
 
-    Loaded once per process and file version (path, size, modification time), so the
-    chunks a process plays share one model (a model's throws do not depend on what it
-    threw before).
+    Loaded once per process and model (a file once per version: path, size, modification
+    time), so the chunks a process plays share one model (a model's throws do not depend
+    on what it threw before).
     """
     from pathlib import Path
 
-    if model_path is None:
-        return _load_tower(None, None)
-    stat = Path(model_path).stat()
-    return _load_tower(model_path, (stat.st_size, stat.st_mtime_ns))
+    if model is None or not Path(model).is_file():
+        return _load_tower(model, None)
+    stat = Path(model).stat()
+    return _load_tower(model, (stat.st_size, stat.st_mtime_ns))
 
 
 @functools.lru_cache(maxsize=4)
-def _load_tower(model_path: str | None, version: tuple[int, int] | None) -> TowerModel:
+def _load_tower(model: str | None, version: tuple[int, int] | None) -> TowerModel:
     from tower.errors import TowerError
-    from tower.model import BaselineModel, load_model, load_shipped
+    from tower.model import BaselineModel, open_model
 
-    if model_path is not None:
-        return load_model(model_path)
+    if model is not None:
+        return open_model(model)
     try:
-        return load_shipped("marrakesh")
+        return open_model("shipped")
     except TowerError:
         return BaselineModel()
 

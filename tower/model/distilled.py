@@ -149,9 +149,12 @@ class DistilledModel(TowerModel):
         """Read a model file; a bad file raises :class:`~tower.errors.InputFileError`."""
         return cls(fileformat.read_model_file(path), checked=True)
 
-    def save(self, path: str | Path) -> None:
-        """Write the model file atomically."""
-        fileformat.write_text_atomic(path, self.dumps())
+    def save(self, path: str | Path, *, force: bool = False) -> None:
+        """Write the model file atomically (:func:`tower.files.outputs.write_text`); an
+        existing file is replaced only with ``force``."""
+        from tower.files.outputs import write_text
+
+        write_text(path, self.dumps(), force=force)
 
     def dumps(self) -> str:
         """The model file text."""

@@ -29,9 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -69,21 +67,6 @@ def dumps(doc: dict[str, Any]) -> str:
     if body.get("schema") not in SUPPORTED:
         body["schema"] = SCHEMA
     return canonical({**body, "sha256": checksum(body)}) + "\n"
-
-
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file, so no half-written file remains."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a model file is for everyone to read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def loads(text: str, path: str = "<model>") -> dict[str, Any]:

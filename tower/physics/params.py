@@ -175,12 +175,13 @@ class PhysicsParams:
                 raise InputFileError(path, str(exc), field=key) from None
         return params
 
-    def dump(self, path: str | Path) -> None:
-        """Write the parameters as a JSON file (atomically)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n")
-        tmp.replace(path)
+    def dump(self, path: str | Path, *, force: bool = False) -> None:
+        """Write the parameters as a JSON file atomically
+        (:func:`tower.files.outputs.write_text`); an existing file is replaced only with
+        ``force``."""
+        from tower.files.outputs import write_text
+
+        write_text(path, json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n", force=force)
 
     @classmethod
     def load(cls, path: str | Path) -> PhysicsParams:

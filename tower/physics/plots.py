@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tower.files.outputs import save_figure
 from tower.traces import TraceSequence
 
 
@@ -16,8 +17,9 @@ def inside_counts(seq: TraceSequence) -> list[int]:
 
 
 def plot_inside(
-    sequences: Sequence[TraceSequence], path: str | Path, *, title: str | None = None
-) -> Path:
+    sequences: Sequence[TraceSequence], path: str | Path, *, title: str | None = None,
+    force: bool = False,
+) -> Path:  # fmt: skip
     """Plot pieces inside over the throws: one thin line per tower and their mean.
 
     Parameters
@@ -25,7 +27,11 @@ def plot_inside(
     sequences : sequence of TraceSequence
         Towers to draw; they may differ in length.
     path : path
-        PNG to write (written to a temporary name, then moved into place).
+        PNG to write (atomically, :func:`tower.files.outputs.save_figure`).
+    title : str, optional
+        Title instead of the source and the pieces a throw.
+    force : bool
+        Replace an existing file.
     """
     import matplotlib
 
@@ -51,10 +57,4 @@ def plot_inside(
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left")
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp)
-    plt.close(fig)
-    tmp.replace(path)
-    return path
+    return save_figure(fig, path, force=force)

@@ -74,6 +74,7 @@ def render_throw(
     size: tuple[int, int] = (360, 400),
     fps: int = 25,
     slow_motion: float = 2.0,
+    force: bool = False,
 ) -> ThrowResult:
     """Simulate ``warmup`` throws unseen, then film the next one into the GIF ``out``.
 
@@ -82,7 +83,7 @@ def render_throw(
     spec : TowerSpec
     params : PhysicsParams, optional
     out : path
-        The GIF to write (written to a temporary name first, then moved into place).
+        The GIF to write (atomically, :func:`tower.files.outputs.atomic_path`).
     pieces : list of Piece, optional
         What is thrown each time (default: 12 keshis of the 12 colours).
     warmup : int
@@ -93,6 +94,8 @@ def render_throw(
         Frames per second of the GIF.
     slow_motion : float
         How many times slower than real time the GIF plays.
+    force : bool
+        Replace an existing file (refused, before any simulation, otherwise).
 
     Returns
     -------
@@ -101,6 +104,9 @@ def render_throw(
     """
     from PIL import Image
 
+    from tower.files.outputs import atomic_path, check_output
+
+    check_output(out, force=force)
     pieces = pieces or mixed_keshis(12)
     sim = TowerSim(spec, params, seed)
     for _ in range(warmup):
@@ -122,17 +128,7 @@ def render_throw(
     if not frames:
         raise RuntimeError("the throw ended before the first frame")
     frames += [frames[-1]] * fps  # hold the final state for a second
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    frames[0].save(
-        tmp,
-        format="GIF",
-        save_all=True,
-        append_images=frames[1:],
-        duration=round(1000 / fps),
-        loop=0,
-        optimize=True,
-    )
-    tmp.replace(out)
+    with atomic_path(out) as tmp:
+        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
+                       duration=round(1000 / fps), loop=0, optimize=True)  # fmt: skip
     return result

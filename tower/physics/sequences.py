@@ -32,6 +32,7 @@ A tower can throw a mix only if it has a shape for every kind the mix holds
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -230,3 +231,39 @@ def simulate_sequence(args: dict[str, Any]) -> dict[str, Any]:
         throws=tuple(r.to_trace() for r in results),
     )
     return seq.to_json()
+
+
+def run_sequences(
+    spec: Any, params: PhysicsParams, out: str | Path, *, sequences: int, throws: int = 12,
+    pieces: int = 12, mix: str | None = None, seed: int = 0, retries: int = 3,
+    scheduler: str | None = None, workers: int | None = None, progress: bool = True,
+    force: bool = False,
+) -> dict[str, int]:  # fmt: skip
+    """Run, or resume, ``sequences`` independent towers into the trace file ``out``.
+
+    Sequences run in this process, on ``workers`` local processes or on the Dask cluster
+    at ``scheduler`` (:func:`tower.runs.run_tasks`); each finished one is appended at once,
+    and a second call completes the file without repeating or losing a sequence. The run
+    header records the settings, so a file of other settings is refused, not completed.
+    ``mix`` ``None`` throws the tower's own pieces (:func:`own_mix`). Returns the run
+    summary (``done``, ``skipped``).
+    """
+    from tower.files.outputs import run_header
+    from tower.physics.world import NUMERICS_VERSION
+    from tower.runs import run_tasks
+
+    mix = mix or own_mix(spec)
+    tasks = sequence_tasks(
+        spec, params, sequences=sequences, throws=throws, pieces=pieces, seed=seed, mix=mix,
+        retries=retries,
+    )  # fmt: skip
+    settings = {key: tasks[0].args[key] for key in ("throws", "pieces", "mix", "retries")}
+    settings |= {"spec_toml": spec.to_toml(), "params": params.to_json(), "seed": seed}
+    settings["numerics"] = NUMERICS_VERSION
+    if mix in MIX_VERSIONS:  # a trace file of the mix's earlier draws is not completed
+        settings["mix_version"] = MIX_VERSIONS[mix]
+    return run_tasks(
+        tasks, simulate_sequence, out, scheduler=scheduler, workers=workers,
+        progress=progress, key_field="seq", desc="sequences",
+        header=run_header("simulate", settings), force=force,
+    )  # fmt: skip

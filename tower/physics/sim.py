@@ -722,12 +722,12 @@ class TowerSim:
             ]
         return data
 
-    def snapshot(self, path: str | Path) -> None:
-        """Write :meth:`state_json` to ``path`` atomically (floats round-trip exactly)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.state_json(), indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
+    def snapshot(self, path: str | Path, *, force: bool = False) -> None:
+        """Write :meth:`state_json` to ``path`` atomically (floats round-trip exactly); an
+        existing file is replaced only with ``force``."""
+        from tower.files.outputs import write_text
+
+        write_text(path, json.dumps(self.state_json(), indent=1) + "\n", force=force)
 
     @classmethod
     def restore(

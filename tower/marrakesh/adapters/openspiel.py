@@ -49,8 +49,9 @@ No information state *tensor* is provided: a fixed-size perfect-recall encoding 
 Parameters (``pyspiel.load_game("python_marrakesh", {...})``): ``players`` (2-4,
 default 4), ``modules`` (module names separated by ``+`` or commas, or ``all``: every
 compatible module; default none; a game string that is serialized needs ``+``),
-``setup_seeds`` (default 1000), ``throw_seeds`` (default 64), ``tower``
-(``baseline``, the default, or ``shipped`` for the shipped distilled model).
+``setup_seeds`` (default 1000), ``throw_seeds`` (default 64), ``tower`` (a model name
+as :func:`tower.model.open_model` reads it: ``baseline``, the default, ``shipped`` for the
+shipped distilled model, or a model file).
 
 Examples
 --------
@@ -78,6 +79,7 @@ from tower.marrakesh.adapters.views import TensorLayout, flat_view, view_text
 from tower.marrakesh.game import ConfigError, Game, GameConfig
 from tower.marrakesh.hooks import everything
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, State
+from tower.model.opener import open_model
 
 SHORT_NAME = "python_marrakesh"
 #: Upper bound on the moves of one game (player decisions, simultaneous nodes and chance
@@ -113,16 +115,6 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-def _tower_model(name: str):
-    from tower.model import BaselineModel, load_shipped
-
-    if name == "baseline":
-        return BaselineModel()
-    if name == "shipped":
-        return load_shipped("marrakesh")
-    raise ConfigError(f"tower must be 'baseline' or 'shipped', not {name!r}")
-
-
 def _modules(text: str) -> frozenset[str]:
     if text == "all":
         return everything()  # every compatible module
@@ -141,7 +133,7 @@ class MarrakeshGame(pyspiel.Game):
         config = GameConfig(
             players=int(p["players"]),
             modules=_modules(p["modules"]),
-            tower=_tower_model(p["tower"]),
+            tower=open_model(p["tower"]),
         )
         self.engine = Game(config)
         info = pyspiel.GameInfo(

@@ -40,9 +40,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tower.calibration.recording import atomic_write_text
 from tower.errors import ImplausibleValueWarning, InputFileError
 from tower.files.inputs import load_json_object
+from tower.files.outputs import write_text
 from tower.physics.params import SCHEMA as PHYSICS_SCHEMA
 from tower.physics.params import PhysicsParams
 
@@ -58,7 +58,8 @@ def save_params(
     model: Mapping[str, float] | None = None,
     calibration: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write a params file atomically."""
+    """Write a params file atomically (:func:`tower.files.outputs.write_text`; the caller
+    has checked that ``path`` may be written)."""
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "preset": preset,
@@ -69,7 +70,7 @@ def save_params(
         data["model"] = {k: float(v) for k, v in model.items()}
     if calibration:
         data["calibration"] = dict(calibration)
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+    write_text(path, json.dumps(data, indent=2, sort_keys=False) + "\n", checked=True)
 
 
 def read_params_json(path: str | Path) -> dict[str, Any]:
