@@ -74,8 +74,7 @@ class BankSettings:
     design_seed: int = 20261206
 
     def parameters(self) -> tuple[Parameter, ...]:
-        from tower.calibration.calibrate import keshi_fit_names
-        from tower.calibration.simulators import physics_parameters
+        from tower.calibration.simulators import keshi_fit_names, physics_parameters
 
         names = keshi_fit_names(self.preset)
         return tuple(p for p in physics_parameters(self.preset) if p.name in names)

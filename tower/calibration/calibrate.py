@@ -3,7 +3,7 @@
 Outputs (all written atomically; the replay cache makes a rerun resume):
 
 - ``params.json``: posterior medians as a ``tower.params/1`` file, with every parameter's
-  90% interval in its ``calibration`` block (:mod:`tower.calibration.params_file`);
+  90% interval in its ``calibration`` block (:mod:`tower.physics.params_file`);
 - ``posterior.csv``: the posterior samples, one column per parameter;
 - ``fit.json``: intervals, identifiability and diagnostics;
 - ``report.md`` and PNGs: the goodness-of-fit report (:mod:`tower.calibration.report`);
@@ -41,6 +41,7 @@ from tower.calibration.simulators import (
     BaselineSimulator,
     PhysicsSimulator,
     Simulator,
+    fit_names_for,
     physics_parameters,
     plan_of,
     sessions_from_outs,
@@ -115,24 +116,6 @@ def default_physics_fit(recording: Recording, preset: str) -> tuple[str, ...]:
     """
     kinds = {key_piece(k).kind for s in recording.sessions for t in s.throws for k in t.pieces_in}
     return fit_names_for(preset, pawns=bool(kinds & {Kind.WATCHMAN, Kind.BRIGAND}))
-
-
-def fit_names_for(preset: str, *, pawns: bool) -> tuple[str, ...]:
-    """The default fitted parameters of a recording with or without pawns
-    (:func:`default_physics_fit`)."""
-    skip = {"physics.stream_interval"}
-    if not pawns:
-        skip |= {"physics.density_keshi", "physics.density_pawn"}
-    return tuple(
-        p.name
-        for p in physics_parameters(preset)
-        if p.name not in skip and not p.name.startswith("physics.release_")
-    )
-
-
-def keshi_fit_names(preset: str) -> tuple[str, ...]:
-    """The parameters a keshi-only recording fits (those of the physics bank)."""
-    return fit_names_for(preset, pawns=False)
 
 
 def make_simulator(

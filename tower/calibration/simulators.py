@@ -261,6 +261,24 @@ def physics_parameters(
     return tuple(params)
 
 
+def fit_names_for(preset: str, *, pawns: bool) -> tuple[str, ...]:
+    """The default fitted parameters of a recording with or without pawns
+    (:func:`tower.calibration.calibrate.default_physics_fit`)."""
+    skip = {"physics.stream_interval"}
+    if not pawns:
+        skip |= {"physics.density_keshi", "physics.density_pawn"}
+    return tuple(
+        p.name
+        for p in physics_parameters(preset)
+        if p.name not in skip and not p.name.startswith("physics.release_")
+    )
+
+
+def keshi_fit_names(preset: str) -> tuple[str, ...]:
+    """The parameters a keshi-only recording fits (those of the physics bank)."""
+    return fit_names_for(preset, pawns=False)
+
+
 def split_theta(theta: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
     """``(geometry overrides, physics overrides)`` of a ``theta`` with prefixed names."""
     geometry = {

@@ -48,11 +48,11 @@ def play(
     distilled model unless --model says otherwise; the game is reproducible from --seed
     and your moves.
     """
-    from tower.cli.validate_model import open_model
     from tower.marrakesh import Game, GameConfig, RandomAgent
     from tower.marrakesh.greedy import GreedyAgent
     from tower.marrakesh.hooks import everything
     from tower.marrakesh.ui import play_terminal
+    from tower.model import open_model
 
     if not 0 <= seat < players:
         raise click.BadParameter(f"must be between 0 and {players - 1}", param_hint="--seat")
