@@ -236,3 +236,44 @@ def test_plan_list_needs_no_out() -> None:
     assert "one-colour" in result.output
     result = CliRunner().invoke(cli, ["calibrate", "plan"])
     assert result.exit_code != 0 and "--out" in result.output
+
+
+def test_key_statistics_stay_possible() -> None:
+    """A regression's error cannot show a negative count of pieces inside, a chance over
+    one, or a dwell time under one throw."""
+    from tower.calibration.behaviour import from_emulated, to_emulated
+
+    names = ("inside", "p_fresh_out", "dwell", "out_12")
+    raw = np.array([[-0.5, 1.2, 0.3, -1.0], [6.0, 0.8, 2.5, 11.0]])
+    got = from_emulated(names, to_emulated(names, np.array([[0, 0, 1, 0], [6, 0.8, 2.5, 11]]))
+                        + np.array([[-0.4, 1.2, -1.0, -1.0], [0, 0, 0, 0]]))  # fmt: skip
+    assert got[0].tolist() == [0.0, 1.0, 1.0, 0.0]
+    assert np.allclose(got[1], raw[1])
+
+
+def test_the_headline_shows_why_an_interval_misses() -> None:
+    """A narrow interval that misses its truth prints with the digits that show it."""
+    from tower.calibration.behaviour import Predictive
+    from tower.calibration.report import headline
+
+    class Stub:
+        key_scope = "at equilibrium"
+
+        def predictive(self, truth):
+            return [Predictive("out_12", (11.0, 11.5, 12.4), (11.981, 11.99, 11.998), 12.0)]
+
+        def directions(self, truth):
+            return []
+
+    row = next(line for line in headline(Stub(), {"out_12": 12.0}) if "pieces out" in line)
+    assert "11.99 [11.981, 11.998]" in row and "| 12 | NO |" in row, row
+
+
+def test_the_plan_warns_when_nothing_was_learned() -> None:
+    from tower.calibration.plan import Assessment, load_protocols, plan_markdown
+
+    protocol = load_protocols()[0]
+    wide = Assessment(protocol, 100, {"inside": 1.3, "dwell": 1.1}, 0.0, [], 1.0, 0.0)
+    assert "no protocol taught anything" in plan_markdown([wide], {})
+    narrow = Assessment(protocol, 100, {"inside": 0.3, "dwell": 0.4}, 2.0, [], 1.0, 0.0)
+    assert "Warning" not in plan_markdown([narrow], {})

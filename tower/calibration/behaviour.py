@@ -146,12 +146,22 @@ def to_emulated(names: Sequence[str], values: np.ndarray) -> np.ndarray:
     return out
 
 
+def bounds(name: str) -> tuple[float, float]:
+    """The values a key statistic can take: a count is not negative, a chance lies in
+    [0, 1], and a piece that lodges stays at least one throw."""
+    if name.startswith("p_"):
+        return 0.0, 1.0
+    return (1.0 if name == "dwell" else 0.0), np.inf
+
+
 def from_emulated(names: Sequence[str], values: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`to_emulated`."""
+    """Inverse of :func:`to_emulated`, clipped to each statistic's :func:`bounds` (an
+    emulator's or a regression's error may carry a prediction past them)."""
     out = np.array(values, float, copy=True)
     for j, name in enumerate(names):
         if name in LOG_SCALE:
             out[:, j] = np.exp(out[:, j]) - 1
+        out[:, j] = np.clip(out[:, j], *bounds(name))
     return out
 
 

@@ -224,6 +224,17 @@ def plan_markdown(assessments: Sequence[Assessment], settings: dict[str, Any]) -
         f"**Recommended: `{best.protocol.name}`** ({best.protocol.text}): {best.throws} throws; "
         f"the key statistics' 90% intervals shrink to {best.score:.2f} of the prior's on "
         f"average; {best.pinned:.1f} parameter directions pinned down.",
+        *(
+            [
+                "",
+                f"**Warning: no protocol taught anything here.** Even the best one's "
+                f"posterior intervals are {best.score:.2f} times the prior's (1 or more: no "
+                "narrower than knowing nothing). The fits were too small to learn: give a "
+                "larger --budget.",
+            ]
+            if best.score >= 1
+            else []
+        ),
         "",
         "Narrowing: posterior 90% width over prior 90% width of each key statistic on the "
         "reference use (12 keshis per throw), median over the truths (smaller is better).",

@@ -239,6 +239,20 @@ def plot_posterior(path: Path, result: FitResult | BankFit, truth: dict[str, flo
 # ---------------------------------------------------------------- the report
 
 
+def _digits(values: Sequence[float]) -> str:
+    """A format with enough significant digits (3 to 6) that values which differ print
+    differently: an interval that misses its truth must not read "12 [12, 12] ... 12 NO".
+
+    >>> _digits([12.0, 11.98, 12.004, 12.01])
+    '.5g'
+    """
+    for n in range(3, 7):
+        shown = {f"{v:.{n}g}" for v in values}
+        if len(shown) == len(set(values)):
+            return f".{n}g"
+    return ".6g"
+
+
 def headline(
     result: FitResult | BankFit,
     truth_keys: dict[str, float] | None = None,
@@ -263,13 +277,14 @@ def headline(
         "|---|---|---|---|" + ("---|---|" if truth_keys else ""),
     ]
     for p in result.predictive(truth_keys):
+        f = _digits([*p.posterior, *([] if p.truth is None else [p.truth])])
         row = (
             f"| {meaning(p.name)} | [{p.prior[0]:.3g}, {p.prior[2]:.3g}] | "
-            f"{p.posterior[1]:.3g} [{p.posterior[0]:.3g}, {p.posterior[2]:.3g}] | "
+            f"{p.posterior[1]:{f}} [{p.posterior[0]:{f}}, {p.posterior[2]:{f}}] | "
             f"{p.narrowing:.2f} |"
         )
         if truth_keys:
-            row += f" {p.truth:.3g} | {'yes' if p.covers_truth else 'NO'} |"
+            row += f" {p.truth:{f}} | {'yes' if p.covers_truth else 'NO'} |"
         lines.append(row)
     directions = result.directions(truth)
     shown = [d for d in directions if d.width_ratio < 0.8][:6] or directions[:3]
