@@ -29,10 +29,10 @@ import pybullet as pb
 from tower.files.outputs import run_header
 from tower.geometry import load_preset
 from tower.physics.sequences import (
-    MAX_EXPERTS,
     PLAYER_COLOURS,
     ROUND_KESHIS,
     cached_geometry,
+    expert_batch,
     sequence_seed,
 )
 from tower.physics.sim import (
@@ -76,13 +76,7 @@ def expert_round(rng: np.random.Generator) -> list[Piece]:
     """A Gems & Experts round: 6, 9 or 12 keshis (2-4 players) and 1-5 expert keshis,
     colours random, in random order (the keshi count drawn per throw, unlike the
     ``"experts"`` sequences of :mod:`tower.physics.sequences`, which keep one per game)."""
-    keshis = ROUND_KESHIS[int(rng.integers(len(ROUND_KESHIS)))]
-    colours = rng.integers(12, size=keshis + int(rng.integers(1, MAX_EXPERTS + 1)))
-    pieces = [
-        Piece(Kind.KESHI if i < keshis else Kind.EXPERT, KESHI_COLOURS[int(c)])
-        for i, c in enumerate(colours)
-    ]
-    return [pieces[int(i)] for i in rng.permutation(len(pieces))]
+    return expert_batch(rng, ROUND_KESHIS[int(rng.integers(len(ROUND_KESHIS)))])
 
 
 @dataclass(frozen=True)
