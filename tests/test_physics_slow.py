@@ -5,9 +5,11 @@ keshis a throw, and mixed throws of keshis, expert keshis (Gems & Experts), watc
 brigands (Walls & Guards); and 20 towers x 100 throws of 12 cubes in the ``queen-classic``
 tower (at its own finer time step). The mixes are :data:`tower.physics.escapes.CHECK_MIXES`.
 A throw in which the simulation loses a piece is thrown again (as traces are made); every
-run must need no re-throw, and lose nothing. Bullet is deterministic on one machine but not
-across machines, so a rare loss lands on different throws on different machines: three
-batch seeds per mix, and nothing asserted that only one machine's floating point gives.
+run must need no re-throw, and lose nothing. Pieces found behind a funnel panel and pushed
+back (:attr:`tower.physics.Numerics.funnel_backing`) are counted and printed. Bullet is
+deterministic on one machine but not across machines, so a rare loss lands on different
+throws on different machines: three batch seeds per mix, and nothing asserted that only
+one machine's floating point gives.
 Every lost attempt is printed with its tower, seed and throw and the call that replays it
 (:func:`tower.physics.escapes.replay_lost`). What was lost before, and the fixes, are in
 docs/physics.md. Run with ``.venv/bin/pytest -m slow tests/test_physics_slow.py -s`` to
@@ -56,7 +58,8 @@ def test_ten_thousand_throws_lose_nothing_and_settle(tmp_path, mix, batch_seed):
     print(
         f"\n{totals['throws']} throws ({mix}, batch seed {batch_seed}): {totals['escapes']} "
         f"escapes, {totals['nans']} NaNs, {totals['rethrows']} re-throws, "
-        f"{totals['lost_pieces']} pieces lost in {totals['pieces']} thrown; mean inside "
+        f"{totals['lost_pieces']} pieces lost and {totals['caught']} pushed back through a "
+        f"funnel panel in {totals['pieces']} thrown; mean inside "
         f"throws 21-60: {early:.2f}, 61-100: {late:.2f}, max {full.max():.0f}",
         *lost_lines(mix, batch_seed, totals),
         sep="\n",

@@ -6,6 +6,8 @@
   world built from :mod:`tower.geometry` meshes.
 - :mod:`tower.physics.sim`: :class:`TowerSim`, :class:`ThrowResult`, snapshots.
 - :mod:`tower.physics.render`: an animated GIF of one throw.
+- :mod:`tower.physics.escapes`: the long checks' towers, every lost piece counted, and one
+  lost throw replayed step by step (docs/physics.md).
 """
 
 from tower.physics.params import PhysicsParams
