@@ -80,11 +80,13 @@ def test_check_batch_sums_its_towers_and_resumes(tmp_path):
     again = check_batch("keshis", 9, 2, out, throws=2)  # resumed: nothing thrown again
     assert again == totals
     records = [{"key": 0, "pieces": 10, "throws": 1, "escapes": 0, "nans": 0, "rethrows": 1,
-                "caught": 2, "lost": [{"seed": 1, "throw": 0}]}]  # fmt: skip
+                "caught": 2, "lost": [{"seed": 1, "throw": 0}],
+                "caught_at": [{"seed": 1, "throw": 0, "pieces": [3, 4]}]}]  # fmt: skip
     totals = batch_totals(records)
     assert totals["lost_per_million"] == pytest.approx(1e5)
     assert totals["caught_per_million"] == pytest.approx(2e5)
     assert totals["lost"] == [{"tower": 0, "seed": 1, "throw": 0}]
+    assert totals["caught_at"] == [{"tower": 0, "seed": 1, "throw": 0, "pieces": [3, 4]}]
 
 
 def test_the_check_mixes_throw_what_they_say():

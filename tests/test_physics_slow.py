@@ -35,12 +35,16 @@ CASES = [(mix, seed) for mix, (_, seeds) in RUNS.items() for seed in seeds]
 
 
 def lost_lines(mix: str, batch_seed: int, totals: dict) -> list[str]:
-    """One line per lost attempt: where, what, and the call that replays it alone."""
+    """One line per lost attempt (where, what, and the call that replays it alone), and
+    one per throw in which a piece was pushed back through a funnel panel."""
     return [
         f"  tower {e['tower']} (seed {e['seed']}), throw {e['throw']}, attempt {e['attempt']}: "
         f"{e['message']}\n    replay: replay_lost({mix!r}, sequence_seed({batch_seed}, "
         f"{e['tower']}), {e['throw']}, {e['attempt']}, tower_seed={e['seed']})"
         for e in totals["lost"]
+    ] + [
+        f"  pushed back: tower {e['tower']} (seed {e['seed']}), throw {e['throw']}, pieces "
+        f"{e['pieces']}" for e in totals["caught_at"]
     ]
 
 

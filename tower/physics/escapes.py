@@ -171,14 +171,16 @@ def check_tower(
     dict
         ``throws``, ``escapes`` and ``nans`` (throws lost in every attempt), ``rethrows``
         (attempts thrown again), ``caught`` (pieces found behind a funnel panel and pushed
-        back, in the throws that kept every piece), ``inside`` (pieces inside after each throw that
+        back, in the throws that kept every piece) and ``caught_at`` (per such throw the
+        tower's seed, the throw and the pieces), ``inside`` (pieces inside after each throw that
         succeeded), ``pieces`` (pieces thrown, every attempt counted) and ``lost``: per lost
         attempt the seed of the tower it happened in, the throw (its number in that
         tower), the attempt, ``"escape"`` or ``"nan"``, the piece's id and the guard's
         message; :func:`replay_lost` replays one.
     """
     record: dict[str, Any] = {"throws": 0, "escapes": 0, "nans": 0, "rethrows": 0,
-                              "caught": 0, "inside": [], "pieces": 0, "lost": []}  # fmt: skip
+                              "caught": 0, "caught_at": [], "inside": [], "pieces": 0,
+                              "lost": []}  # fmt: skip
 
     def throw_one(sim: TowerSim, pieces: list[Piece]) -> bool:
         start = len(sim.lost)
@@ -193,6 +195,10 @@ def check_tower(
         else:
             record["rethrows"] += result.rethrows
             record["caught"] += len(result.caught)
+            if result.caught:
+                record["caught_at"].append(
+                    {"seed": sim.seed, "throw": result.index, "pieces": list(result.caught)}
+                )
             record["inside"].append(len(result.inside))
             kept = 1
         finally:
@@ -251,7 +257,8 @@ def check_batch(
 def batch_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Sums over :func:`check_task` records: towers, throws, pieces, escapes, NaNs,
     re-throws, pieces caught behind a funnel panel, lost pieces (every lost attempt), both
-    per million pieces thrown, and each lost attempt with its tower's key."""
+    per million pieces thrown, and each lost attempt and each throw that caught a piece
+    with its tower's key."""
     lost = [{"tower": r["key"], **entry} for r in records for entry in r["lost"]]
     pieces = sum(r["pieces"] for r in records)
     return {
@@ -266,6 +273,7 @@ def batch_totals(records: list[dict[str, Any]]) -> dict[str, Any]:
         "lost_per_million": 1e6 * len(lost) / pieces if pieces else 0.0,
         "caught_per_million": 1e6 * sum(r["caught"] for r in records) / pieces if pieces else 0.0,
         "lost": lost,
+        "caught_at": [{"tower": r["key"], **e} for r in records for e in r.get("caught_at", [])],
     }
 
 
