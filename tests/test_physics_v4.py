@@ -249,9 +249,13 @@ def test_the_backing_lies_against_the_outside_of_the_tube_walls(geometry):
 
 
 def test_the_funnel_wedges_lie_under_the_panels_and_inside_the_rim(geometry):
-    from tower.physics.world import FUNNEL_PANELS, _funnel_backing
+    from tower.physics.world import FUNNEL_BEYOND, FUNNEL_PANELS, _funnel_backing
 
     wedges = {p.name: p.vertices / LENGTH for p in _funnel_backing(geometry.static, 20.0)}
+    added = {
+        p.name: p.vertices / LENGTH
+        for p in _funnel_backing(geometry.static, 20.0, FUNNEL_BEYOND)
+    }
     assert sorted(wedges) == sorted(f"backing-{name}" for name, _, _ in FUNNEL_PANELS)
     parts = {p.name: p.vertices / LENGTH for p in geometry.static}
     spec = geometry.spec
@@ -265,10 +269,15 @@ def test_the_funnel_wedges_lie_under_the_panels_and_inside_the_rim(geometry):
         # no farther out than the rim, down to 20 mm below the tube's top
         assert np.isclose((sign * wedge[:, axis]).max(), (sign * panel[:, axis]).max())
         assert np.isclose(wedge[:, 2].min(), spec.tube.height - 20.0)
-        # no point of it lies in the funnel or the tube (random points of its hull)
-        points = rng.dirichlet(np.ones(len(wedge)), size=400) @ wedge
-        places = {str(p) for p in spec.place_of(points)}
-        assert places <= {"None", "out"}, (name, places)
+        # the wedge added to the world reaches FUNNEL_BEYOND farther out, over the same top
+        big = added[f"backing-{name}"]
+        assert np.allclose(big[:4], top)
+        assert np.isclose((sign * big[:, axis]).max(), (sign * panel[:, axis]).max() + 40.0)
+        # no point of either lies in the funnel or the tube (random points of their hulls)
+        for solid in (wedge, big):
+            points = rng.dirichlet(np.ones(len(solid)), size=400) @ solid
+            places = {str(p) for p in spec.place_of(points)}
+            assert places <= {"None", "out"}, (name, places)
     world = World(geometry, PhysicsParams(), Numerics.v4())
     world.reset()
     assert len(world.static_ids) == len(geometry.static) + 3  # no wedge until one is needed

@@ -462,6 +462,10 @@ def _backing(parts: tuple[StaticPart, ...], thickness: float) -> list[StaticPart
     return out
 
 
+#: How far (mm) the funnel's wedges added to the world reach past the rim and sideways
+#: (:func:`_funnel_backing`); the space that catches a piece ends at the rim.
+FUNNEL_BEYOND = 40.0
+
 #: Funnel panels and the outward direction (axis, sign) each faces.
 FUNNEL_PANELS = (
     ("funnel-px", 0, 1),
@@ -471,7 +475,9 @@ FUNNEL_PANELS = (
 )
 
 
-def _funnel_backing(parts: tuple[StaticPart, ...], thickness: float) -> list[StaticPart]:
+def _funnel_backing(
+    parts: tuple[StaticPart, ...], thickness: float, beyond: float = 0.0
+) -> list[StaticPart]:
     """Collision-only wedges under the funnel's panels, down to ``thickness`` mm below the
     tube's top, added to a world only once a piece is found behind a panel
     (:meth:`World.seal`).
@@ -485,6 +491,12 @@ def _funnel_backing(parts: tuple[StaticPart, ...], thickness: float) -> list[Sta
     slabs behind the tube's walls. Nothing reaches that space but through a panel.
     Always there, the wedges would change ordinary throws: falling pieces sink through a
     panel's 2 mm for a step or two and touch them.
+
+    With ``beyond`` > 0 each wedge reaches that many mm farther out, past the rim and
+    sideways (the bodies added to the world, :data:`FUNNEL_BEYOND`): a piece that went
+    deep, near the rim, is then still nearer the panel than the wedge's outer faces, and
+    is pushed back in, not out over the rim (a brigand that tunnelled through the +y
+    panel at 1.3 m/s was pushed out of a wedge ending at the rim).
     """
     by_name = {p.name: p.vertices for p in parts}
     tubes = [v[:, 2].max() for name, v in by_name.items() if name.startswith("tube")]
@@ -500,11 +512,14 @@ def _funnel_backing(parts: tuple[StaticPart, ...], thickness: float) -> list[Sta
         gaps = np.linalg.norm(v[:, None] - v[None], axis=2) + np.diag([np.inf] * len(v))
         outer = v[v[:, 2] < v[gaps.argmin(axis=1), 2]]
         reach = sign * outer[:, axis]
-        across = np.abs(outer[:, 1 - axis]).max()
+        across = np.abs(outer[:, 1 - axis]).max() + beyond * LENGTH
+        rim, top = reach.max() + beyond * LENGTH, outer[:, 2].max()
+        # below the panel at both ends, and (reaching beyond the rim) out at the rim's height
+        corners = [(reach.min(), low), (rim, low)] + ([(rim, top)] if beyond > 0 else [])
         under = []
-        for along in (reach.min(), reach.max()):
+        for along, z in corners:
             for side in (-across, across):
-                point = [0.0, 0.0, low]
+                point = [0.0, 0.0, z]
                 point[axis], point[1 - axis] = sign * along, side
                 under.append(point)
         out.append(StaticPart(f"backing-{name}", np.vstack([outer, under])))
@@ -639,14 +654,16 @@ class World:
         return behind
 
     def seal(self) -> None:
-        """Add the funnel's wedges to the world (once; they stay until :meth:`reset`).
+        """Add the funnel's wedges, reaching :data:`FUNNEL_BEYOND` past the rim, to the
+        world (once; they stay until :meth:`reset`).
 
         They are built only when a piece is found behind a panel: any further body in
         Bullet's broadphase, even one that collides with nothing, changes the order of its
         work and so the last bits of every throw, so a throw that finds no piece there
         runs exactly as without them."""
         if not self.sealed:
-            for part in self._wedge_parts:
+            depth = self.numerics.funnel_backing
+            for part in _funnel_backing(self.geometry.static, depth, FUNNEL_BEYOND):
                 self._add_static(part, visual=False)
             self.sealed = True
 
