@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint slow clean
+.PHONY: demo test lint slow slow-long clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ test: $(STAMP)
 		echo "NOTE: no Chromium: the browser test will be SKIPPED (apt-get install chromium)"
 	$(BIN)/python -m pytest -q -rs
 
+# the slow checks that fit in 90 minutes on a 2-core machine, each test's time at the end
 slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m 'slow and not slow_long' --durations=0
+
+# the checks longer than that (marker slow_long; times in docs/physics.md)
+slow-long: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow_long --durations=0
 
 clean:
 	rm -rf out .pytest_cache .ruff_cache

@@ -43,6 +43,7 @@ def test_the_defaults_are_v4_and_v3_is_asked_for():
     v3 = Numerics.v3()
     assert v3.version == 3 and (v3.rebuild_every, v3.sleep_after) == (1, 0)
     assert (v3.retire_clearance, v3.rest_checks, v3.backing) == (2.0, 3, 0.0)
+    assert (n.funnel_backing, v3.funnel_backing) == (20.0, 0.0)
     assert (v3.time_step, v3.margin) == (n.time_step, n.margin) == (1 / 150, 0.2)
     assert Numerics.v4(rest_checks=3).rest_checks == 3
     assert Numerics.v3(rest_checks=1) == replace(v3, rest_checks=1)
@@ -52,6 +53,7 @@ def test_the_defaults_are_v4_and_v3_is_asked_for():
         Numerics.of_version(5)
     base = Numerics.pybullet_defaults()  # the bench's baseline
     assert (base.rebuild_every, base.sleep_after, base.backing) == (1, 0, 0.0)
+    assert base.funnel_backing == 0.0
     assert (base.time_step, base.solver_iterations, base.margin) == (1 / 240, 50, None)
 
 
@@ -62,6 +64,7 @@ AFTER_V3 = (
     "retire_clearance",
     "sleep_after",
     "backing",
+    "funnel_backing",
     "rebuild_every",
     "engine",
 )
@@ -239,7 +242,93 @@ def test_the_backing_lies_against_the_outside_of_the_tube_walls(geometry):
     # behind the tube no point is a place: the slab only stops pieces leaving the tower
     inner = back[[0, -1]] * 0.98 + back[[-1, 0]] * 0.02
     assert list(geometry.spec.place_of(inner)) == [None, None]
-    world = World(geometry, PhysicsParams(), Numerics.v4())
+    world = World(geometry, PhysicsParams(), Numerics.v4(funnel_backing=0.0))
     world.reset()
     assert len(world.static_ids) == len(geometry.static) + 3
     world.close()
+
+
+def test_the_funnel_wedges_lie_under_the_panels_and_inside_the_rim(geometry):
+    from tower.physics.world import FUNNEL_BEYOND, FUNNEL_PANELS, _funnel_backing
+
+    wedges = {p.name: p.vertices / LENGTH for p in _funnel_backing(geometry.static, 20.0)}
+    added = {
+        p.name: p.vertices / LENGTH
+        for p in _funnel_backing(geometry.static, 20.0, FUNNEL_BEYOND)
+    }
+    assert sorted(wedges) == sorted(f"backing-{name}" for name, _, _ in FUNNEL_PANELS)
+    parts = {p.name: p.vertices / LENGTH for p in geometry.static}
+    spec = geometry.spec
+    rng = np.random.default_rng(0)
+    for name, axis, sign in FUNNEL_PANELS:
+        wedge, panel = wedges[f"backing-{name}"], parts[name]
+        # its top is the panel's outer face (the lower vertex of each of the panel's corners)
+        top = wedge[:4]
+        assert all(np.isclose(panel, p).all(axis=1).any() for p in top)
+        assert len(np.unique(top[:, 2].round(6))) == 2  # a lower and an upper edge
+        # no farther out than the rim, down to 20 mm below the tube's top
+        assert np.isclose((sign * wedge[:, axis]).max(), (sign * panel[:, axis]).max())
+        assert np.isclose(wedge[:, 2].min(), spec.tube.height - 20.0)
+        # the wedge added to the world reaches FUNNEL_BEYOND farther out, over the same top
+        big = added[f"backing-{name}"]
+        assert np.allclose(big[:4], top)
+        assert np.isclose((sign * big[:, axis]).max(), (sign * panel[:, axis]).max() + 40.0)
+        # no point of either lies in the funnel or the tube (random points of their hulls)
+        for solid in (wedge, big):
+            points = rng.dirichlet(np.ones(len(solid)), size=400) @ solid
+            places = {str(p) for p in spec.place_of(points)}
+            assert places <= {"None", "out"}, (name, places)
+    world = World(geometry, PhysicsParams(), Numerics.v4())
+    world.reset()
+    assert len(world.static_ids) == len(geometry.static) + 3  # no wedge until one is needed
+    inner = np.mean(list(wedges.values()), axis=1) * LENGTH  # a point inside each wedge
+    funnel = np.array([[0.0, 0.0, spec.funnel_top - 5.0], [30.0, 30.0, 150.0]]) * LENGTH
+    assert world.behind_panels(inner).all() and not world.behind_panels(funnel).any()
+    world.seal()
+    world.seal()  # once
+    names = [world.static_names[b] for b in world.static_ids]
+    assert names[-4:] == [f"backing-{name}" for name, _, _ in FUNNEL_PANELS]
+    assert len(names) == len(geometry.static) + 3 + 4
+    world.reset()
+    assert len(world.static_ids) == len(geometry.static) + 3 and not world.sealed
+    world.close()
+
+
+def test_a_throw_with_no_piece_behind_a_panel_is_the_same_with_or_without_the_wedges(geometry):
+    towers = [
+        TowerSim(geometry.spec, seed=5, numerics=n, geometry=geometry)
+        for n in (Numerics.v4(), Numerics.v4(funnel_backing=0.0))
+    ]
+    for _ in range(3):
+        with_wedges, without = (sim.throw(mixed_keshis(12)) for sim in towers)
+        assert with_wedges.caught == () and with_wedges == without
+        assert _state(towers[0]) == _state(towers[1])
+    for sim in towers:
+        sim.close()
+
+
+def _pressed_into_the_funnel(geometry: TowerGeometry, numerics: Numerics) -> TowerSim:
+    """A tower with one keshi pushed through the funnel's -x panel: its centre 1 mm beyond
+    the panel's underside, halfway up the panel, sinking slowly."""
+    spec = geometry.spec
+    rise, run = spec.funnel.height, (spec.funnel.top_width - spec.tube.width) / 2
+    normal = np.array([-rise, 0.0, -run]) / np.hypot(rise, run)
+    inner = np.array([-spec.tube.width / 2 - 0.3 * run, 0.0, spec.tube.height + 0.3 * rise])
+    centre = (inner + (spec.funnel.wall + 1.0) * normal) * LENGTH
+    sim = TowerSim(spec, seed=2, numerics=numerics, geometry=geometry)
+    sim.pieces.append(Piece.keshi("red"))
+    sim.inside[0] = (tuple(centre), (0.0, 0.0, 0.0, 1.0), (0.0, 0.0, -5.0), (0.0,) * 3)
+    sim.places[0] = Place.FUNNEL
+    return sim
+
+
+def test_a_piece_pushed_through_a_funnel_panel_is_pushed_back_by_its_wedge(geometry):
+    bare = _pressed_into_the_funnel(geometry, Numerics.v4(funnel_backing=0.0))
+    with pytest.raises(EscapeError, match="piece 0 "):
+        bare.throw(mixed_keshis(1))
+    bare.close()
+    backed = _pressed_into_the_funnel(geometry, Numerics.v4())
+    result = backed.throw(mixed_keshis(1))
+    assert result.caught == (0,) and backed.world.sealed
+    assert 0 in result.out or 0 in result.inside
+    backed.close()

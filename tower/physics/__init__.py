@@ -8,6 +8,8 @@
 - :mod:`tower.physics.render`: an animated GIF of one throw.
 - :mod:`tower.physics.bullet`: imports pybullet without its build-time banner, before any
   other physics module does.
+- :mod:`tower.physics.escapes`: the long checks' towers, every lost piece counted, and one
+  lost throw replayed step by step (docs/physics.md).
 """
 
 import tower.physics.bullet  # noqa: F401  (first: pybullet loads without its banner)

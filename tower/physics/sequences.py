@@ -162,15 +162,19 @@ def expert_rounds(pieces: int, throws: int, seed: int) -> list[list[Piece]]:
     rng = np.random.Generator(np.random.PCG64([int(seed), 11]))
     counts = [n for n in ROUND_KESHIS if n <= pieces] or [pieces]
     keshis = counts[int(rng.integers(len(counts)))]
-    out = []
-    for _ in range(throws):
-        colours = rng.integers(12, size=keshis + int(rng.integers(1, MAX_EXPERTS + 1)))
-        batch = [
-            Piece(Kind.KESHI if i < keshis else Kind.EXPERT, KESHI_COLOURS[int(c)])
-            for i, c in enumerate(colours)
-        ]
-        out.append([batch[int(i)] for i in rng.permutation(len(batch))])
-    return out
+    return [expert_batch(rng, keshis) for _ in range(throws)]
+
+
+def expert_batch(rng: np.random.Generator, keshis: int) -> list[Piece]:
+    """One Gems & Experts throw: ``keshis`` keshis and 1 to :data:`MAX_EXPERTS` expert
+    keshis, colours random, in random order (drawn from ``rng``: the expert count, the
+    colours, the order)."""
+    colours = rng.integers(12, size=keshis + int(rng.integers(1, MAX_EXPERTS + 1)))
+    batch = [
+        Piece(Kind.KESHI if i < keshis else Kind.EXPERT, KESHI_COLOURS[int(c)])
+        for i, c in enumerate(colours)
+    ]
+    return [batch[int(i)] for i in rng.permutation(len(batch))]
 
 
 def sequence_tasks(

@@ -58,7 +58,19 @@ HEADROOM = 150.0
 
 
 class SimulationError(TowerError):
-    """The simulation reached a state it must not be in."""
+    """The simulation reached a state it must not be in.
+
+    Parameters
+    ----------
+    message : str
+        What happened, naming the throw, the piece and the tower's seed.
+    piece : int, optional
+        Id of the piece concerned (its index in :attr:`TowerSim.pieces`), if one is.
+    """
+
+    def __init__(self, message: str, piece: int | None = None) -> None:
+        super().__init__(message)
+        self.piece = piece
 
 
 class EscapeError(SimulationError):
@@ -75,6 +87,25 @@ class SnapshotError(InputFileError):
 
 #: A rigid-body state in world units: position, orientation (x, y, z, w), velocity, spin.
 BodyState = tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+
+
+@dataclass(frozen=True)
+class LostAttempt:
+    """One attempt of a throw in which the simulation lost a piece (:attr:`TowerSim.lost`).
+
+    Parameters
+    ----------
+    throw : int
+        0-based number of the throw in its tower.
+    attempt : int
+        0 for the first attempt, k for the k-th re-throw.
+    error : EscapeError or NonFiniteStateError
+        What the guard found (the piece, where, the tower's seed).
+    """
+
+    throw: int
+    attempt: int
+    error: SimulationError
 
 
 @dataclass(frozen=True)
@@ -99,6 +130,9 @@ class ThrowResult:
         Simulation steps taken.
     rethrows : int
         Attempts thrown again before this one because the simulation lost a piece.
+    caught : tuple of int
+        Ids of the pieces found behind a funnel panel, against which the funnel's wedges
+        were added to the world (:attr:`Numerics.funnel_backing`); not part of the trace.
     """
 
     index: int
@@ -109,6 +143,7 @@ class ThrowResult:
     sim_time: float
     steps: int
     rethrows: int = 0
+    caught: tuple[int, ...] = ()
 
     @property
     def out_pieces(self) -> list[Piece]:
@@ -344,6 +379,8 @@ class TowerSim:
         #: id -> place of every piece inside.
         self.places: dict[int, Place] = {}
         self.throws = 0
+        #: every attempt in which the simulation lost a piece, thrown again or raised
+        self.lost: list[LostAttempt] = []
         self.world = World(self.geometry, self.params, self.numerics)
         #: the tower when the pybullet world was last built, and the throws since
         #: (pieces, retries); ``None`` when the next throw builds it afresh
@@ -437,7 +474,8 @@ class TowerSim:
             k = int(np.argmax(bad))
             raise NonFiniteStateError(
                 f"throw {self.throws + 1}: piece {ids[k]} ({self.pieces[ids[k]]}) has a non-finite "
-                f"state {tuple(flat[k].tolist())} (seed {self.seed})"
+                f"state {tuple(flat[k].tolist())} (seed {self.seed})",
+                ids[k],
             )
         pos = flat[:, :3]
         lo, hi = self._throw_bounds
@@ -447,8 +485,31 @@ class TowerSim:
             where = tuple(float(x) for x in np.round(pos[k] / LENGTH, 1))
             raise EscapeError(
                 f"throw {self.throws + 1}: piece {ids[k]} ({self.pieces[ids[k]]}) left the bounds "
-                f"at {where} mm (seed {self.seed})"
+                f"at {where} mm (seed {self.seed})",
+                ids[k],
             )
+
+    @staticmethod
+    def _push_back(
+        world: World,
+        ids: list[int],
+        flat: np.ndarray,
+        moving: np.ndarray | None,
+        caught: list[int],
+    ) -> np.ndarray | None:
+        """Find the pieces whose centre went through a funnel panel (``flat``: the states
+        of the bodies ``ids``, piece ids per body), add the funnel's wedges to the world
+        against them (:meth:`World.seal`) and note them in ``caught``; return ``moving``
+        with them counted as moving, so they are neither put to sleep nor let the throw
+        end while the wedges push them back."""
+        behind = world.behind_panels(flat[:, :3])
+        if not behind.any():
+            return moving
+        world.seal()
+        for pid in np.asarray(ids)[behind].tolist():
+            if pid not in caught:
+                caught.append(pid)
+        return None if moving is None else moving | behind
 
     def _moving(self, flat: np.ndarray) -> np.ndarray:
         """(n,) bool: which of the states ``flat`` (n, 13) are not at rest (speed above
@@ -554,6 +615,8 @@ class TowerSim:
                 del self.pieces[count:]
                 self.rng.bit_generator.state = state
                 lost = isinstance(exc, (EscapeError, NonFiniteStateError))
+                if lost:
+                    self.lost.append(LostAttempt(self.throws, attempt, exc))
                 if not lost or attempt == retries:
                     self._epoch = None  # the world holds a throw that did not happen
                     raise
@@ -590,6 +653,7 @@ class TowerSim:
         else:
             world.clear_pieces()
         ids: list[int] = []  # piece id of each body, in the order they were added
+        caught: list[int] = []  # pieces found behind a funnel panel
         bodies: list[int] = []
         live: list[int] = []  # indices (into ids) of the pieces still simulated
 
@@ -648,6 +712,8 @@ class TowerSim:
                     flat = flat[~far]
             ending = n.early_stop and not pending
             moving = self._moving(flat) if n.sleep_after or ending else None
+            if world.wedges:
+                moving = self._push_back(world, [ids[k] for k in live], flat, moving, caught)
             if n.sleep_after:
                 self._sleep_resting(world, bodies, np.array(live, dtype=int), moving, still)
             if ending:
@@ -666,7 +732,8 @@ class TowerSim:
                 raise EscapeError(
                     f"throw {self.throws + 1}: piece {pid} ({self.pieces[pid]}) ended outside "
                     f"the tower at {tuple(np.round(np.asarray(st[0]) / LENGTH, 1))} mm "
-                    f"(seed {self.seed})"
+                    f"(seed {self.seed})",
+                    pid,
                 )
             if place is Place.OUT:
                 out.append(pid)
@@ -684,6 +751,7 @@ class TowerSim:
             pieces=tuple(self.pieces),
             sim_time=step * dt,
             steps=step,
+            caught=tuple(caught),
         )
         self.inside = inside
         self.places = dict(sorted(where.items()))

@@ -76,6 +76,7 @@ from typing import Any
 
 import numpy as np
 import pybullet as pb
+from scipy.spatial import ConvexHull
 
 from tower.physics.params import PhysicsParams
 from tower.pieces import Kind
@@ -118,6 +119,7 @@ VERSION_CHANGES: dict[int, dict[str, Any]] = {
         "retire_clearance": 2.0,
         "sleep_after": 0,
         "backing": 0.0,
+        "funnel_backing": 0.0,
         "rebuild_every": 1,
     },
 }
@@ -174,6 +176,12 @@ class Numerics:
     backing : float
         Thickness (mm) of collision-only slabs outside the tube's walls (:func:`_backing`),
         so a piece pressed into a thin wall is pushed back in, not out; 0 for none.
+    funnel_backing : float
+        Collision-only wedges under the funnel's panels (:func:`_funnel_backing`), reaching
+        this many mm below the tube's top; 0 for none. They are added to the world only
+        when a check finds a piece's centre inside one (it went through a panel), so they
+        push it back (:meth:`World.seal`); a throw that finds none comes out the same to
+        the bit with or without them.
     rebuild_every : int
         Throws between two rebuilds of the pybullet world (1: a fresh world for every
         throw, as until numerics v3). In between, only the pieces are removed and the static
@@ -205,6 +213,7 @@ class Numerics:
     retire_clearance: float = 1.0
     sleep_after: int = 2
     backing: float = 20.0
+    funnel_backing: float = 20.0
     rebuild_every: int = 10
     engine: tuple[tuple[str, float], ...] = ()
     version: int = NUMERICS_VERSION
@@ -224,6 +233,7 @@ class Numerics:
             retire=False,
             sleep_after=0,
             backing=0.0,
+            funnel_backing=0.0,
             rebuild_every=1,
         )
 
@@ -279,7 +289,8 @@ class Numerics:
 _NUMERICS_MINIMA: dict[str, float] = {
     "time_step": 1e-6, "solver_iterations": 1, "margin": 0.0, "ccd_radius": 0.0,
     "check_every": 1, "rest_speed": 0.0, "rest_spin": 0.0, "rest_checks": 1, "time_cap": 1e-6,
-    "retire_clearance": 0.0, "sleep_after": 0, "backing": 0.0, "rebuild_every": 1,
+    "retire_clearance": 0.0, "sleep_after": 0, "backing": 0.0, "funnel_backing": 0.0,
+    "rebuild_every": 1,
 }  # fmt: skip
 
 
@@ -451,6 +462,70 @@ def _backing(parts: tuple[StaticPart, ...], thickness: float) -> list[StaticPart
     return out
 
 
+#: How far (mm) the funnel's wedges added to the world reach past the rim and sideways
+#: (:func:`_funnel_backing`); the space that catches a piece ends at the rim.
+FUNNEL_BEYOND = 40.0
+
+#: Funnel panels and the outward direction (axis, sign) each faces.
+FUNNEL_PANELS = (
+    ("funnel-px", 0, 1),
+    ("funnel-nx", 0, -1),
+    ("funnel-py", 1, 1),
+    ("funnel-ny", 1, -1),
+)
+
+
+def _funnel_backing(
+    parts: tuple[StaticPart, ...], thickness: float, beyond: float = 0.0
+) -> list[StaticPart]:
+    """Collision-only wedges under the funnel's panels, down to ``thickness`` mm below the
+    tube's top, added to a world only once a piece is found behind a panel
+    (:meth:`World.seal`).
+
+    A keshi wedged between a rib and a panel in the funnel's bottom corner, pressed deep
+    into the thin panel by the pieces above it, was pushed out through the panel's
+    underside (1 keshi in 10,000 keshi throws of numerics v4), slid off the back wall's slab
+    and fell. Each wedge fills the space under its panel: its top is the panel's outer
+    face, it reaches out no farther than the funnel's rim (a piece falling past the rim
+    into the courtyard misses it) and down to ``thickness`` below the tube's top, into the
+    slabs behind the tube's walls. Nothing reaches that space but through a panel.
+    Always there, the wedges would change ordinary throws: falling pieces sink through a
+    panel's 2 mm for a step or two and touch them.
+
+    With ``beyond`` > 0 each wedge reaches that many mm farther out, past the rim and
+    sideways (the bodies added to the world, :data:`FUNNEL_BEYOND`): a piece that went
+    deep, near the rim, is then still nearer the panel than the wedge's outer faces, and
+    is pushed back in, not out over the rim (a brigand that tunnelled through the +y
+    panel at 1.3 m/s was pushed out of a wedge ending at the rim).
+    """
+    by_name = {p.name: p.vertices for p in parts}
+    tubes = [v[:, 2].max() for name, v in by_name.items() if name.startswith("tube")]
+    if not tubes:
+        return []
+    low = max(tubes) - thickness * LENGTH
+    out = []
+    for name, axis, sign in FUNNEL_PANELS:
+        if name not in by_name:
+            continue
+        v = by_name[name]
+        # the outer face: of each corner's two vertices (a wall's thickness apart), the lower
+        gaps = np.linalg.norm(v[:, None] - v[None], axis=2) + np.diag([np.inf] * len(v))
+        outer = v[v[:, 2] < v[gaps.argmin(axis=1), 2]]
+        reach = sign * outer[:, axis]
+        across = np.abs(outer[:, 1 - axis]).max() + beyond * LENGTH
+        rim, top = reach.max() + beyond * LENGTH, outer[:, 2].max()
+        # below the panel at both ends, and (reaching beyond the rim) out at the rim's height
+        corners = [(reach.min(), low), (rim, low)] + ([(rim, top)] if beyond > 0 else [])
+        under = []
+        for along, z in corners:
+            for side in (-across, across):
+                point = [0.0, 0.0, z]
+                point[axis], point[1 - axis] = sign * along, side
+                under.append(point)
+        out.append(StaticPart(f"backing-{name}", np.vstack([outer, under])))
+    return out
+
+
 def _combine(total: float, other: float) -> float:
     """Bullet multiplies the coefficients of the two bodies; split ``total`` so that a
     piece's own coefficient is ``sqrt(piece-piece)`` and the tower's completes ``total``."""
@@ -477,6 +552,14 @@ class World:
         self.numerics = numerics
         self.client = _connect()
         self.static_ids: list[int] = []
+        #: body -> name of each static part (:class:`StaticPart`, backing slabs included)
+        self.static_names: dict[int, str] = {}
+        #: per funnel wedge, the planes of its faces (outward normal, offset; world units)
+        self.wedges: list[np.ndarray] = []
+        self._wedge_parts: list[StaticPart] = []
+        self._wedge_low = 0.0
+        #: whether the wedges are in the world (:meth:`seal`)
+        self.sealed = False
         #: bodies of the pieces, in the order they were added
         self.piece_ids: list[int] = []
         self._visual = False
@@ -519,36 +602,71 @@ class World:
         engine.update(n.engine)
         pb.setPhysicsEngineParameter(physicsClientId=c, **engine)
         self._visual = visual
-        p = self.params
-        tower_friction = _combine(p.friction_cardboard, np.sqrt(p.friction_piece))
-        tower_restitution = np.sqrt(p.restitution)
         self.static_ids = []
+        self.static_names = {}
         backing = _backing(self.geometry.static, n.backing) if n.backing > 0 else []
-        collision_only = {GROUND, *(b.name for b in backing)}
+        collision_only = {GROUND, *(b.name for b in backing)}  # drawn, slabs close the tube
         for part in (*self.geometry.static, *backing):
-            shape = pb.createCollisionShape(
-                pb.GEOM_MESH, vertices=part.vertices.tolist(), physicsClientId=c
+            self._add_static(part, visual=visual and part.name not in hidden | collision_only)
+        self._wedge_parts = (
+            _funnel_backing(self.geometry.static, n.funnel_backing) if n.funnel_backing > 0 else []
+        )
+        self.wedges = [ConvexHull(part.vertices).equations for part in self._wedge_parts]
+        self._wedge_low = min((p.vertices[:, 2].min() for p in self._wedge_parts), default=0.0)
+        self.sealed = False
+
+    def _add_static(self, part: StaticPart, visual: bool) -> None:
+        """Add one static part of the tower (with a visual shape if ``visual``, unless it is
+        the collision-only slab under the tower)."""
+        c, n, p = self.client, self.numerics, self.params
+        shape = pb.createCollisionShape(
+            pb.GEOM_MESH, vertices=part.vertices.tolist(), physicsClientId=c
+        )
+        vis = -1
+        if visual and part.name != GROUND:
+            vis = pb.createVisualShape(
+                pb.GEOM_MESH,
+                vertices=part.vertices.tolist(),
+                indices=_hull_indices(part.vertices),
+                rgbaColor=_part_colour(part.name),
+                physicsClientId=c,
             )
-            vis = -1
-            if visual and part.name not in hidden and part.name not in collision_only:
-                vis = pb.createVisualShape(
-                    pb.GEOM_MESH,
-                    vertices=part.vertices.tolist(),
-                    indices=_hull_indices(part.vertices),
-                    rgbaColor=_part_colour(part.name),
-                    physicsClientId=c,
-                )
-            body = pb.createMultiBody(0, shape, vis, useMaximalCoordinates=True, physicsClientId=c)
-            dyn: dict[str, Any] = {
-                "lateralFriction": tower_friction,
-                "restitution": tower_restitution,
-                "rollingFriction": 0.0,
-                "spinningFriction": 0.0,
-            }
-            if n.margin is not None:
-                dyn["collisionMargin"] = n.margin * LENGTH
-            pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
-            self.static_ids.append(body)
+        body = pb.createMultiBody(0, shape, vis, useMaximalCoordinates=True, physicsClientId=c)
+        dyn: dict[str, Any] = {
+            "lateralFriction": _combine(p.friction_cardboard, np.sqrt(p.friction_piece)),
+            "restitution": np.sqrt(p.restitution),
+            "rollingFriction": 0.0,
+            "spinningFriction": 0.0,
+        }
+        if n.margin is not None:
+            dyn["collisionMargin"] = n.margin * LENGTH
+        pb.changeDynamics(body, -1, physicsClientId=c, **dyn)
+        self.static_ids.append(body)
+        self.static_names[body] = part.name
+
+    def behind_panels(self, positions: np.ndarray) -> np.ndarray:
+        """(n,) bool: which positions (n, 3), world units, lie in a funnel wedge
+        (:func:`_funnel_backing`): behind a panel, where no piece gets but through it."""
+        behind = np.zeros(len(positions), dtype=bool)
+        if not self.wedges or not (positions[:, 2] > self._wedge_low).any():
+            return behind  # all below the wedges, as nearly always
+        for planes in self.wedges:
+            behind |= (positions @ planes[:, :3].T + planes[:, 3] <= 0.0).all(axis=1)
+        return behind
+
+    def seal(self) -> None:
+        """Add the funnel's wedges, reaching :data:`FUNNEL_BEYOND` past the rim, to the
+        world (once; they stay until :meth:`reset`).
+
+        They are built only when a piece is found behind a panel: any further body in
+        Bullet's broadphase, even one that collides with nothing, changes the order of its
+        work and so the last bits of every throw, so a throw that finds no piece there
+        runs exactly as without them."""
+        if not self.sealed:
+            depth = self.numerics.funnel_backing
+            for part in _funnel_backing(self.geometry.static, depth, FUNNEL_BEYOND):
+                self._add_static(part, visual=False)
+            self.sealed = True
 
     def add_piece(
         self,
