@@ -238,11 +238,11 @@ def plan_command(
 @calibrate.command("coverage")
 @_out_option("Directory for coverage.md and coverage.json (and what resumes the run).")
 @click.option(
-    "--engine", type=click.Choice(["bank", "gp"]), default="bank", show_default=True,
-    help="bank: fresh physics recordings fitted by the bank engine (simulation-based "
-    "calibration with rank histograms); gp: the replaying engine on --simulator.",
+    "--engine", type=click.Choice(["bank", "gp"]), default=None,
+    help="bank (the default for the physics): fresh physics recordings fitted by the bank "
+    "engine, with rank histograms; gp (the default for the baseline): the replaying engine.",
 )  # fmt: skip
-@_simulator_option("baseline")
+@_simulator_option("physics")
 @preset_option
 @click.option("--recordings", type=click.IntRange(min=1), default=100, show_default=True,
               help="Recordings at truths drawn from the prior.")  # fmt: skip
@@ -261,14 +261,16 @@ def plan_command(
 @_design_budget
 @click.option("--fit", "fit_names", default=None,
               help="GP engine: comma-separated physics parameters to fit.")
-@click.option("--seed", type=int, default=7001, show_default=True)
+@click.option("--seed", type=int, default=None,
+              help="Seed of the truths (default: 7001 for the bank engine, 0 for gp).")
 @cluster_options("replays")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @force_option
 def coverage_command(
-    out_dir: Path, engine: str, simulator_name: str, preset: str, recordings: int, throws: int,
+    out_dir: Path, engine: str | None, simulator_name: str, preset: str, recordings: int,
+    throws: int,
     pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, budget: int,
-    fit_names: str | None, seed: int, scheduler: str | None, workers: int | None,
+    fit_names: str | None, seed: int | None, scheduler: str | None, workers: int | None,
     quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Coverage of the 90% intervals over recordings at truths from the prior.
@@ -278,9 +280,12 @@ def coverage_command(
     the truth, and draws rank histograms. Resumable. GP engine: synthetic recordings by
     --simulator, each fitted by replaying (slow with the physics).
     """
-    if engine == "bank":
+    if (engine or ("bank" if simulator_name == "physics" else "gp")) == "bank":
+        if simulator_name != "physics":
+            raise click.UsageError("--engine bank checks the physics; use --engine gp")
         _bank_coverage(out_dir, preset, recordings, throws, colours, truth_throws,
-                       surrogate_path, seed, scheduler, workers, quiet, force)  # fmt: skip
+                       surrogate_path, 7001 if seed is None else seed, scheduler, workers,
+                       quiet, force)  # fmt: skip
         return
     from tower.calibration.calibrate import make_simulator
     from tower.calibration.coverage import run_coverage
@@ -303,7 +308,7 @@ def coverage_command(
     folder.check(outputs)
     with folder.claiming(outputs):
         found = run_coverage(simulator, synthetic_plan(throws, pieces), out_dir,
-                             recordings=recordings, budget=budget, seed=seed,
+                             recordings=recordings, budget=budget, seed=seed or 0,
                              scheduler=scheduler, workers=workers, progress=not quiet,
                              report=progress)  # fmt: skip
     click.echo(found.markdown(f"Coverage: {simulator.name} simulator"))
