@@ -14,7 +14,6 @@ MAX_LINES = 40
 KNOWN_LONG = {
     ("calibrate.py", "fit_command", 52),
     ("calibrate.py", "plan_command", 43),
-    ("calibrate.py", "coverage_command", 43),
 }
 #: Modules that run command lines by design: the demo shows and runs the commands a user
 #: would type, one step each; ``__init__`` is the entry point itself.

@@ -92,4 +92,4 @@ def test_render_shows_the_agent_view():
     env = MarrakeshEnv(players=2, render_mode="ansi")
     env.reset(seed=1)
     text = env.render()
-    assert f"you are player {env.agent_selection[-1]}" in text and "hidden keshis" in text
+    assert f"you are P{env.agent_selection[-1]} " in text and "hidden keshis" in text

@@ -286,7 +286,16 @@ def coverage_command(
         _bank_coverage(out_dir, preset, recordings, throws, colours, truth_throws,
                        surrogate_path, 7001 if seed is None else seed, scheduler, workers,
                        quiet, force)  # fmt: skip
-        return
+    else:
+        _gp_coverage(out_dir, simulator_name, preset, recordings, throws, pieces, budget,
+                     fit_names, seed or 0, scheduler, workers, quiet, force)  # fmt: skip
+
+
+def _gp_coverage(
+    out_dir: Path, simulator_name: str, preset: str, recordings: int, throws: int,
+    pieces: int, budget: int, fit_names: str | None, seed: int, scheduler: str | None,
+    workers: int | None, quiet: bool, force: bool,
+) -> None:  # fmt: skip
     from tower.calibration.calibrate import make_simulator
     from tower.calibration.coverage import run_coverage
     from tower.calibration.recording import Recording
@@ -308,7 +317,7 @@ def coverage_command(
     folder.check(outputs)
     with folder.claiming(outputs):
         found = run_coverage(simulator, synthetic_plan(throws, pieces), out_dir,
-                             recordings=recordings, budget=budget, seed=seed or 0,
+                             recordings=recordings, budget=budget, seed=seed,
                              scheduler=scheduler, workers=workers, progress=not quiet,
                              report=progress)  # fmt: skip
     click.echo(found.markdown(f"Coverage: {simulator.name} simulator"))
