@@ -25,14 +25,17 @@ STEPS: list[tuple[str, Callable[[Path], list[str]]]] = [
         ],
     ),
     (
-        "Synthetic recording: 60 physics throws of 12 keshis",
-        lambda out: ["record-synthetic", "--throws", "60", "--out", str(out / "recording.csv")],
+        "Synthetic recording: 60 physics throws of 12 keshis, one colour a throw",
+        lambda out: [
+            "record-synthetic", "--throws", "60", "--protocol", "one-colour",
+            "--out", str(out / "recording.csv"),
+        ],
     ),
     (
-        "Calibrate the two-chance model to it (report.md + PNGs)",
+        "Calibrate the physics to it with the bank engine, no physics run (report.md + PNGs)",
         lambda out: [
             "calibrate", str(out / "recording.csv"), "--out", str(out / "calibration"),
-            "--simulator", "baseline", "--budget", "40", "--checks", "12", "--quiet",
+            "--checks", "12", "--quiet",
         ],
     ),
     (
