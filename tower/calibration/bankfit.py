@@ -33,6 +33,7 @@ from tower.calibration.fit import (
     ParameterFit,
     derive_seed,
     from_unit,
+    parameter_fits,
     sample_posterior,
     to_unit_rows,
 )
@@ -221,38 +222,6 @@ class BankFit:
         }
 
 
-def _parameter_fits(
-    params: Sequence[Parameter], u: np.ndarray, loglik: Any
-) -> tuple[ParameterFit, ...]:
-    """Quantiles, width ratios and why a parameter is not pinned down; the sensitivity is
-    the change of the recording's log-likelihood (nats) across the parameter's range at
-    the posterior median."""
-    natural = from_unit(params, u)
-    med = np.median(u, axis=0)
-    d = len(params)
-    corr = np.nan_to_num(np.atleast_2d(np.corrcoef(u, rowvar=False))) if d > 1 else np.ones((1, 1))
-    ends = np.repeat(med[None], 2 * d, axis=0)
-    for j in range(d):
-        ends[2 * j, j], ends[2 * j + 1, j] = 0.0, 1.0
-    ll = loglik(ends)
-    fits = []
-    for j, p in enumerate(params):
-        q05, q50, q95 = np.quantile(natural[:, j], [0.05, 0.5, 0.95])
-        others = [(abs(corr[j, i]), i) for i in range(d) if i != j]
-        partner = max(others)[1] if others else j
-        fits.append(
-            ParameterFit(
-                p, float(q50), float(q05), float(q95),
-                float((q95 - q05) / (0.9 * (p.high - p.low))),
-                float(abs(ll[2 * j + 1] - ll[2 * j])),
-                params[partner].name if others else "",
-                float(corr[j, partner]) if others else 0.0,
-                "nats of the recording's log-likelihood (at the posterior median)",
-            )
-        )  # fmt: skip
-    return tuple(fits)
-
-
 def fit_bank(
     sessions: Sequence[Session],
     surrogate: Surrogate,
@@ -293,7 +262,12 @@ def fit_bank(
     at_median = [float(surrogate.loglik(med, X, y, k)[0]) for k in range(len(members))]
     prior = rng.random((20000, d))
     prior = prior[clog.ok(prior)][:8000]
-    fits = _parameter_fits(parameters, u, lambda v: surrogate.loglik(v, X, y, 0))
+    def loglik_change(ends: np.ndarray) -> np.ndarray:
+        ll = surrogate.loglik(ends, X, y, 0)
+        return np.abs(ll[1::2] - ll[0::2])
+
+    fits = parameter_fits(parameters, u, loglik_change,
+                          "nats of the recording's log-likelihood (at the posterior median)")
     info = {
         "loglik_at_median": at_median,
         "seconds_by_stage": {"posterior sampling": round(time.perf_counter() - start, 1)},

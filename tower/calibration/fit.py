@@ -538,36 +538,53 @@ def from_unit(params: Sequence[Parameter], u: np.ndarray) -> np.ndarray:
     return lo + np.atleast_2d(u) * (hi - lo)
 
 
-def _parameter_fits(
-    params: Sequence[Parameter], u_samples: np.ndarray, emulator: Emulator
+def parameter_fits(
+    params: Sequence[Parameter],
+    u_samples: np.ndarray,
+    sensitivity: Callable[[np.ndarray], np.ndarray],
+    unit: str = ParameterFit.sensitivity_unit,
 ) -> tuple[ParameterFit, ...]:
+    """Each parameter's posterior: quantiles, width over the prior's, its most correlated
+    partner, and how much the fit's target moves across its range at the posterior median.
+
+    ``sensitivity(ends)`` takes ``(2d, d)`` unit-cube points, pairs that move parameter
+    ``j`` from 0 to 1 at the posterior median, and returns the ``(d,)`` effect of each, in
+    ``unit``.
+    """
     natural = from_unit(params, u_samples)
     med_u = np.median(u_samples, axis=0)
-    sd = np.sqrt(np.diag(emulator.cov))
     d = len(params)
     corr = np.corrcoef(u_samples, rowvar=False) if d > 1 else np.ones((1, 1))
     corr = np.nan_to_num(np.atleast_2d(corr))
+    ends = np.repeat(med_u[None], 2 * d, axis=0)
+    for j in range(d):
+        ends[2 * j, j], ends[2 * j + 1, j] = 0.0, 1.0
+    effects = sensitivity(ends)
     fits = []
     for j, p in enumerate(params):
-        lo_u, hi_u = med_u.copy(), med_u.copy()
-        lo_u[j], hi_u[j] = 0.0, 1.0
-        effect = np.abs(emulator.predict(hi_u) - emulator.predict(lo_u))[0] / sd
         q05, q50, q95 = np.quantile(natural[:, j], [0.05, 0.5, 0.95])
         others = [(abs(corr[j, i]), i) for i in range(d) if i != j]
         partner_i = max(others)[1] if others else j
         fits.append(
             ParameterFit(
-                p,
-                float(q50),
-                float(q05),
-                float(q95),
-                float((q95 - q05) / (0.9 * (p.high - p.low))),
-                float(effect.max()),
+                p, float(q50), float(q05), float(q95),
+                float((q95 - q05) / (0.9 * (p.high - p.low))), float(effects[j]),
                 params[partner_i].name if others else "",
-                float(corr[j, partner_i]) if others else 0.0,
+                float(corr[j, partner_i]) if others else 0.0, unit,
             )
-        )
+        )  # fmt: skip
     return tuple(fits)
+
+
+def _emulated_effects(emulator: Emulator) -> Callable[[np.ndarray], np.ndarray]:
+    """The largest change of an emulated statistic in noise standard deviations."""
+    sd = np.sqrt(np.diag(emulator.cov))
+
+    def effects(ends: np.ndarray) -> np.ndarray:
+        pred = emulator.predict(ends)
+        return (np.abs(pred[1::2] - pred[0::2]) / sd).max(axis=1)
+
+    return effects
 
 
 def _design_stats(
@@ -793,7 +810,7 @@ def _fit(
     return FitResult(
         parameters=params,
         samples=from_unit(params, samples_u),
-        fits=_parameter_fits(params, samples_u, emulator),
+        fits=parameter_fits(params, samples_u, _emulated_effects(emulator)),
         observed=observed,
         emulator=emulator,
         design_u=design_u,
