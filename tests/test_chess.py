@@ -1,6 +1,6 @@
 """Chess (Walls & Guards module 3): the 5 chess-set luxury goods.
 
-The rulebook (../shared/seeds/001_c8b2e5e0df7ca62f.txt, "Chess") has no worked example;
+The rulebook (*Walls & Guards*, "Chess") has no worked example;
 each of its statements is played through the engine here:
 
 - setup: 1 random chess set is shuffled into each of the 5 stacks of 5 luxury goods

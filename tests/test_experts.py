@@ -1,4 +1,4 @@
-"""The Experts (Gems & Experts, ../shared/seeds/003_c6ac3dd487abab3d.txt): the rulebook's
+"""The Experts (*Gems & Experts*): the rulebook's
 worked examples and rules as tests, the rulings, and action sequences with the module on.
 
 Examples and rules covered:

@@ -1,6 +1,6 @@
 """Gems (Gems & Experts) in the Marrakesh engine.
 
-Rulebook: ../shared/seeds/003_c6ac3dd487abab3d.txt, "Gems". Its two worked examples are
+Rulebook: *Gems & Experts*, "Gems". Its two worked examples are
 played through the engine: Sarah's yellow gem (two possible spaces, 1 point, a goods keshi
 and a palace step from the lines it completes) and Sarah's final scoring (5 colours 15
 points, the 2nd, 3rd and bottom rows 9, remaining resources 2). Then each rule: setup, every

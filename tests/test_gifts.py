@@ -1,7 +1,7 @@
 """Luxury Goods: Gifts (Gems & Experts): a stack of gifts, one face up, won by a luxury-good
 purchase that meets its condition.
 
-Rulebook: ../shared/seeds/003_c6ac3dd487abab3d.txt, "Luxury Goods: Gifts" (no worked
+Rulebook: *Gems & Experts*, "Luxury Goods: Gifts" (no worked
 example). Each rule statement is played through the engine below: setup, every condition,
 the bonus, the next gift only after the turn, the season discard, the empty stack, and the
 rulings (free goods and statuettes win no gift).

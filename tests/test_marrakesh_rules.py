@@ -1,6 +1,6 @@
 """The rulebook's worked examples and rules, each written as a state and actions.
 
-Rulebook examples and statements covered here (rulebook = shared/seeds/000, German = 004):
+Rulebook examples and statements covered here (the *Marrakesh* rulebook, and its German summary):
 
  1. Setup: 10 points, 1 water/date/dinar, 12 keshis behind the screen, 6 oases, 3 provision
     tiles (1 revealed), 2 oasis-track keshis (3 with 2 players), scroll/shop/gate layout.

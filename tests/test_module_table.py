@@ -43,7 +43,8 @@ def test_catalogue_lists_every_registered_module_and_all_rulebook_modules():
     playable = {e.name for e in CATALOGUE if e.playable}
     assert playable == {n for n, m in REGISTRY.items() if m.playable}
     for e in CATALOGUE:
-        assert e.rulebook.startswith("../shared/seeds/") and e.name.isidentifier()
+        assert e.rulebook in {"Marrakesh", "Walls & Guards", "Gems & Experts"}
+        assert e.name.isidentifier()
     # Every module of the three rulebooks is playable (Gems, issue 15, was the last).
     assert playable == set(names) and "not yet" not in table()
     assert "| yes | `gems` |" in table() and "| yes | `walls_guards` |" in table()

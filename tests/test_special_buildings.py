@@ -1,6 +1,6 @@
 """New Special Buildings (Walls & Guards module 5).
 
-The rulebook (../shared/seeds/001_c8b2e5e0df7ca62f.txt, "New Special Buildings") has no
+The rulebook (*Walls & Guards*, "New Special Buildings") has no
 worked example; each of its statements for the buildings this toolkit can play is a test:
 
 - setup: 2 buildings dealt, 1 kept (:func:`test_two_players_are_dealt_two_each_and_keep_one`),

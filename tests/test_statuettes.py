@@ -1,6 +1,6 @@
 """Luxury Goods: Statuettes (Gems & Experts): an extra stack of statuettes in 3 pairs.
 
-Rulebook: ../shared/seeds/003_c6ac3dd487abab3d.txt, "Luxury Goods: Statuettes". Its worked
+Rulebook: *Gems & Experts*, "Luxury Goods: Statuettes". Its worked
 example (Patty completes a pair) is :func:`test_patty_completes_a_pair`; each rule
 statement has a test below; the ruling on the multipliers is
 :func:`test_ruling_multipliers_follow_the_tiles_5_4_3`.

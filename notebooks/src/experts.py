@@ -1,7 +1,7 @@
 # %% [markdown]
 # # The Experts: will the expert you want come out of the tower?
 #
-# In *The Experts* (Gems & Experts, `../shared/seeds/003_c6ac3dd487abab3d.txt`) a new
+# In *The Experts* (*Gems & Experts*) a new
 # expert tile is turned face up each round, and as many expert keshis as there are
 # face-up tiles are thrown into the tower with the players' keshis. Only an expert keshi
 # that falls out can be taken (1 dinar, 1 date, 1 water); one that sticks stays inside,

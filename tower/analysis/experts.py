@@ -1,6 +1,6 @@
 """Expert keshis through a tower model: how many come out per round, how long one sticks.
 
-*The Experts* (Gems & Experts, ``../shared/seeds/003_c6ac3dd487abab3d.txt``) throws, each
+*The Experts* (*Gems & Experts*) throws, each
 round, as many expert keshis as there are face-up expert tiles together with the players'
 keshis. An expert that sticks stays in the tower until a later throw dislodges it; while
 it is inside it cannot be thrown again (the engine's ruling: only the keshis on the expert

@@ -133,7 +133,7 @@ def run_id(situation: Situation, seed: int, warmup: int, physics: str) -> str:
 
 def expert_keshis(rng: random.Random) -> list[Piece]:
     """The expert keshis thrown with a Gems & Experts round: one per face-up expert tile,
-    1 to 5 (``../shared/seeds/003_c6ac3dd487abab3d.txt``), colours drawn at random."""
+    1 to 5 (*Gems & Experts*), colours drawn at random."""
     return [Piece(Kind.EXPERT, rng.choice(KESHI_COLOURS)) for _ in range(rng.randint(1, 5))]
 
 

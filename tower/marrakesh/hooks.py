@@ -21,8 +21,9 @@ Class attributes (data):
 
 ``name``, ``title``, ``rulebook``, ``playable``
     The name that switches the module on in ``GameConfig.modules``, its printed title,
-    the rulebook it comes from (``../shared/seeds/<file>``), and whether the engine plays
-    it (the README's module table lists every module of the rulebooks, playable or not).
+    the rulebook it comes from (its title, such as ``"Gems & Experts"``), and whether the
+    engine plays it (the README's module table lists every module of the rulebooks,
+    playable or not).
 ``requires``, ``excludes``
     Config compatibility: modules that must (must not) be switched on with this one.
     :meth:`Module.check_config` can refuse a configuration for any other reason.

@@ -182,8 +182,8 @@ def _pay_provisions(state: Board, p: int, alternative: bool) -> None:
             pay(state, p, cost)
     if not ok:
         pl.water = pl.dates = pl.dinars = 0
-        # Ruling: the rulebook (../shared/seeds/000_f16f50952719bb6a.txt) only says the
-        # points are lost; the German summary (../shared/seeds/004_470f932113d32e8a.txt)
+        # Ruling: the rulebook (*Marrakesh*) only says the
+        # points are lost; the German summary of the *Marrakesh* rules
         # gives "4 / 8 / 12 Minuspunkte in Durchgang 1 / 2 / 3". One tile is revealed per
         # season, so that is each revealed tile's printed penalty (4, components
         # `provision.penalty`) summed: 4, 8, 12 with the base tiles.

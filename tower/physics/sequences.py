@@ -16,7 +16,7 @@ Mixes (what is thrown each time):
   is drawn from what is left. Until a throw reaches a limit it throws what the mix threw
   before the limits (mix version 1; watchmen then blue, red, white, yellow), with the
   watchmen's colours renamed (blue, red, white, yellow become red, yellow, green, blue).
-- ``"experts"``: Gems & Experts rounds (``../shared/seeds/003_c6ac3dd487abab3d.txt``: each
+- ``"experts"``: Gems & Experts rounds (*Gems & Experts*, "The Experts": each
   round throws as many expert keshis as there are face-up expert tiles, 1 to 5, "together
   with the keshis of all players"). The keshi count is drawn once per sequence (one game,
   a fixed number of players) from 6, 9 and 12 (2-4 players x 3) up to ``pieces``

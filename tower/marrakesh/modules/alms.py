@@ -2,7 +2,7 @@
 round and offers two options, "cost -> gain", one of which a souk action may use in place
 of the exchange office.
 
-Rulebook: ``../shared/seeds/003_c6ac3dd487abab3d.txt`` ("Alms"). What the module changes:
+Rulebook: *Gems & Experts* ("Alms"). What the module changes:
 
 - components: the tiles are the ``[[alms]]`` table of ``data/components.toml`` (with
   Walls & Guards on, its 2 ``[[wg_alms]]`` tiles join them as tiles 13 and 14);
@@ -287,7 +287,7 @@ class Alms(Module):
 
     name = NAME
     title = "Gems & Experts: Alms"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
     redirects = (("souk", "alms_souk"),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:

@@ -6,7 +6,7 @@ Nothing here knows the engine's ``State`` or a tower model: a battle's chance no
 battle checker (:mod:`tower.battle`) share one implementation of the rules. Every component
 value carries its provenance (``rulebook``, ``derived`` from the rulebook text, or
 ``assumed``), and every reading of an unclear sentence is a ``# Ruling:`` comment next to
-the rule it settles. Rulebook: ``../shared/seeds/001_c8b2e5e0df7ca62f.txt``.
+the rule it settles. Rulebook: *Walls & Guards*.
 
 Examples
 --------

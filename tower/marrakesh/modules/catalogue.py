@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from tower.marrakesh.hooks import REGISTRY
 
-BASE = "../shared/seeds/000_f16f50952719bb6a.txt"
-WALLS_GUARDS = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
-GEMS_EXPERTS = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+BASE = "Marrakesh"
+WALLS_GUARDS = "Walls & Guards"
+GEMS_EXPERTS = "Gems & Experts"
 
 
 @dataclass(frozen=True)

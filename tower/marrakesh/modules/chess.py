@@ -1,7 +1,7 @@
 """Chess (Walls & Guards, module 3): 5 chess-set luxury goods.
 
 Switched on by ``"chess"`` in ``GameConfig.modules``; combinable with every other module.
-Rulebook: ../shared/seeds/001_c8b2e5e0df7ca62f.txt, section "Chess". The tiles are data
+Rulebook: *Walls & Guards*, section "Chess". The tiles are data
 (``data/chess.toml``, each entry ``rulebook`` or ``assumed``). What the module changes:
 
 - components (:func:`extend`): the 5 chess sets join the luxury goods (ids 26-30, type
@@ -114,7 +114,7 @@ class Chess(Module):
 
     name = NAME
     title = "Walls & Guards: Chess (5 chess-set luxury goods)"
-    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    rulebook = "Walls & Guards"
 
     def components(self, comps: Components) -> Components:
         return extend(comps)

@@ -3,7 +3,7 @@ board (4 double-sided pieces, one per scroll colour), used with the scholars and
 a base-game scroll, each at most once per turn, a marker per area blocking the scroll last
 used there.
 
-Rulebook: ``../shared/seeds/003_c6ac3dd487abab3d.txt`` ("The Closed Madrasa"). What the
+Rulebook: *Gems & Experts* ("The Closed Madrasa"). What the
 module changes:
 
 - components: oasis 23 and desert towns 03 and 10 are sorted out; the printed scrolls are
@@ -602,7 +602,7 @@ class ClosedMadrasa(Module):
 
     name = NAME
     title = "Gems & Experts: The Closed Madrasa"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
     # "You cannot play this module together with the module Second-Hand-Shop!"
     excludes = frozenset({"second_hand_shop"})
     redirects = (("track_scroll", "madrasa_track"),)

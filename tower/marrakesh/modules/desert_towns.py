@@ -2,7 +2,7 @@
 leading to a desert town (deployment bonus 4 points), towns are claimed with a set of the 3
 goods keshis, and at most 2 claimed towns score at the end.
 
-Rulebook: ``../shared/seeds/000_f16f50952719bb6a.txt`` (expansion 5). The hooks: setup
+Rulebook: *Marrakesh* (expansion 5). The hooks: setup
 draws the towns on display, ``sahara`` covers the start oasis and opens the town spaces,
 ``towns`` names the claimed towns that score (valued by
 :func:`tower.marrakesh.scoring.town_value`).
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class DesertTowns(Module):
     name = "desert_towns"
     title = "Expansion 5: Desert towns"
-    rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+    rulebook = "Marrakesh"
 
     def setup(self, state: State) -> None:
         towns = sorted(state.game.components.desert_towns)

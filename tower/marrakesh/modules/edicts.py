@@ -403,7 +403,7 @@ class Edicts(Module):
 
     name = NAME
     title = "Walls & Guards: Edicts"
-    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    rulebook = "Walls & Guards"
     season_steps = (SeasonStep("edicts", after="provisions", tasks=season_tasks),)
 
     def setup(self, state: State) -> None:

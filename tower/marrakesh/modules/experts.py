@@ -1,7 +1,7 @@
 """The Experts (Gems & Experts): 12 expert tiles, 5 expert keshis thrown through the tower.
 
 Switched on by ``"experts"`` in ``GameConfig.modules``. Rulebook:
-``../shared/seeds/003_c6ac3dd487abab3d.txt`` ("The Experts"); printed components in
+*Gems & Experts* ("The Experts"); printed components in
 ``data/experts.toml``. What the module changes:
 
 - setup: the 12 tiles shuffled face down, the 5 expert keshis on the expert board;
@@ -753,7 +753,7 @@ class Experts(Module):
 
     name = NAME
     title = "The Experts"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
 
     def components(self, comps: Components) -> Components:
         return extend(comps)

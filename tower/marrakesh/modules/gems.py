@@ -2,7 +2,7 @@
 the gem dealer, scored at the end.
 
 Switched on by ``"gems"`` in ``GameConfig.modules``; combinable with every other module.
-Rulebook: ``../shared/seeds/003_c6ac3dd487abab3d.txt`` ("Gems"); printed components in
+Rulebook: *Gems & Experts* ("Gems"); printed components in
 ``data/gems.toml`` (every entry ``rulebook`` or ``assumed``, rulings next to the rule they
 settle). What the module changes:
 
@@ -719,7 +719,7 @@ class Gems(Module):
 
     name = NAME
     title = "Gems & Experts: Gems (necklace, gem dealer, scrolls 73-76, 2 oases)"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
     season_steps = (SeasonStep("gems_river", "prepare", season_tasks),)
 
     def components(self, comps: Components) -> Components:

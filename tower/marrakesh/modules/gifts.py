@@ -2,7 +2,7 @@
 luxury-good purchase that meets its condition.
 
 Switched on by ``"gifts"`` in ``GameConfig.modules``; combinable with every other module.
-Rulebook: ../shared/seeds/003_c6ac3dd487abab3d.txt, section "Luxury Goods: Gifts". The
+Rulebook: *Gems & Experts*, section "Luxury Goods: Gifts". The
 tiles are data (``data/gifts.toml``, each entry ``rulebook`` or ``assumed``). What the
 module changes:
 
@@ -176,7 +176,7 @@ class Gifts(Module):
 
     name = NAME
     title = "Gems & Experts: Luxury Goods: Gifts (10 gifts for luxury-good purchases)"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
     season_steps = (SeasonStep("gifts", "prepare", season_tasks),)
 
     def setup(self, state: State) -> None:

@@ -5,7 +5,7 @@ waits on ``step``, -2 once it has left the game). The sultan (palace) makes each
 cost 1 date fewer; the imam (mosque) makes each luxury good cost 1 goods keshi fewer (the
 ``discount`` hook, read by :mod:`tower.marrakesh.sectors`).
 
-Rulebook: ``../shared/seeds/000_f16f50952719bb6a.txt`` (expansion 2).
+Rulebook: *Marrakesh* (expansion 2).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ DISCOUNTS = {"scroll_dates": "sultan", "luxury_keshis": "imam"}
 class ImamSultan(Module):
     name = "imam_sultan"
     title = "Expansion 2: Imam & Sultan"
-    rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+    rulebook = "Marrakesh"
 
     def setup(self, state: State) -> None:
         step = state.game.components["staircase"]["imam_sultan_step"]

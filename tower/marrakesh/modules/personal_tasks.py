@@ -441,7 +441,7 @@ class PersonalTasks(Module):
 
     name = NAME
     title = "Walls & Guards: Personal Tasks"
-    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    rulebook = "Walls & Guards"
     season_steps = (SeasonStep("personal_tasks", after="provisions", tasks=season_tasks),)
 
     def check_config(self, players: int, modules: frozenset[str]) -> str | None:

@@ -1,7 +1,7 @@
 """Gems & Experts, Second-Hand Shop: players offer their scrolls and activated oases for
 sale at the price of one of their offer tiles, and buy what the others offer.
 
-Rulebook: ``../shared/seeds/003_c6ac3dd487abab3d.txt`` ("Second-Hand-Shop"). What the
+Rulebook: *Gems & Experts* ("Second-Hand-Shop"). What the
 module changes:
 
 - components: the shop (``[shop]``), the 5 offer tiles of each player (``[[shop_offer]]``)
@@ -339,7 +339,7 @@ class SecondHandShop(Module):
 
     name = NAME
     title = "Gems & Experts: Second-Hand Shop"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
     excludes = frozenset({"closed_madrasa"})
     action_kinds = (("shop_sell", ITEMS), ("shop_buy", ITEMS))
     season_steps = (SeasonStep("shop_clearance", after="provisions", tasks=_clearance_tasks),)

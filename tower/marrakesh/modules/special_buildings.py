@@ -1,7 +1,7 @@
 """New Special Buildings (Walls & Guards, module 5): 8 buildings with special abilities.
 
 Switched on by ``"special_buildings"`` in ``GameConfig.modules``; combinable with every
-other module. Rulebook: ../shared/seeds/001_c8b2e5e0df7ca62f.txt, "New Special
+other module. Rulebook: *Walls & Guards*, "New Special
 Buildings". The buildings, their starting combinations, the special necklace board and the
 watchman tile are data (``data/special_buildings.toml``, ``rulebook`` or ``assumed``).
 
@@ -697,7 +697,7 @@ class SpecialBuildings(Module):
 
     name = NAME
     title = "Walls & Guards: New Special Buildings"
-    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    rulebook = "Walls & Guards"
     # A building's keshi is deployed at setup: after the other modules' setup decisions
     # (Walls & Guards' brick tiles must lie in the sahara first).
     setup_last = True

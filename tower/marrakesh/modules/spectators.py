@@ -1,7 +1,7 @@
 """Expansion 4, spectators: every audience disc is played on its purple side (one section
 without spectators, one with 4).
 
-Rulebook: ``../shared/seeds/000_f16f50952719bb6a.txt`` (expansion 4). The core reads the
+Rulebook: *Marrakesh* (expansion 4). The core reads the
 side named by ``audience_disc.side`` in the components; this module turns it over.
 """
 
@@ -18,7 +18,7 @@ from tower.marrakesh.hooks import Module, register
 class Spectators(Module):
     name = "spectators"
     title = "Expansion 4: Spectators"
-    rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+    rulebook = "Marrakesh"
 
     def components(self, comps: Components) -> Components:
         raw = copy.deepcopy(comps.raw)

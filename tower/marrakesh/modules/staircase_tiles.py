@@ -2,7 +2,7 @@
 connection-bonus spaces between the staircases (not the dinar and points spaces beside the
 staircases, the two topmost spaces or the lowermost one).
 
-Rulebook: ``../shared/seeds/000_f16f50952719bb6a.txt`` (expansion 1). The core reads a
+Rulebook: *Marrakesh* (expansion 1). The core reads a
 covered space through ``state.covers`` (:func:`tower.marrakesh.sectors.space_effect`).
 """
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 class StaircaseTiles(Module):
     name = "staircase_tiles"
     title = "Expansion 1: Staircase tiles"
-    rulebook = "../shared/seeds/000_f16f50952719bb6a.txt"
+    rulebook = "Marrakesh"
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
         for i, tile in enumerate(data["staircase_tiles"]["tiles"]):

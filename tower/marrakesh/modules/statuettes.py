@@ -2,7 +2,7 @@
 that form 3 pairs; the second tile of a pair brings its pair bonus.
 
 Switched on by ``"statuettes"`` in ``GameConfig.modules``; combinable with every other
-module. Rulebook: ../shared/seeds/003_c6ac3dd487abab3d.txt, section "Luxury Goods:
+module. Rulebook: *Gems & Experts*, section "Luxury Goods:
 Statuettes". The tiles are data (``data/statuettes.toml``, each entry ``rulebook`` or
 ``assumed``; the ruling on the multipliers is written there). What the module changes:
 
@@ -273,7 +273,7 @@ class Statuettes(Module):
 
     name = NAME
     title = "Gems & Experts: Luxury Goods: Statuettes (6 statuettes in 3 pairs)"
-    rulebook = "../shared/seeds/003_c6ac3dd487abab3d.txt"
+    rulebook = "Gems & Experts"
 
     def components(self, comps: Components) -> Components:
         return extend(comps)

@@ -512,7 +512,7 @@ def holdings(state: State, p: int) -> dict[str, int]:
     h = {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
     final = state.game.components["staircase"]["final"]
     # Ruling: "2 steps backwards" never moves a pawn off the final staircase space: the base
-    # rules (../shared/seeds/000_f16f50952719bb6a.txt) say a pawn there stays for the rest of
+    # rules (*Marrakesh*) say a pawn there stays for the rest of
     # the game. Its steps are not there to give up; the malus falls on the other staircase,
     # or is forfeited if both pawns stand on the final space.
     h |= {
@@ -913,7 +913,7 @@ class WallsGuards(Module):
 
     name = "walls_guards"
     title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
-    rulebook = "../shared/seeds/001_c8b2e5e0df7ca62f.txt"
+    rulebook = "Walls & Guards"
     # Brick tiles replace the oases and the wall board the oasis track; green and brown
     # keshis go to the date orchard or the sahara as the player chooses.
     replaces = frozenset({"oases", "green_brown"})
