@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from tower.marrakesh.actions import ACTIONS
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def step(self, state: State, player: int) -> Action:
-        return self.rng.choice(state.legal_actions(player))
+        return ACTIONS[self.rng.choice(state.legal_action_ids(player))]
 
 
 def play(

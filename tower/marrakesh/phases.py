@@ -190,12 +190,22 @@ def _round(state: Board, t: Task) -> None:
     push(state, *[x for round_tasks in hooks for x in round_tasks(state, "start")])
 
 
+#: The colours behind a screen -> the ids of the selections among them. A screen holds at
+#: most 12 colours, so few sets recur; the selection is asked of every player each round.
+_SELECTABLE: dict[frozenset[str], tuple[int, ...]] = {}
+
+
 @options("select")
 def _select_options(state: Board, t: Task) -> list[int]:
-    idx = sorted(COLOUR_INDEX[c] for c in state.players[t["p"]].screen)
-    offset = action_id("select", 0)
-    allowed = set(idx)
-    return [offset + i for i, s in enumerate(SELECTIONS) if allowed.issuperset(s)]
+    colours = frozenset(state.players[t["p"]].screen)
+    ids = _SELECTABLE.get(colours)
+    if ids is None:
+        offset = action_id("select", 0)
+        allowed = {COLOUR_INDEX[c] for c in colours}
+        ids = _SELECTABLE[colours] = tuple(
+            offset + i for i, s in enumerate(SELECTIONS) if allowed.issuperset(s)
+        )
+    return list(ids)
 
 
 @resolve("select")
@@ -244,6 +254,12 @@ def claimable(state: Board, p: int) -> list[str]:
     return [c for c in KESHI_COLOURS if state.display[c] and sectors.room(state, p, c) > 0]
 
 
+def _can_claim(state: Board, p: int) -> bool:
+    """Whether :func:`claimable` is not empty (without listing it)."""
+    display = state.display
+    return any(display[c] and sectors.room(state, p, c) > 0 for c in KESHI_COLOURS)
+
+
 @task("claim_turn")
 def _claim_turn(state: Board, t: Task) -> None:
     k = t["k"]
@@ -252,11 +268,11 @@ def _claim_turn(state: Board, t: Task) -> None:
         for pl in state.players:
             pl.forfeit = False
     for step in range(n):
-        p = order(state)[(k + step) % n]
+        p = (state.start + k + step) % n  # the (k + step)-th player in turn order
         pl = state.players[p]
         if pl.forfeit:
             continue
-        if not claimable(state, p) and not module_claims(state, p):
+        if not _can_claim(state, p) and not module_claims(state, p):
             # A player whose only claimable colours are full sectors forfeits the phase.
             pl.forfeit = True
             continue
@@ -400,10 +416,14 @@ def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
     """
     for i in group:
         if not stacks[i]:
-            donor = max((j for j in group if j != i), key=lambda j: (len(stacks[j]), -j))
+            donor = i  # the largest other stack, the leftmost of equals
+            for j in group:
+                if len(stacks[j]) > len(stacks[donor]):
+                    donor = j
             half = len(stacks[donor]) // 2
-            stacks[i] = stacks[donor][:half]
-            stacks[donor] = stacks[donor][half:]
+            if half:
+                stacks[i] = stacks[donor][:half]
+                stacks[donor] = stacks[donor][half:]
     for i in group:
         shown[i] = bool(stacks[i])
 
