@@ -43,7 +43,7 @@ def play(
     if len(agents) != game.config.players:
         raise ValueError(f"{game.config.players} players need {game.config.players} agents")
     state = game.new_initial_state(seed)
-    while not state.is_terminal():
+    while state.stack:  # not state.is_terminal()
         cp = state.current_player
         if cp == CHANCE:
             state.sample_chance()

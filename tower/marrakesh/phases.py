@@ -289,7 +289,8 @@ def module_claims(state: Board, p: int) -> list[int]:
 
 @options("claim_second")
 def _claim_second_options(state: Board, t: Task) -> list[int]:
-    return [action_id("colour", COLOUR_INDEX[c]) for c in claimable(state, t["p"])]
+    colour = action_id("colour")
+    return [colour + COLOUR_INDEX[c] for c in claimable(state, t["p"])]
 
 
 @options("claim")
@@ -345,6 +346,10 @@ def _assist_turn(state: Board, t: Task) -> None:
     )
 
 
+#: Id of ``assistant:<first sector>/keshi``; sector ``i``'s two actions follow at 2 * i.
+_ASSISTANT = action_id("assistant")
+
+
 @options("assistant")
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
@@ -352,13 +357,14 @@ def _assistant_options(state: Board, t: Task) -> list[int]:
     for s, n in state.players[p].assistants.items():
         if n <= 0:
             continue
-        i = SECTOR_INDEX[s]
+        keshi = _ASSISTANT + 2 * SECTOR_INDEX[s]
         if s == "souk" or sectors.room(state, p, s) > 0:
-            out.append(action_id("assistant", 2 * i))
+            out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).
-        out.append(action_id("assistant", 2 * i + 1))
-    return sorted(out)
+        out.append(keshi + 1)
+    out.sort()
+    return out
 
 
 @resolve("assistant")
