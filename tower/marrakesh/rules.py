@@ -184,8 +184,7 @@ def add_wood(state: Board, p: int, n: int) -> None:
 
 
 def has_mod(state: Board, p: int, name: str) -> bool:
-    mods = state.game.modifiers
-    return any(mods.get(s) == name for s in state.players[p].scrolls)
+    return name in map(state.game.modifiers.get, state.players[p].scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
@@ -199,16 +198,15 @@ def mod_values(state: Board, p: int, name: str) -> list[Any]:
 
 def can_pay(state: Board, p: int, cost: dict[str, int]) -> bool:
     pl = state.players[p]
-    short = {r: cost.get(r, 0) - getattr(pl, r) for r in RESOURCES}
-    if short["water"] > 0 or short["dates"] > 0:
+    water = cost.get("water", 0) - pl.water
+    dates = cost.get("dates", 0) - pl.dates
+    if water > 0 or dates > 0:
         return False
-    if short["dinars"] <= 0:
+    dinars = cost.get("dinars", 0) - pl.dinars
+    if dinars <= 0:
         return True
     # Scroll 33: dates and water may stand in for dinars (never the other way round).
-    return (
-        has_mod(state, p, "dinars_substitute")
-        and -short["water"] - short["dates"] >= short["dinars"]
-    )
+    return has_mod(state, p, "dinars_substitute") and -water - dates >= dinars
 
 
 def pay(state: Board, p: int, cost: dict[str, int]) -> None:
@@ -287,6 +285,7 @@ def advance(state: Board) -> None:
     ``config.ask_single`` is set (then only a decision without options is skipped)."""
     stack = state.stack
     ask_single = state.game.config.ask_single
+    redirects = state.game.hooks.redirects
     while stack:
         top = stack[-1]
         t = top["t"]
@@ -294,8 +293,10 @@ def advance(state: Board) -> None:
             opts = top.get("o")
             if opts is None:
                 # A module may answer a core decision its own way (Module.redirects).
-                top["k"] = state.game.hooks.redirects.get(top["k"], top["k"])
-                opts = top["o"] = OPTIONS[top["k"]](state, top)
+                kind = top["k"]
+                if kind in redirects:
+                    kind = top["k"] = redirects[kind]
+                opts = top["o"] = OPTIONS[kind](state, top)
             if len(opts) > 1 or (opts and ask_single):
                 return
             stack.pop()
