@@ -379,8 +379,10 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
         work = ask("souk_keshi", p)
     else:
         work = T("deploy", p=p, c=s, src="supply")
-    # The water vendor's water comes first; then the assistant's work; then the next one.
-    push(state, T("vendor_water", p=p, s=s, action=use_action), work, ask("assistant", p))
+    # The water vendor's water comes first (what it triggers is pushed over the work);
+    # then the assistant's work; then the next assistant.
+    push(state, work, ask("assistant", p))
+    sectors.vendor_water(state, p, s, use_action)
 
 
 @options("souk_keshi")

@@ -235,18 +235,24 @@ def _town_pick(state: Board, t: Task, a: Action) -> None:
     )
 
 
-@task("vendor_water")
-def _vendor_water(state: Board, t: Task) -> None:
-    p, s = t["p"], t["s"]
+def vendor_water(state: Board, p: int, s: str, action: bool) -> None:
+    """The water vendor of sector ``s`` waters player ``p``'s assistant there (if it is
+    active); ``action``: the assistant takes the sector action."""
     pl = state.players[p]
     active = pl.souk_vendor == 1 if s == "souk" else pl.vendors.get(s) == 1
     if not active:
         return
     pl.water += 2 if has_mod(state, p, "vendor_double_water") else 1
-    if t["action"] and has_mod(state, p, "vendor_points"):
+    if action and has_mod(state, p, "vendor_points"):
         score(state, p, 2, "scroll 50: water vendor")
-    for vendor_water in state.game.hooks.vendor_water:
-        vendor_water(state, p)
+    for hook in state.game.hooks.vendor_water:
+        hook(state, p)
+
+
+@task("vendor_water")
+def _vendor_water(state: Board, t: Task) -> None:
+    """:func:`vendor_water` as a task (the assistant's resolution calls it directly)."""
+    vendor_water(state, t["p"], t["s"], t["action"])
 
 
 @task("action")
