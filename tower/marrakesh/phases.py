@@ -276,7 +276,9 @@ def _claim_turn(state: Board, t: Task) -> None:
             # A player whose only claimable colours are full sectors forfeits the phase.
             pl.forfeit = True
             continue
-        push(state, ask("claim", p), T("claim_turn", k=k + step + 1))
+        # push(state, ask("claim", p), T("claim_turn", k=k + step + 1)), spelt out: this
+        # runs for every claim of the game.
+        state.stack += ({"t": "claim_turn", "k": k + step + 1}, {"t": "ask", "k": "claim", "p": p})
         return
     # Ruling: keshis nobody may claim stay in the tower base ("must leave the other in the
     # tower base") and can be claimed in a later round.
@@ -324,7 +326,7 @@ def _claim_second(state: Board, t: Task, a: Action) -> None:
 def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
     state.players[p].held.extend([colour] * n)
-    push(state, *[T("deploy", p=p, c=colour, src="held") for _ in range(n)])
+    state.stack += [{"t": "deploy", "p": p, "c": colour, "src": "held"} for _ in range(n)]
 
 
 # -- phase 3 ----------------------------------------------------------------------------
@@ -374,14 +376,15 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     use_action = a.arg % 2 == 1
     state.players[p].assistants[s] -= 1
     if use_action:
-        work = T("action", p=p, s=s)
+        work = {"t": "action", "p": p, "s": s}
     elif s == "souk":
-        work = ask("souk_keshi", p)
+        work = {"t": "ask", "k": "souk_keshi", "p": p}
     else:
-        work = T("deploy", p=p, c=s, src="supply")
+        work = {"t": "deploy", "p": p, "c": s, "src": "supply"}
     # The water vendor's water comes first (what it triggers is pushed over the work);
-    # then the assistant's work; then the next assistant.
-    push(state, work, ask("assistant", p))
+    # then the assistant's work; then the next assistant. (The tasks are spelt out, not
+    # made by T and ask: this runs for every assistant of the game.)
+    state.stack += ({"t": "ask", "k": "assistant", "p": p}, work)
     sectors.vendor_water(state, p, s, use_action)
 
 
