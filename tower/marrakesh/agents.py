@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from tower.marrakesh import rules
 from tower.marrakesh.actions import ACTIONS
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 
@@ -28,7 +29,8 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def step(self, state: State, player: int) -> Action:
-        return ACTIONS[self.rng.choice(state.legal_action_ids(player))]
+        # The rules' own list of legal ids (read, not copied): one agent step per move.
+        return ACTIONS[self.rng.choice(rules.legal_ids(state, player))]
 
 
 def play(

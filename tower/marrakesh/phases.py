@@ -192,20 +192,23 @@ def _round(state: Board, t: Task) -> None:
 
 #: The colours behind a screen -> the ids of the selections among them. A screen holds at
 #: most 12 colours, so few sets recur; the selection is asked of every player each round.
-_SELECTABLE: dict[frozenset[str], tuple[int, ...]] = {}
+_SELECTABLE: dict[frozenset[str], list[int]] = {}
 
 
 @options("select")
 def _select_options(state: Board, t: Task) -> list[int]:
+    """The selections open to the player's screen: a list shared by every screen of the
+    same colours, which the rules only read (``State.legal_action_ids`` hands out
+    copies)."""
     colours = frozenset(state.players[t["p"]].screen)
     ids = _SELECTABLE.get(colours)
     if ids is None:
         offset = action_id("select", 0)
         allowed = {COLOUR_INDEX[c] for c in colours}
-        ids = _SELECTABLE[colours] = tuple(
+        ids = _SELECTABLE[colours] = [
             offset + i for i, s in enumerate(SELECTIONS) if allowed.issuperset(s)
-        )
-    return list(ids)
+        ]
+    return ids
 
 
 @resolve("select")
