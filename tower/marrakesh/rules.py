@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import TowerError
 from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions, words
 from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
-from tower.pieces import Kind, Piece
+from tower.pieces import KESHI_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.board import Board, Player
@@ -419,7 +419,11 @@ def thrown(state: Board, top: Task) -> list[Piece]:
         return [Piece.parse(s) for s in top["pieces"]]
     hands = [c for pl in state.players for c in pl.hand]
     extra = [Piece.parse(s) for s in top.get("extra", ())]
-    return [Piece.keshi(c) for c in hands + state.carry] + extra
+    return [_KESHIS[c] for c in hands + state.carry] + extra
+
+
+#: colour -> its keshi (a frozen value, made once rather than for every keshi thrown).
+_KESHIS: dict[str, Piece] = {c: Piece.keshi(c) for c in KESHI_COLOURS}
 
 
 def _round_throw_done(state: Board, top: Task, out: list[Piece]) -> None:
