@@ -414,11 +414,15 @@ def _end_turn(state: Board, t: Task) -> None:
     refill_display(state)
 
 
+#: The scroll stacks of each colour: 3 stacks each.
+_SCROLL_GROUPS = tuple(range(3 * g, 3 * g + 3) for g in range(len(SCROLL_COLOURS)))
+
+
 def refill_display(state: Board) -> None:
     """Restock empty souk shops and scroll stacks and reveal every top."""
     _refill(state.shops, state.shop_open, range(len(state.shops)))
-    for g in range(len(SCROLL_COLOURS)):
-        _refill(state.stacks, state.stack_open, range(3 * g, 3 * g + 3))
+    for group in _SCROLL_GROUPS:
+        _refill(state.stacks, state.stack_open, group)
 
 
 def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
@@ -438,8 +442,7 @@ def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
             if half:
                 stacks[i] = stacks[donor][:half]
                 stacks[donor] = stacks[donor][half:]
-    for i in group:
-        shown[i] = bool(stacks[i])
+    shown[group.start : group.stop] = map(bool, stacks[group.start : group.stop])
 
 
 # -- phase 4 ----------------------------------------------------------------------------
