@@ -80,7 +80,7 @@ def room(state: Board, p: int, colour: str) -> int:
     if colour in GOODS:
         return 99
     if colour == "red":
-        return sum(s not in pl.vendors for s in VENDOR_SECTORS)
+        return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
     if colour == "pink":
         return pl.square.count(False)
     for hook in state.game.hooks.room:
