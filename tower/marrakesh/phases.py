@@ -257,12 +257,6 @@ def claimable(state: Board, p: int) -> list[str]:
     return [c for c in KESHI_COLOURS if state.display[c] and sectors.room(state, p, c) > 0]
 
 
-def _can_claim(state: Board, p: int) -> bool:
-    """Whether :func:`claimable` is not empty (without listing it)."""
-    display = state.display
-    return any(display[c] and sectors.room(state, p, c) > 0 for c in KESHI_COLOURS)
-
-
 @task("claim_turn")
 def _claim_turn(state: Board, t: Task) -> None:
     k = t["k"]
@@ -275,13 +269,19 @@ def _claim_turn(state: Board, t: Task) -> None:
         pl = state.players[p]
         if pl.forfeit:
             continue
-        if not _can_claim(state, p) and not module_claims(state, p):
+        opts = _claim_options(state, {"p": p})
+        if not opts:
             # A player whose only claimable colours are full sectors forfeits the phase.
             pl.forfeit = True
             continue
-        # push(state, ask("claim", p), T("claim_turn", k=k + step + 1)), spelt out: this
-        # runs for every claim of the game.
-        state.stack += ({"t": "claim_turn", "k": k + step + 1}, {"t": "ask", "k": "claim", "p": p})
+        # The claim, then the next claim turn. The decision comes with the options just
+        # listed, the same advance would list at once (unless a module redirects it); the
+        # tasks are spelt out rather than made by ask, T and push: this runs for every
+        # claim of the game.
+        claim = {"t": "ask", "k": "claim", "p": p}
+        if "claim" not in state.game.hooks.redirects:
+            claim["o"] = opts
+        state.stack += ({"t": "claim_turn", "k": k + step + 1}, claim)
         return
     # Ruling: keshis nobody may claim stay in the tower base ("must leave the other in the
     # tower base") and can be claimed in a later round.
