@@ -45,8 +45,8 @@ def play(
     if len(agents) != game.config.players:
         raise ValueError(f"{game.config.players} players need {game.config.players} agents")
     state = game.new_initial_state(seed)
-    while state.stack:  # not state.is_terminal()
-        cp = state.current_player
+    while state.stack:  # until state.is_terminal()
+        cp = rules.current_player(state)  # state.current_player, one call less per move
         if cp == CHANCE:
             state.sample_chance()
         elif cp == SIMULTANEOUS:
