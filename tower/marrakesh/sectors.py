@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from tower.marrakesh.board import Board, Player
 
 PASS = action_id("pass")
+_COLOUR = action_id("colour")  # the id of colour:<first colour>; the others follow
+_SHOP = action_id("shop")
 CAPACITY = 8
 
 
@@ -140,13 +142,14 @@ def _deploy(state: Board, t: Task) -> None:
         return
     take_keshi(state, p, c, src)
     pl.keshis[c] += 1
-    reached(state, p, "keshi", c)
+    if state.game.hooks.reached:
+        reached(state, p, "keshi", c)
     if c == "green":
         score(
             state, p, state.game.components["date_orchard"]["deploy_points"], "date picker deployed"
         )
     if t.get("then"):
-        push(state, T("action", p=p, s=sector_of(c)))
+        state.stack.append({"t": "action", "p": p, "s": sector_of(c)})  # hot: no T()
 
 
 @options("place_red")
@@ -472,7 +475,8 @@ def luxury_cost(state: Board, p: int, lux: int) -> dict[str, int]:
 def discount(state: Board, p: int, what: str) -> int:
     """What the modules take off a price (``discount`` hook): ``"scroll_dates"``,
     ``"luxury_keshis"``."""
-    return sum(hook(state, p, what) for hook in state.game.hooks.discount)
+    hooks = state.game.hooks.discount
+    return sum(hook(state, p, what) for hook in hooks) if hooks else 0
 
 
 def can_buy_luxury(state: Board, p: int, lux: int) -> bool:
@@ -487,8 +491,11 @@ def can_buy_luxury(state: Board, p: int, lux: int) -> bool:
 
 def printed_affordable(state: Board, p: int, lux: int) -> bool:
     """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount)."""
-    pl = state.players[p]
-    short = sum(max(0, n - pl.keshis[c]) for c, n in luxury_cost(state, p, lux).items())
+    keshis = state.players[p].keshis
+    short = 0
+    for c, n in state.game.components.luxuries[lux]["cost"].items():
+        if n > keshis[c]:
+            short += n - keshis[c]
     return short == 0 or short <= discount(state, p, "luxury_keshis")
 
 
@@ -508,11 +515,11 @@ def _souk_options(state: Board, t: Task) -> list[int]:
     out = [PASS]
     # Ruling: one assistant exchanges or buys, never both (the text says "or").
     if t["lux"] == 0 and (t["ex"] == 0 or has_mod(state, p, "souk_many_exchanges")):
-        out += [action_id("colour", COLOUR_INDEX[c]) for c in GOODS if pl.keshis[c] > 0]
+        out += [_COLOUR + COLOUR_INDEX[c] for c in GOODS if pl.keshis[c] > 0]
     if t["ex"] == 0 and (t["lux"] == 0 or has_mod(state, p, "souk_many_luxuries")):
         for i, shop in enumerate(state.shops):
             if state.shop_open[i] and shop and can_buy_luxury(state, p, shop[-1]):
-                out.append(action_id("shop", i))
+                out.append(_SHOP + i)
     return out
 
 
