@@ -254,7 +254,8 @@ def _red_assistant(state: Board, t: Task, a: Action) -> None:
 # -- phase 2 ----------------------------------------------------------------------------
 def claimable(state: Board, p: int) -> list[str]:
     """Colours player ``p`` may claim from the display now."""
-    return [c for c in KESHI_COLOURS if state.display[c] and sectors.room(state, p, c) > 0]
+    display = state.display
+    return [c for c in KESHI_COLOURS if display[c] and sectors.room(state, p, c) > 0]
 
 
 @task("claim_turn")
