@@ -7,6 +7,7 @@ actions in :mod:`tower.marrakesh.sectors`.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from tower.marrakesh import sectors
@@ -16,6 +17,7 @@ from tower.marrakesh.actions import (
     SCROLL_COLOURS,
     SECTOR_INDEX,
     SECTORS,
+    SELECTION_INDEX,
     SELECTIONS,
     Action,
     action_id,
@@ -203,11 +205,11 @@ def _select_options(state: Board, t: Task) -> list[int]:
     colours = frozenset(state.players[t["p"]].screen)
     ids = _SELECTABLE.get(colours)
     if ids is None:
+        # The triples of the screen's colours, in the order of SELECTIONS (both are
+        # lexicographic combinations of sorted colour indices).
         offset = action_id("select", 0)
-        allowed = {COLOUR_INDEX[c] for c in colours}
-        ids = _SELECTABLE[colours] = [
-            offset + i for i, s in enumerate(SELECTIONS) if allowed.issuperset(s)
-        ]
+        allowed = sorted(COLOUR_INDEX[c] for c in colours)
+        ids = _SELECTABLE[colours] = [offset + SELECTION_INDEX[s] for s in combinations(allowed, 3)]
     return ids
 
 
