@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from tower.marrakesh.board import Board
 
 
+#: Id of ``colour:<first colour>``; the others follow in the order of KESHI_COLOURS.
+_COLOUR = action_id("colour")
+
+
 def issue(state: Board, colour: str, n: int = 1) -> None:
     """Keshis leave the common supply (the supply is unlimited; this only counts)."""
     state.issued[colour] += n
@@ -297,13 +301,15 @@ def module_claims(state: Board, p: int) -> list[int]:
 
 @options("claim_second")
 def _claim_second_options(state: Board, t: Task) -> list[int]:
-    colour = action_id("colour")
-    return [colour + COLOUR_INDEX[c] for c in claimable(state, t["p"])]
+    return [_COLOUR + COLOUR_INDEX[c] for c in claimable(state, t["p"])]
 
 
 @options("claim")
 def _claim_options(state: Board, t: Task) -> list[int]:
-    return _claim_second_options(state, t) + module_claims(state, t["p"])
+    out = _claim_second_options(state, t)
+    if state.game.hooks.claim_options:
+        out += module_claims(state, t["p"])
+    return out
 
 
 @resolve("claim")
