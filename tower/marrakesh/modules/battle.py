@@ -26,9 +26,8 @@ out against a wall with 2 repaired sections.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -347,12 +346,24 @@ def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
     for pool in pools:
         if min(rule.amount, sum(pool.values())) < best:
             continue
-        tokens = sorted(pool)
-        for combo in itertools.combinations_with_replacement(tokens, best):
-            taken = Counter(combo)
-            if all(taken[t] <= pool[t] for t in taken):
-                options.add(tuple(sorted(taken.items())))
+        options.update(_takings(sorted(pool), pool, best))
     return [Payment(penalty, taken) for taken in sorted(options)]
+
+
+def _takings(
+    tokens: list[str], pool: dict[str, int], k: int
+) -> Iterator[tuple[tuple[str, int], ...]]:
+    """Every way to take ``k`` tokens of ``tokens`` (sorted), at most ``pool[t]`` of each,
+    as sorted ``(token, n)`` pairs with ``n > 0``."""
+    if k == 0:
+        yield ()
+        return
+    if not tokens:
+        return
+    first, rest = tokens[0], tokens[1:]
+    for n in range(min(k, pool[first]), -1, -1):
+        for tail in _takings(rest, pool, k - n):
+            yield ((first, n), *tail) if n else tail
 
 
 def pay(holdings: Holdings, payment: Payment) -> dict[str, int]:
