@@ -354,8 +354,8 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
         # the provision tile's 1 fewer resource.
         ways = [{r: 1} for r in ("water", "dates", "dinars")] if keep else [{}]
         return [w for w in ways if can_pay(state, p, w)]
-    ways = sorted({tuple(c) for c in combinations(units, keep)})
-    return [dict(Counter(w)) for w in ways if can_pay(state, p, dict(Counter(w)))]
+    costs = [dict(Counter(w)) for w in sorted({tuple(c) for c in combinations(units, keep)})]
+    return [c for c in costs if can_pay(state, p, c)]
 
 
 @options("hire")
