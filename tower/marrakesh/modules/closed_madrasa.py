@@ -119,12 +119,28 @@ def _cfg(state: State) -> dict[str, Any]:
 
 def board(state: State) -> list[list[int]]:
     """The 3 scroll ids of each area (gray, yellow, pink, orange) on the sides in play."""
-    scrolls = state.game.components.tables["madrasa_scroll"]
-    sides = _cfg(state)["sides"]
-    return [
-        sorted(sid for sid, sc in scrolls.items() if sc["area"] == area and sc["side"] == side)
-        for area, side in zip(SCROLL_COLOURS, sides, strict=True)
-    ]
+    return [list(ids) for ids in _board(state)]
+
+
+#: id of a game's components -> (the components, :func:`board` of them).
+_BOARDS: dict[int, tuple[Any, tuple[tuple[int, ...], ...]]] = {}
+
+
+def _board(state: State) -> tuple[tuple[int, ...], ...]:
+    """:func:`board`, found once per game's components (it reads only them)."""
+    comps = state.game.components
+    hit = _BOARDS.get(id(comps))
+    if hit is None or hit[0] is not comps:
+        scrolls = comps.tables["madrasa_scroll"]
+        sides = comps["madrasa"]["sides"]
+        ids = tuple(
+            tuple(
+                sorted(s for s, sc in scrolls.items() if sc["area"] == area and sc["side"] == side)
+            )
+            for area, side in zip(SCROLL_COLOURS, sides, strict=True)
+        )
+        hit = _BOARDS[id(comps)] = (comps, ids)
+    return hit[1]
 
 
 def _ext(state: State) -> dict[str, Any]:
@@ -152,7 +168,7 @@ def usable(state: State, p: int, area: int, slot: int) -> bool:
     """A free scroll (no marker, not used this turn) whose effect can be carried out."""
     if _ext(state)["markers"][area] == slot:
         return False
-    sid = board(state)[area][slot]
+    sid = _board(state)[area][slot]
     if sid in used_now(state):
         return False
     name = _special(state, sid)
@@ -180,7 +196,7 @@ def _special(state: State, sid: int) -> str | None:
 
 def use(state: State, p: int, area: int, slot: int, dates: int) -> None:
     """Use a printed scroll: pay, move the marker, carry out the effect."""
-    sid = board(state)[area][slot]
+    sid = _board(state)[area][slot]
     ext = _ext(state)
     if ext["used"]["key"] != _turn_key(state):
         ext["used"] = {"key": _turn_key(state), "ids": []}
@@ -494,7 +510,7 @@ def _oasis_resolve(state: State, t: Task, a: Action) -> None:
 # -- named decisions --------------------------------------------------------------------
 def _madrasa_scroll(state: State, a: Action) -> str:
     area, slot = divmod(a.arg, 3)
-    sid = board(state)[area][slot]
+    sid = _board(state)[area][slot]
     effect = state.game.components.tables["madrasa_scroll"][sid]["effect"]
     where = f"the {ordinal(slot + 1)} {SCROLL_COLOURS[area]} Madrasa scroll"
     return f"{where} ({describe_effects(effect)})"
