@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import Counter
+from functools import cache
 from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
 
@@ -342,20 +343,29 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
     """The ways to pay for the watchman on ``post`` (0 bottom, 1 middle, 2 top): its
     printed cost less the resources the player waives (scroll 82, provision tile: "1 fewer
     resource of their choice per watchman"), each a payable cost."""
+    ways = _hire_ways(post, _watchtower(state, p), _hire_discount(state, p))
+    costs = [dict(w) for w in ways]
+    return [c for c in costs if can_pay(state, p, c)]
+
+
+@cache
+def _hire_ways(post: int, watchtower: bool, waived: int) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """The ways to pay for the watchman on ``post`` with ``waived`` resources fewer, payable
+    or not, as ``(resource, n)`` pairs (they depend on the printed costs only)."""
     space = bt.WATCHMAN_SPACES[post].position
     units = sorted(
         _RES.get(r, r)
-        for r, n in bt.hiring_cost([space], watchtower=_watchtower(state, p)).items()
+        for r, n in bt.hiring_cost([space], watchtower=watchtower).items()
         for _ in range(n)
     )
-    keep = max(0, len(units) - _hire_discount(state, p))
+    keep = max(0, len(units) - waived)
     if units == ["any"]:
         # Ruling (Watchtower): "exactly 1 resource of their choice", less scroll 82's and
         # the provision tile's 1 fewer resource.
-        ways = [{r: 1} for r in ("water", "dates", "dinars")] if keep else [{}]
-        return [w for w in ways if can_pay(state, p, w)]
-    costs = [dict(Counter(w)) for w in sorted({tuple(c) for c in combinations(units, keep)})]
-    return [c for c in costs if can_pay(state, p, c)]
+        return tuple(((r, 1),) for r in ("water", "dates", "dinars")) if keep else ((),)
+    return tuple(
+        tuple(Counter(w).items()) for w in sorted({tuple(c) for c in combinations(units, keep)})
+    )
 
 
 @options("hire")
