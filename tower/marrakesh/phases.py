@@ -429,14 +429,18 @@ _SCROLL_GROUPS = tuple(range(3 * g, 3 * g + 3) for g in range(len(SCROLL_COLOURS
 
 def refill_display(state: Board) -> None:
     """Restock empty souk shops and scroll stacks and reveal every top."""
-    _refill(state.shops, state.shop_open, range(len(state.shops)))
-    for group in _SCROLL_GROUPS:
-        _refill(state.stacks, state.stack_open, group)
+    if not all(state.shops):
+        _refill(state.shops, range(len(state.shops)))
+    if not all(state.stacks):
+        for group in _SCROLL_GROUPS:
+            _refill(state.stacks, group)
+    state.shop_open[:] = map(bool, state.shops)
+    state.stack_open[:] = map(bool, state.stacks)
 
 
-def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
+def _refill(stacks: list[list[int]], group: range) -> None:
     """Refill each empty stack of ``group`` with the lower half (rounded down) of the
-    largest other stack of the group, then reveal every top.
+    largest other stack of the group.
 
     Ruling: shops are restocked at the end of the turn, with the reveals, and from the
     lower half of the largest stack (as for scrolls); ties go to the leftmost stack.
@@ -451,7 +455,6 @@ def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
             if half:
                 stacks[i] = stacks[donor][:half]
                 stacks[donor] = stacks[donor][half:]
-    shown[group.start : group.stop] = map(bool, stacks[group.start : group.stop])
 
 
 # -- phase 4 ----------------------------------------------------------------------------
