@@ -347,17 +347,16 @@ def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
     if k >= state.num_players:
         return
-    p = order(state)[k]
+    p = (state.start + k) % state.num_players  # the k-th player in turn order
     state.turn = p
     hooks = state.game.hooks.turn_tasks
-    push(
-        state,
-        *[x for turn_tasks in hooks for x in turn_tasks(state, p, "start")],
-        ask("assistant", p),
-        *[x for turn_tasks in hooks for x in turn_tasks(state, p, "end")],
-        T("end_turn", p=p),
-        T("assist_turn", k=k + 1),
-    )
+    start = [x for turn_tasks in hooks for x in turn_tasks(state, p, "start")]
+    end = [x for turn_tasks in hooks for x in turn_tasks(state, p, "end")]
+    # push(state, *start, ask("assistant", p), *end, T("end_turn", p=p),
+    # T("assist_turn", k=k + 1)), spelt out: it runs for every turn of the game.
+    stack = state.stack
+    stack += ({"t": "assist_turn", "k": k + 1}, {"t": "end_turn", "p": p}, *reversed(end))
+    stack += ({"t": "ask", "k": "assistant", "p": p}, *reversed(start))
 
 
 #: Id of ``assistant:<first sector>/keshi``; sector ``i``'s two actions follow at 2 * i.
