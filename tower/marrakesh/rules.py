@@ -303,11 +303,16 @@ def advance(state: Board) -> None:
             if opts:
                 RESOLVE[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
-            for p in pending_players(state):
-                opts = OPTIONS["select"](state, {"p": p})
-                if len(opts) == 1 and not ask_single:
-                    top["chosen"][str(p)] = opts[0]
-            if pending_players(state):
+            chosen = top["chosen"]
+            waiting = False  # a pending player with a real choice
+            for p, a in chosen.items():
+                if a is None:
+                    opts = OPTIONS["select"](state, {"p": int(p)})
+                    if len(opts) == 1 and not ask_single:
+                        chosen[p] = opts[0]
+                    else:
+                        waiting = True
+            if waiting:
                 return
             stack.pop()
             RESOLVE["select"](state, top, ACTIONS[0])
