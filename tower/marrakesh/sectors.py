@@ -76,19 +76,27 @@ def brown_spaces(state: Board, p: int) -> list[int]:
     return out
 
 
+#: The colours whose room no module changes: goods (unlimited), red (free vendor sectors)
+#: and pink (free main-square spaces); one lookup tells room() which.
+_OWN_ROOM: dict[str, str] = {**dict.fromkeys(GOODS, "goods"), "red": "red", "pink": "pink"}
+
+
 def room(state: Board, p: int, colour: str) -> int:
     """How many more keshis of ``colour`` player ``p`` could deploy (goods: unlimited)."""
     pl = state.players[p]
-    if colour in GOODS:
+    own = _OWN_ROOM.get(colour)
+    if own == "goods":
         return 99
-    if colour == "red":
+    if own == "red":
         return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
-    if colour == "pink":
+    if own == "pink":
         return pl.square.count(False)
-    for hook in state.game.hooks.room:
-        n = hook(state, p, colour)
-        if n is not None:
-            return n
+    hooks = state.game.hooks.room
+    if hooks:
+        for hook in hooks:
+            n = hook(state, p, colour)
+            if n is not None:
+                return n
     if colour == "brown":
         return brown_room(state, p)
     return CAPACITY - pl.keshis[colour]
