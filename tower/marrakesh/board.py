@@ -128,7 +128,7 @@ class Player:
     @property
     def watchtower(self) -> int:
         """Guards not yet committed to a city gate."""
-        return self.keshis["beige"] - sum(g is not None for g in self.gates)
+        return self.keshis["beige"] - (len(self.gates) - self.gates.count(None))
 
     def resource(self, name: str) -> int:
         return getattr(self, name)

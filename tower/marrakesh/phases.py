@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     from tower.marrakesh.board import Board
 
 
-#: Id of ``colour:<first colour>``; the others follow in the order of KESHI_COLOURS.
+#: Ids of ``colour:<first colour>`` and ``sector:<first sector>``; the others follow in
+#: the order of KESHI_COLOURS and SECTORS.
 _COLOUR = action_id("colour")
+_SECTOR = action_id("sector")
 
 
 def issue(state: Board, colour: str, n: int = 1) -> None:
@@ -246,8 +248,7 @@ def _deploy_assistants(state: Board, t: Task) -> None:
 @options("red_assistant")
 def _red_assistant_options(state: Board, t: Task) -> list[int]:
     a = state.players[t["p"]].assistants
-    free = [s for s in SECTORS if a.get(s, 0) < (3 if s == "souk" else 1)]
-    return [action_id("sector", SECTOR_INDEX[s]) for s in free]
+    return [_SECTOR + i for i, s in enumerate(SECTORS) if a.get(s, 0) < (3 if s == "souk" else 1)]
 
 
 @resolve("red_assistant")
@@ -267,7 +268,7 @@ def claimable(state: Board, p: int) -> list[str]:
 @task("claim_turn")
 def _claim_turn(state: Board, t: Task) -> None:
     k = t["k"]
-    n = state.num_players
+    n = len(state.players)
     if k == 0:
         for pl in state.players:
             pl.forfeit = False
@@ -347,7 +348,7 @@ def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
     if k >= state.num_players:
         return
-    p = (state.start + k) % state.num_players  # the k-th player in turn order
+    p = (state.start + k) % len(state.players)  # the k-th player in turn order
     state.turn = p
     hooks = state.game.hooks.turn_tasks
     start = [x for turn_tasks in hooks for x in turn_tasks(state, p, "start")]
@@ -401,7 +402,7 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
 
 @options("souk_keshi")
 def _souk_keshi_options(state: Board, t: Task) -> list[int]:
-    return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS]
+    return [_COLOUR + COLOUR_INDEX[c] for c in GOODS]
 
 
 @resolve("souk_keshi")
