@@ -44,8 +44,12 @@ if TYPE_CHECKING:
     from tower.marrakesh.board import Board, Player
 
 PASS = action_id("pass")
-_COLOUR = action_id("colour")  # the id of colour:<first colour>; the others follow
+#: The ids of the first action of these kinds (the others follow in arg order).
+_COLOUR = action_id("colour")
+_SECTOR = action_id("sector")
+_SLOT = action_id("slot")
 _SHOP = action_id("shop")
+_GATE = action_id("gate")
 CAPACITY = 8
 
 
@@ -163,7 +167,7 @@ def _deploy(state: Board, t: Task) -> None:
 @options("place_red")
 def _place_red_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
-    return [action_id("sector", SECTOR_INDEX[s]) for s in VENDOR_SECTORS if s not in pl.vendors]
+    return [_SECTOR + SECTOR_INDEX[s] for s in VENDOR_SECTORS if s not in pl.vendors]
 
 
 @resolve("place_red")
@@ -180,7 +184,7 @@ def _place_red(state: Board, t: Task, a: Action) -> None:
 @options("place_pink")
 def _place_pink_options(state: Board, t: Task) -> list[int]:
     sq = state.players[t["p"]].square
-    return [action_id("slot", i) for i in range(8) if not sq[i]]
+    return [_SLOT + i for i in range(8) if not sq[i]]
 
 
 @resolve("place_pink")
@@ -202,7 +206,7 @@ def _place_pink(state: Board, t: Task, a: Action) -> None:
 
 @options("place_brown")
 def _place_brown_options(state: Board, t: Task) -> list[int]:
-    return [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
+    return [_SLOT + i for i in sorted(brown_spaces(state, t["p"]))]
 
 
 @resolve("place_brown")
@@ -325,7 +329,7 @@ def _orchard(state: Board, t: Task, a: Action) -> None:
 # -- river ------------------------------------------------------------------------------
 def rapids_crossed(state: Board, p: int) -> int:
     pos = state.players[p].river
-    return sum(pos >= r for r in state.game.components["river"]["rapids"])
+    return len([r for r in state.game.components["river"]["rapids"] if pos >= r])
 
 
 @task("river")
@@ -737,7 +741,7 @@ def _medina_options(state: Board, t: Task) -> list[int]:
     if state.players[p].watchtower > 0:
         for w, gates in enumerate(state.workshops):
             if can_pay(state, p, {"dinars": gate_price(state, p, w)}):
-                out += [action_id("gate", 12 * w + COLOUR_INDEX[c]) for c in sorted(set(gates))]
+                out += [_GATE + 12 * w + COLOUR_INDEX[c] for c in sorted(set(gates))]
     return sorted(out)
 
 
@@ -768,7 +772,7 @@ def buy_gate(state: Board, p: int, w: int, colour: str, price: int) -> list[Task
 @options("gate_space")
 def _gate_space_options(state: Board, t: Task) -> list[int]:
     gates = state.players[t["p"]].gates
-    return [action_id("slot", i) for i in range(8) if gates[i] is None]
+    return [_SLOT + i for i in range(8) if gates[i] is None]
 
 
 @resolve("gate_space")
