@@ -445,6 +445,9 @@ def _refill(stacks: list[list[int]], group: range) -> None:
     Ruling: shops are restocked at the end of the turn, with the reveals, and from the
     lower half of the largest stack (as for scrolls); ties go to the leftmost stack.
     """
+    sizes = [len(stacks[i]) for i in group]
+    if not sizes or min(sizes) or max(sizes) < 2:
+        return  # no empty stack, or none with a lower half to give
     for i in group:
         if not stacks[i]:
             donor = i  # the largest other stack, the leftmost of equals
