@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from typing import Literal
 
 from tower.pieces import NEUTRAL, Kind, Piece
@@ -323,7 +324,14 @@ class Payment:
 
 
 def _in_pool(token: str, pool: tuple[str, ...]) -> bool:
-    return any(token == p or (p.endswith(":") and token.startswith(p)) for p in pool)
+    """Whether ``token`` is one of ``pool``'s tokens or starts with one of its prefixes
+    (the entries ending in ``:``)."""
+    return token in pool or token.startswith(_prefixes(pool))
+
+
+@cache
+def _prefixes(pool: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p for p in pool if p.endswith(":"))
 
 
 def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
