@@ -161,7 +161,8 @@ def _deploy(state: Board, t: Task) -> None:
             state, p, state.game.components["date_orchard"]["deploy_points"], "date picker deployed"
         )
     if t.get("then"):
-        state.stack.append({"t": "action", "p": p, "s": sector_of(c)})  # hot: no T()
+        # Spelt out rather than made by T: this runs for most keshis deployed.
+        state.stack.append({"t": "action", "p": p, "s": sector_of(c)})
 
 
 @options("place_red")
