@@ -382,12 +382,15 @@ def bank_build_command(
               required=True, help="The surrogate file to write (JSON).")
 @click.option("--members", type=click.IntRange(min=1), default=4, show_default=True,
               help="Ensemble members, each on a bootstrap resample of the bank's points.")
+@click.option("--train-points", type=click.IntRange(min=20), default=None,
+              help="Train on the bank's first N points and temper on the rest "
+              "(default: three quarters).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @force_option
 def bank_train_command(
-    bank_path: Path | None, out_path: Path, members: int, seed: int, quiet: bool,
-    force: bool = False,
+    bank_path: Path | None, out_path: Path, members: int, train_points: int | None, seed: int,
+    quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Learn the per-throw likelihood from the bank (minutes; the fit then takes seconds)."""
     from tower.calibration.bank import DEFAULT_BANK, read_bank
@@ -396,7 +399,9 @@ def bank_train_command(
 
     check_output(out_path, force=force)
     bank = read_bank(bank_path or DEFAULT_BANK)
-    surrogate = train(bank, members=members, seed=seed, progress=not quiet)
+    surrogate = train(bank, members=members, seed=seed, progress=not quiet,
+                      train_points=train_points)  # fmt: skip
     surrogate.save(out_path, force=force)
-    click.echo(f"wrote {out_path}: {members} members from {len(bank.u)} points "
-               f"({bank.throws} physics throws)")  # fmt: skip
+    click.echo(f"wrote {out_path}: {members} members from the first "
+               f"{surrogate.provenance['train_points']} of {len(bank.u)} points, tempered by "
+               f"{', '.join(f'{k:.3f}' for k in surrogate.temper)}")  # fmt: skip
