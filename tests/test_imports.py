@@ -146,9 +146,10 @@ def names_a_module(source: str, names: set[str]) -> list[str]:
 
     Base-game nouns that a module happens to share (the ``desert_towns`` and
     ``exchange_offices`` components, the ``spectators`` of a disc) are identifiers, not
-    string literals naming the module, and are not counted."""
+    string literals naming the module, and are not counted; nor are the names a package
+    exports in ``__all__``, which are identifiers too."""
     tree = ast.parse(source)
-    docstrings = {
+    skipped = {
         id(node.body[0].value)
         for node in ast.walk(tree)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
@@ -156,9 +157,14 @@ def names_a_module(source: str, names: set[str]) -> list[str]:
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            skipped |= {id(item) for item in ast.walk(node.value)}
     hits = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and node.value in names and id(node) not in docstrings:
+        if isinstance(node, ast.Constant) and node.value in names and id(node) not in skipped:
             hits.append(f"line {node.lineno}: {node.value}")
     return hits
 
@@ -263,3 +269,5 @@ def test_the_checks_catch_a_cycle_a_core_import_and_a_name(tmp_path):
     ]
     source = (pkg / "marrakesh" / "rules.py").read_text()
     assert names_a_module(source, {"chess"}) == ["line 4: chess"]
+    exports = '__all__ = ["chess"]\nx = "chess"\n'
+    assert names_a_module(exports, {"chess"}) == ["line 2: chess"]

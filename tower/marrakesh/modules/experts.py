@@ -44,7 +44,7 @@ from tower.errors import InputFileError
 from tower.marrakesh import phases, rules, sectors
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
-from tower.marrakesh.effects import SPECIALS, Effect
+from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, register
 from tower.marrakesh.modules.datafile import mix_in
 from tower.marrakesh.rules import (
@@ -427,7 +427,7 @@ def _square_space(state: State, t: Task, a: Action) -> None:
     spaces = state.game.components["main_square"]["spaces"]
     chosen = sectors.scaled(spaces[i], sectors.spectators(state, p, i))
     effects = chosen + chosen + spaces[(i - 1) % 8] + spaces[(i + 1) % 8]
-    sectors.run_effects(state, p, effects, "pink expert: main square")
+    run_effects(state, p, effects, "pink expert: main square")
 
 
 # -- offering the abilities -------------------------------------------------------------
