@@ -177,7 +177,7 @@ def _round(state: State, t: Task) -> None:
     b["board"] -= n
     # Expert keshis left in the tower's base after the Battle at the Wall (Walls & Guards)
     # are carried into the next season's first throw with the keshis there (the ruling of
-    # tower.marrakesh.modules.battle.role), on top of those of the face-up tiles.
+    # tower.marrakesh.wall_battle.role), on top of those of the face-up tiles.
     colour = _d(state)["colour"]
     n += state.carry.count(colour)
     state.carry = [c for c in state.carry if c != colour]
