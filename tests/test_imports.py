@@ -15,7 +15,9 @@ also keep the layer order of the ``tower.marrakesh`` package docstring
 
 The Marrakesh core is every file of ``tower/marrakesh/`` outside ``modules/``, except the
 package's ``__init__.py``: that file assembles the game (it imports
-``tower.marrakesh.modules`` so that every module registers) and names none of them.
+``tower.marrakesh.modules`` so that every module registers) and names none of them; and
+except :data:`CATALOGUE`, the list of the rulebooks' modules by name, a tool of the last
+layer that no engine file imports.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from tower.marrakesh.hooks import REGISTRY
 ROOT = Path(__file__).resolve().parent.parent / "tower"
 MODULES_PACKAGE = "tower.marrakesh.modules"
 FACADE = "tower.marrakesh"
+#: The module catalogue: naming every module is what it is for.
+CATALOGUE = "tower.marrakesh.catalogue"
 #: Import loops not yet removed (each a sorted list of modules). Empty: keep it so.
 KNOWN_LOOPS: list[list[str]] = []
 #: The Marrakesh engine's layers, as the ``tower.marrakesh`` docstring lists them (names
@@ -49,7 +53,7 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
     ("agents", "greedy", "ui", "state_file", "adapters"),
     ("modules",),
     ("",),
-    ("selfplay", "modules.catalogue"),
+    ("selfplay", "catalogue"),
 ]
 
 
@@ -134,7 +138,7 @@ def core_files() -> dict[str, Path]:
     out = {}
     for p in (ROOT / "marrakesh").rglob("*.py"):
         name = module_name(p)
-        if name in (FACADE, MODULES_PACKAGE) or name.startswith(MODULES_PACKAGE + "."):
+        if name in (FACADE, MODULES_PACKAGE, CATALOGUE) or name.startswith(MODULES_PACKAGE + "."):
             continue
         out[name] = p
     return out

@@ -61,7 +61,7 @@ loops at all, type-only imports and imports inside functions included):
 10. ``modules/``: the plug-ins; they may import any layer above, and no core file imports
     them (nor names them).
 11. this package (``tower.marrakesh``): assembles the game and registers every module.
-12. ``selfplay`` and ``modules.catalogue``: command-line tools that import this package
+12. ``selfplay`` and ``catalogue``: command-line tools that import this package
     (so that every module is registered, in worker processes too).
 
 Examples
