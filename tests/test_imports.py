@@ -44,7 +44,7 @@ KNOWN_LOOPS: list[list[str]] = []
 ENGINE_LAYERS: list[tuple[str, ...]] = [
     ("actions", "component_data", "wall_battle"),
     ("hooks",),
-    ("config", "components"),
+    ("config", "components", "module_data"),
     ("board",),
     ("rules",),
     ("worth", "effects", "sectors", "phases", "scoring", "labels", "invariants"),

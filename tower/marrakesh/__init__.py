@@ -47,7 +47,8 @@ loops at all, type-only imports and imports inside functions included):
 2. ``hooks``: the module interface (:class:`~tower.marrakesh.hooks.Module`, generic over
    the state it receives, so it names no state class), the registry and ``Hooks``.
 3. ``config`` (``GameConfig``, ``ConfigError``, ``CHANCE``/``SIMULTANEOUS``/``TERMINAL``),
-   ``components`` (the component file's loader).
+   ``components`` (the component file's loader), ``module_data`` (the reader of a
+   module's own component file).
 4. ``board``: a position's data (``Player``, ``Board``: fields, ``clone``, JSON); it knows
    its game only through the ``GameLike`` protocol.
 5. ``rules``: the task machine; it works on a ``Board``.

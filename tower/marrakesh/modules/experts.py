@@ -46,7 +46,7 @@ from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import mix_in
+from tower.marrakesh.module_data import mix_in
 from tower.marrakesh.rules import (
     Label,
     T,

@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, check_colours, read
+from tower.marrakesh.module_data import DATA, check_colours, read
 from tower.marrakesh.rules import (
     Label,
     T,
