@@ -190,12 +190,12 @@ def sector_count(state: State, p: int, sector: str) -> int:
     """
     pl = state.players[p]
     vendor = 1 if sector in pl.vendors else 0
-    if state.game.has("walls_guards") and sector in ("green", "brown"):
-        from tower.marrakesh.modules import walls_guards
-
-        if sector == "green":
-            return sum(walls_guards.orchard(pl)) + vendor
-        return walls_guards.sahara_keshis(pl) + vendor
+    if sector in ("green", "brown"):
+        # A module that lets keshis of both colours stand in either sector counts them.
+        what = "orchard_keshis" if sector == "green" else "sahara_keshis"
+        standing = state.game.hooks.first("count", state, p, what)
+        if standing is not None:
+            return standing + vendor
     return pl.keshis[sector] + vendor
 
 

@@ -960,7 +960,16 @@ class WallsGuards(Module):
         return False
 
     def count(self, state: State, p: int, what: str) -> int | None:
-        return orchard(state.players[p])[0] if what == "date_pickers" else None
+        # Green and brown keshis stand in both sectors: the date pickers are the green
+        # keshis in the orchard; a sector's keshis are all those standing in it.
+        pl = state.players[p]
+        if what == "date_pickers":
+            return orchard(pl)[0]
+        if what == "orchard_keshis":
+            return sum(orchard(pl))
+        if what == "sahara_keshis":
+            return sahara_keshis(pl)
+        return None
 
     def returnable(self, state: State, p: int, colours: list[str]) -> list[str]:
         # Only keshis in the date orchard: the sahara's stand next to brick tiles.
