@@ -8,7 +8,7 @@ repeats them enlarged with their names. Matplotlib's Agg backend draws it off-sc
 Examples
 --------
 >>> from tower.geometry import load_preset
->>> from tower.geometry.render import render_png
+>>> from tower.geometry.picture import render_png
 >>> render_png([load_preset("marrakesh")], "/tmp/marrakesh.png")  # doctest: +SKIP
 """
 
