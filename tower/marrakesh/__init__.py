@@ -38,7 +38,7 @@ Core API
 
 Layers
 ------
-The engine's files import one way: a file imports only files of its own layer or of the
+The engine's files import one way: a file imports only files of its own layer or of
 an earlier layer in this list (``tests/test_imports.py`` checks it, and that no import
 loops at all, type-only imports and imports inside functions included):
 
