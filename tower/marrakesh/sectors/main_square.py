@@ -1,4 +1,4 @@
-"""The main square (*Marrakesh*, Sector Actions, "Main Square (Jemaa el-Fnaa)"): the
+"""The main square (*Marrakesh*, "Main Square (Jemaa el-Fnaa)"): the
 entertainers, the audience disc and its spectators, and the bonuses they multiply.
 """
 

@@ -1,4 +1,4 @@
-"""The track of claimed oases on the supply board (*Marrakesh*, Sector Actions, "Sahara",
+"""The track of claimed oases on the supply board (*Marrakesh*, "Sahara",
 claim oases): a claimed oasis takes the next space, and what it covers acts (a keshi to
 deploy, an exchange of keshis, a scroll).
 """
