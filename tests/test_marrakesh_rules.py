@@ -42,6 +42,7 @@ import pytest
 from marrakesh_checks import blank, give, legal, run
 
 from tower.marrakesh import Game, GameConfig
+from tower.marrakesh.actions import GOODS
 from tower.marrakesh.invariants import check
 from tower.marrakesh.rules import T, advance
 from tower.marrakesh.scoring import river_ranking
@@ -62,16 +63,8 @@ def test_setup(players):
         assert len(pl.oases) == 6 and not any(pl.revealed)
         assert len(pl.provisions) == 3 and sum(shown for _, shown in pl.provisions) == 1
         assert len(pl.track) == (3 if players == 2 else 2)
-        assert set(pl.track.values()) <= {
-            "green",
-            "gray",
-            "white",
-            "black",
-            "pink",
-            "turquoise",
-            "beige",
-            "red",
-        }
+        # The oasis track's keshis: no caravan, no goods.
+        assert set(pl.track.values()) <= set(KESHI_COLOURS) - {"brown", *GOODS}
         assert (pl.river, pl.mosque, pl.palace) == (0, 0, 0)
     assert [len(s) for s in state.stacks] == [7] * 6 + [6] * 3 + [4] * 3
     assert [len(s) for s in state.shops] == [5] * 5 and len(state.offices) == 3
