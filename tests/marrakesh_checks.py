@@ -4,7 +4,7 @@
   :func:`give` puts keshis on a player's board; :func:`legal` lists the legal actions as
   text; :func:`run` pushes tasks and runs them to the first real decision;
 - :func:`after_setup` starts a game and takes the first option of every setup decision;
-  :func:`run_instead` replaces a state's pending work by some tasks and runs them; :func:`act`
+  :func:`run_only` drops a state's pending work and runs some tasks instead; :func:`act`
   applies an action by its text and checks the invariants; :func:`season_scoring` plays
   a season's scoring through to the next season's first selection; :func:`hold_experts`
   gives a player expert tiles;
@@ -76,7 +76,7 @@ def legal(state: State, player: int | None = None) -> list[str]:
     return [str(a) for a in state.legal_actions(player)]
 
 
-def run_instead(state: State, *tasks: Task) -> None:
+def run_only(state: State, *tasks: Task) -> None:
     """Replace the game's pending work by ``tasks`` and run them to the first decision."""
     state.stack = []
     push(state, *tasks)
@@ -108,7 +108,7 @@ def season_scoring(state: State) -> None:
             state.issued[c] -= 1
         pl.screen = []
     state.round = 4
-    run_instead(state, T("season_end"))
+    run_only(state, T("season_end"))
     while state.stack and state.stack[-1]["t"] != "select":
         state.apply(state.legal_action_ids()[0])
 
