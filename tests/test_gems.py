@@ -15,21 +15,24 @@ from collections import Counter
 
 import pytest
 from marrakesh_checks import (
+    blank,
+    give,
+    legal,
     legal_sequence,
     openspiel_sim,
     pettingzoo_api,
     round_trip,
+    run,
     season_scoring,
     sequences_with,
 )
-from test_marrakesh_rules import blank, give, legal, run
 
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.invariants import check
+from tower.marrakesh.module_data import DATA
 from tower.marrakesh.modules import closed_madrasa, gems
-from tower.marrakesh.modules.datafile import DATA
 from tower.marrakesh.rules import T, advance, ask
 from tower.marrakesh.sectors import claim_oasis
 from tower.marrakesh.worth import oasis_value

@@ -143,6 +143,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from tower.errors import TowerError
 from tower.marrakesh import actions
 
 if TYPE_CHECKING:
@@ -343,7 +344,7 @@ HOOKS: tuple[str, ...] = tuple(
 REGISTRY: dict[str, Module] = {}
 
 
-class RegistryError(ValueError):
+class RegistryError(TowerError, ValueError):
     """A module that cannot be registered (no name, a name taken, a bad action kind)."""
 
 
