@@ -262,3 +262,11 @@ def test_season_step_after_prepare_runs_before_the_next_round():
         ]
     finally:
         del REGISTRY["toy_after_prepare"]
+
+
+def test_every_hook_has_a_docstring():
+    """Each hook documents its contract."""
+    from tower.marrakesh.hooks import HOOKS
+
+    undocumented = [h for h in (*HOOKS, "check_config") if not getattr(Module, h).__doc__]
+    assert undocumented == []
