@@ -264,9 +264,18 @@ def test_season_step_after_prepare_runs_before_the_next_round():
         del REGISTRY["toy_after_prepare"]
 
 
-def test_every_hook_has_a_docstring():
-    """Each hook documents its contract."""
-    from tower.marrakesh.hooks import HOOKS
+def test_every_hook_has_a_docstring_and_a_declared_tuple():
+    """Each hook documents its contract; ``Hooks`` declares a tuple for each hook a game
+    calls (``read_tables`` runs at load and ``sahara`` when the hooks are built)."""
+    import inspect
+
+    from tower.marrakesh.hooks import HOOKS, Hooks
 
     undocumented = [h for h in (*HOOKS, "check_config") if not getattr(Module, h).__doc__]
     assert undocumented == []
+    source = inspect.getsource(Hooks.__init__)
+    called = set(HOOKS) - {"read_tables", "sahara"}
+    assert sorted(h for h in called if f"self.{h}: tuple[" not in source) == []
+    assert all(getattr(Hooks(()), h) == () for h in called)
+    walls = Hooks({"walls_guards"})
+    assert walls.setup and walls.room and walls.luxury_buy == ()

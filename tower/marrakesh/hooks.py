@@ -455,29 +455,86 @@ class Hooks:
     """The hooks of the enabled modules of one game, in the documented order.
 
     ``hooks.<hook>`` is a tuple of the bound methods of the enabled modules that override
-    that hook (empty without modules, so the base game pays nothing for them).
+    that hook (:class:`Module` documents each): empty without modules, so the base game
+    pays nothing for them. The state argument is typed ``Any``: the engine passes its
+    :class:`~tower.marrakesh.board.Board`.
     """
 
     def __init__(self, names: Iterable[str]) -> None:
         self.modules: tuple[Module, ...] = tuple(REGISTRY[n] for n in sorted(names))
-        for hook in HOOKS:
-            base = getattr(Module, hook)
-            bound = tuple(
-                getattr(m, hook) for m in self.modules if getattr(type(m), hook) is not base
-            )
-            setattr(self, hook, bound)
-        self.replaced: frozenset[str] = frozenset(f for m in self.modules for f in m.replaces)
+        ms = self.modules
+        self.components: tuple[Callable[[Components], Components], ...] = _bound(ms, "components")
+        self.setup: tuple[Callable[[Any], None], ...] = _bound(ms, "setup")
+        self.setup_asks: tuple[Callable[[Any], list[Task]], ...] = tuple(
+            sorted(_bound(ms, "setup_asks"), key=lambda fn: fn.__self__.setup_last)
+        )
+        self.room: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "room")
+        self.deploy: tuple[Callable[[Any, Task], bool], ...] = _bound(ms, "deploy")
+        self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")
+        self.turn_tasks: tuple[Callable[[Any, int, str], list[Task]], ...] = _bound(
+            ms, "turn_tasks"
+        )
+        self.claim_options: tuple[Callable[[Any, int], list[int]], ...] = _bound(
+            ms, "claim_options"
+        )
+        self.claim: tuple[Callable[[Any, int, Any], bool], ...] = _bound(ms, "claim")
+        self.sector_action: tuple[Callable[[Any, int, str], bool], ...] = _bound(
+            ms, "sector_action"
+        )
+        self.count: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "count")
+        self.after_stair_move: tuple[Callable[[Any, int, str], None], ...] = _bound(
+            ms, "after_stair_move"
+        )
+        self.after_score: tuple[Callable[[Any, int, int, str], None], ...] = _bound(
+            ms, "after_score"
+        )
+        self.discount: tuple[Callable[[Any, int, str], int], ...] = _bound(ms, "discount")
+        self.returnable: tuple[Callable[[Any, int, list[str]], list[str]], ...] = _bound(
+            ms, "returnable"
+        )
+        self.return_keshi: tuple[Callable[[Any, int, str], bool], ...] = _bound(ms, "return_keshi")
+        self.track_slot: tuple[Callable[[Any, int], int | None], ...] = _bound(ms, "track_slot")
+        self.reached: tuple[Callable[[Any, int, str, Any], None], ...] = _bound(ms, "reached")
+        self.vendor_water: tuple[Callable[[Any, int], None], ...] = _bound(ms, "vendor_water")
+        self.extra_wood: tuple[Callable[[Any, int, int], int], ...] = _bound(ms, "extra_wood")
+        self.pay_options: tuple[Callable[[Any, Task], list[int]], ...] = _bound(ms, "pay_options")
+        self.pay_resolve: tuple[Callable[[Any, Task, Any], bool], ...] = _bound(ms, "pay_resolve")
+        self.luxury_affordable: tuple[Callable[[Any, int, int], bool], ...] = _bound(
+            ms, "luxury_affordable"
+        )
+        self.luxury_buy: tuple[Callable[[Any, int, int], bool], ...] = _bound(ms, "luxury_buy")
+        self.luxury_gained: tuple[Callable[[Any, int, int], None], ...] = _bound(
+            ms, "luxury_gained"
+        )
+        self.filled: tuple[Callable[[Any, int, str], bool | None], ...] = _bound(ms, "filled")
+        self.towns: tuple[Callable[[Any, int], list[int]], ...] = _bound(ms, "towns")
+        self.remaining: tuple[Callable[[Any, int], int], ...] = _bound(ms, "remaining")
+        self.final_scoring: tuple[Callable[[Any, int], None], ...] = _bound(ms, "final_scoring")
+        self.invariants: tuple[Callable[[Any], None], ...] = _bound(ms, "invariants")
+        self.census: tuple[Callable[[Any], Counter[str]], ...] = _bound(ms, "census")
+        self.view: tuple[Callable[[Any, int, dict[str, Any]], None], ...] = _bound(ms, "view")
+        self.tensor_pieces: tuple[Callable[[Components], dict[str, tuple[int, ...]]], ...] = _bound(
+            ms, "tensor_pieces"
+        )
+        self.encode: tuple[Callable[[Any, int, dict[str, Any]], None], ...] = _bound(ms, "encode")
+        self.render_board: tuple[Callable[[Any], list[str]], ...] = _bound(ms, "render_board")
+        self.render_player: tuple[Callable[[Any, int, dict[str, Any]], list[str]], ...] = _bound(
+            ms, "render_player"
+        )
+        self.describe_choices: tuple[Callable[[Any, Task], list[str]], ...] = _bound(
+            ms, "describe_choices"
+        )
+        self.replaced: frozenset[str] = frozenset(f for m in ms for f in m.replaces)
         #: Core decision kind -> the kind of the module that answers it.
         self.redirects: dict[str, str] = {}
-        for m in self.modules:
+        for m in ms:
             for kind, own in m.redirects:
                 if kind in self.redirects:
                     raise RegistryError(f"{m.name}: decision {kind!r} is already redirected")
                 self.redirects[kind] = own
-        self.setup_asks = tuple(sorted(self.setup_asks, key=lambda fn: fn.__self__.setup_last))
-        self.season = _season_steps(self.modules)
+        self.season = _season_steps(ms)
         layout = {"start": True, "towns": False}
-        for m in self.modules:
+        for m in ms:
             m.sahara(layout)
         #: Which sahara spaces exist: ``start`` (the start-oasis spaces 0 and 1),
         #: ``towns`` (the desert-town spaces 8 and 9).
@@ -490,6 +547,12 @@ class Hooks:
             if answer is not None:
                 return answer
         return None
+
+
+def _bound(modules: tuple[Module, ...], hook: str) -> tuple[Any, ...]:
+    """The bound methods ``hook`` of the ``modules`` that override it, in their order."""
+    base = getattr(Module, hook)
+    return tuple(getattr(m, hook) for m in modules if getattr(type(m), hook) is not base)
 
 
 def _season_steps(modules: tuple[Module, ...]) -> tuple[tuple[str, Callable[..., Any] | None], ...]:
