@@ -10,8 +10,7 @@ import pytest
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.components import DEFAULT_PATH, load, parse
-from tower.marrakesh.effects import SPECIALS
-from tower.marrakesh.rules import RESOLVE
+from tower.marrakesh.rules import known
 
 
 def test_counts_match_the_rulebook():
@@ -79,12 +78,14 @@ def test_every_named_rule_exists():
                 walk(option)
             if "modifier" in e:
                 mods.add(e["modifier"])
-    assert names <= set(SPECIALS)
+    assert names <= set(known().specials)
     # Every modifier a scroll names is read somewhere in the engine.
     source = "".join(p.read_text() for p in DEFAULT_PATH.parent.parent.glob("*.py"))
     assert len(mods) == 30
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
-    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(RESOLVE)
+    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(
+        known().resolve
+    )
 
 
 def test_broken_files_name_the_field(tmp_path):
@@ -131,7 +132,7 @@ def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
                 walk(e.get(key, []))
             if "modifier" in e:
                 mods.add(e["modifier"])
-    assert names <= set(SPECIALS)
+    assert names <= set(known().specials)
     engine = DEFAULT_PATH.parent.parent
     source = "".join(p.read_text() for p in [*engine.glob("*.py"), *engine.glob("modules/*.py")])
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []

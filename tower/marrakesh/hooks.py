@@ -34,11 +34,12 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from tower.marrakesh import actions
+from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
@@ -50,6 +51,7 @@ Task = dict[str, Any]
 #: holds the game, which holds these hooks (a module subclasses plain ``Module`` and
 #: annotates its hooks with ``State``).
 StateT = TypeVar("StateT")
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: Core features a module may replace (``Module.replaces``): the core skips them.
 FEATURES: dict[str, str] = {
@@ -77,6 +79,100 @@ class SeasonStep(Generic[StateT]):
     after: str
     tasks: Callable[[StateT], list[Task]]
     before: str = ""
+
+
+#: What a labeller returns: a sentence, or ``(sentence, gives, costs)``.
+Label = str | tuple[str, Mapping[str, int], Mapping[str, int]]
+
+
+@dataclass
+class RuleSet:
+    """Named rules: tasks, decisions and effects, by name.
+
+    The core keeps one (:data:`tower.marrakesh.rules.CORE`); a module keeps its own as the
+    class attribute :attr:`Module.adds`, filled by the decorators of this class where its
+    handlers are defined. A game's tables (``Game.ruleset``) are the core's merged with
+    those of its enabled modules (:meth:`merged`), so a module's entries exist only in
+    games that switch it on. The state argument of every handler is the engine's
+    :class:`~tower.marrakesh.board.Board` (typed ``Any`` here, below the board).
+    """
+
+    #: task name -> handler(state, task): a task of the stack (``{"t": name, ...}``).
+    tasks: dict[str, Callable[[Any, Task], None]] = field(default_factory=dict)
+    #: decision kind -> options(state, task) -> the action ids of a pending decision.
+    options: dict[str, Callable[[Any, Task], list[int]]] = field(default_factory=dict)
+    #: decision kind -> resolve(state, task, action): carries out the chosen action.
+    resolve: dict[str, Callable[[Any, Task, Any], None]] = field(default_factory=dict)
+    #: decision kind -> labeller(state, task, action) -> :data:`Label` (the action in
+    #: words); ``"<kind>/<action kind>"`` labels the options added to another's decision.
+    labels: dict[str, Callable[[Any, Task, Any], Label]] = field(default_factory=dict)
+    #: Decision kinds whose options only their player sees.
+    private: set[str] = field(default_factory=set)
+    #: decision kind -> the label of its ``pass`` action.
+    passing: dict[str, str] = field(default_factory=dict)
+    #: name -> fn(state, player, effect): an effect ``{"op": "special", "name": name}``.
+    specials: dict[str, Callable[[Any, int, dict[str, Any]], None]] = field(default_factory=dict)
+    #: name -> fn(state, player) -> int: what a ``per_count`` effect counts.
+    counts: dict[str, Callable[[Any, int], int]] = field(default_factory=dict)
+    #: oasis kind -> value(state, player, oasis entry): the points of an oasis.
+    oasis_kinds: dict[str, Callable[[Any, int, dict[str, Any]], int]] = field(default_factory=dict)
+    #: piece kind -> fn(state, piece): a piece other than a keshi out of a round's throw.
+    piece_out: dict[Kind, Callable[[Any, Piece], None]] = field(default_factory=dict)
+    #: throw kind -> fn(state, throw task, pieces out): what a throw's pieces do.
+    after_throw: dict[str, Callable[[Any, Task, list[Piece]], None]] = field(default_factory=dict)
+
+    def task(self, name: str) -> Callable[[F], F]:
+        """Decorator: the handler of task ``name``."""
+        return self._into(self.tasks, name)
+
+    def option(self, kind: str) -> Callable[[F], F]:
+        """Decorator: the option generator of decision ``kind``."""
+        return self._into(self.options, kind)
+
+    def resolution(self, kind: str) -> Callable[[F], F]:
+        """Decorator: the resolution of decision ``kind``."""
+        return self._into(self.resolve, kind)
+
+    def label(self, kind: str, private: bool = False, passing: str = "") -> Callable[[F], F]:
+        """Decorator: the labeller of decision ``kind``; ``private``: its options are
+        hidden from the other players; ``passing``: the label of its ``pass`` action (the
+        labeller then never sees one)."""
+        if private:
+            self.private.add(kind)
+        if passing:
+            self.passing[kind] = passing
+        return self._into(self.labels, kind)
+
+    def phrase(self, kind: str, text: str, passing: str = "pass") -> None:
+        """Label a decision whose actions' own words suffice: ``text`` with ``{}`` standing
+        for them (:func:`tower.marrakesh.actions.words`); ``passing`` labels ``pass``."""
+        self.label(kind, passing=passing)(lambda state, t, a: text.format(actions.words(a)))
+
+    @staticmethod
+    def _into(table: dict[str, Any], key: str) -> Callable[[F], F]:
+        def deco(fn: F) -> F:
+            table[key] = fn
+            return fn
+
+        return deco
+
+    def merged(self, *others: RuleSet, where: Iterable[str] = ()) -> RuleSet:
+        """A new rule set with this one's entries and those of ``others``; an entry named
+        twice raises :class:`RegistryError` (``where`` names the others in the message)."""
+        out = RuleSet()
+        names = ["the core", *where]
+        for i, rs in enumerate((self, *others)):
+            for f in fields(RuleSet):
+                mine, theirs = getattr(out, f.name), getattr(rs, f.name)
+                twice = sorted(map(str, set(mine) & set(theirs)))
+                if twice:
+                    who = names[i] if i < len(names) else "a rule set"
+                    raise RegistryError(f"{who}: {f.name} {twice} are defined already")
+                if isinstance(mine, set):
+                    mine |= theirs
+                else:
+                    mine.update(theirs)
+        return out
 
 
 class Module(Generic[StateT]):
@@ -119,6 +215,10 @@ class Module(Generic[StateT]):
     #: order among themselves): e.g. a keshi deployed at setup needs the other modules'
     #: boards set up first.
     setup_last: ClassVar[bool] = False
+    #: The tasks, decisions, labels and effects the module adds to a game that switches
+    #: it on (a :class:`RuleSet` of the module's own, filled where its handlers are
+    #: defined: ``ADDS = RuleSet()``, ``@ADDS.task("my_task")``, ``adds = ADDS``).
+    adds: ClassVar[RuleSet] = RuleSet()
 
     # -- configuration and components ------------------------------------------------
     def check_config(self, players: int, modules: frozenset[str]) -> str | None:

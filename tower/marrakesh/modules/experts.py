@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import phases, rules, sectors
+from tower.marrakesh import phases, sectors
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
-from tower.marrakesh.effects import SPECIALS, Effect
-from tower.marrakesh.hooks import Module, register
+from tower.marrakesh.effects import Effect
+from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.modules.datafile import mix_in
 from tower.marrakesh.rules import (
     Label,
@@ -54,19 +54,17 @@ from tower.marrakesh.rules import (
     ask,
     can_pay,
     has_mod,
-    label,
-    options,
     pay,
     push,
-    resolve,
     score,
-    task,
 )
-from tower.marrakesh.worth import OASIS_KINDS
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "experts"
 PATH = Path(__file__).parent.parent / "data" / "experts.toml"
@@ -160,7 +158,7 @@ def setup(state: State) -> None:
         pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
 
 
-@task("experts_round")
+@ADDS.task("experts_round")
 def _round(state: State, t: Task) -> None:
     """1 new tile face up (none once the display is full), then the expert keshis into the
     pending throw, one per face-up tile.
@@ -189,10 +187,10 @@ def _expert_out(state: State, piece: Piece) -> None:
     board(state)["out"] += 1  # into the keshi display, with the other keshis
 
 
-rules.PIECE_OUT[Kind.EXPERT] = _expert_out
+ADDS.piece_out[Kind.EXPERT] = _expert_out
 
 
-@task("experts_round_end")
+@ADDS.task("experts_round_end")
 def _round_end(state: State, t: Task) -> None:
     # "Expert keshis that are still in the keshi display after the selection are placed
     # back onto the expert board." Ruling: at the end of the round (nothing between the
@@ -250,12 +248,12 @@ def _pay_with_point(state: State, p: int) -> None:
     score(state, p, points, "scroll 77: an expert for a point")
 
 
-@options("experts_pay")
+@ADDS.option("experts_pay")
 def _pay_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
-@resolve("experts_pay")
+@ADDS.resolution("experts_pay")
 def _pay(state: State, t: Task, a: Action) -> None:
     # choice:0 pays 1 dinar, 1 date and 1 water; choice:1 spends scroll 77 (1 point).
     if a.arg == 0:
@@ -354,7 +352,7 @@ def _keshi(state: State, p: int, colour: str) -> Task:
     return T("experts_virtual", p=p, c=colour)
 
 
-@task("experts_virtual")
+@ADDS.task("experts_virtual")
 def _virtual(state: State, t: Task) -> None:
     extra = mine(state, t["p"])["extra"]
     extra[t["c"]] = extra.get(t["c"], 0) + 1
@@ -365,7 +363,7 @@ def virtual(state: State, p: int, colour: str) -> int:
     return mine(state, p)["extra"].get(colour, 0)
 
 
-@task("experts_vendor")
+@ADDS.task("experts_vendor")
 def _vendor(state: State, t: Task) -> None:
     p = t["p"]
     pl = state.players[p]
@@ -375,7 +373,7 @@ def _vendor(state: State, t: Task) -> None:
     score(state, p, a["vendor_points_each"] * vendors, "red expert: water vendors")
 
 
-@task("experts_river")
+@ADDS.task("experts_river")
 def _river(state: State, t: Task) -> None:
     p = t["p"]
     fish = state.players[p].keshis["turquoise"] + virtual(state, p, "turquoise")
@@ -389,7 +387,7 @@ def _pickers(state: State, p: int) -> int:
     return pickers + virtual(state, p, "green")
 
 
-@task("experts_orchard")
+@ADDS.task("experts_orchard")
 def _orchard(state: State, t: Task) -> None:
     """Ruling: the green expert adds 1 date per date picker to the date orchard's own
     action, which then runs as usual (2 dates per picker in all; with scrolls 23-25 the
@@ -405,20 +403,20 @@ def _orchard(state: State, t: Task) -> None:
     _again(state, p, "green")
 
 
-@task("experts_square")
+@ADDS.task("experts_square")
 def _square(state: State, t: Task) -> None:
     pl = state.players[t["p"]]
     pl.disc = (pl.disc + 1) % 8  # the main-square action turns the disc, as always
     push(state, ask("experts_square_space", t["p"]))
 
 
-@options("experts_square_space")
+@ADDS.option("experts_square_space")
 def _square_space_options(state: State, t: Task) -> list[int]:
     sq = state.players[t["p"]].square
     return [action_id("slot", i) for i in range(8) if sq[i]]
 
 
-@resolve("experts_square_space")
+@ADDS.resolution("experts_square_space")
 def _square_space(state: State, t: Task, a: Action) -> None:
     # Ruling: "the bonus you chose ... 1 more time" is the same bonus again, with its
     # spectators; "the two directly adjacent bonuses also 1 time" are the printed bonuses
@@ -462,12 +460,12 @@ def _plain(state: State, p: int, sector: str) -> bool:
     return False
 
 
-@options("experts_use")
+@ADDS.option("experts_use")
 def _use_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("experts_use")
+@ADDS.resolution("experts_use")
 def _use(state: State, t: Task, a: Action) -> None:
     p, sector = t["p"], t["s"]
     if a.kind == "pass":
@@ -495,7 +493,7 @@ def turn_tasks(state: State, p: int, when: str) -> list[Task]:
     return []
 
 
-@task("experts_red_offer")
+@ADDS.task("experts_red_offer")
 def _red_offer(state: State, t: Task) -> None:
     """Ruling: the red expert (no sector) is offered at the end of the owner's turn, if
     one of the sectors where the player's assistants stood this turn holds their water
@@ -509,12 +507,12 @@ def _red_offer(state: State, t: Task) -> None:
     push(state, ask("experts_use_red", p, ways=[[tids[0], -1]]))
 
 
-@options("experts_use_red")
+@ADDS.option("experts_use_red")
 def _red_options(state: State, t: Task) -> list[int]:
     return [PASS, action_id("choice", 0)]
 
 
-@resolve("experts_use_red")
+@ADDS.resolution("experts_use_red")
 def _red(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -531,12 +529,12 @@ def _scroll_78(state: State, p: int, e: Effect) -> None:
     push(state, ask("experts_78", p, ways=ways(state, p, list(board(state)["display"]))))
 
 
-@options("experts_78")
+@ADDS.option("experts_78")
 def _s78_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("experts_78")
+@ADDS.resolution("experts_78")
 def _s78(state: State, t: Task, a: Action) -> None:
     # Ruling: the ability is used at once, without the assistant or water-vendor condition
     # its tile names (the scroll says "immediately"); the tile stays in the display.
@@ -545,7 +543,7 @@ def _s78(state: State, t: Task, a: Action) -> None:
         use_ability(state, t["p"], tid, shop)
 
 
-SPECIALS["experts_scroll_78"] = _scroll_78
+ADDS.specials["experts_scroll_78"] = _scroll_78
 
 
 # -- final scoring and oases ------------------------------------------------------------
@@ -571,8 +569,8 @@ def _most(state: State, p: int, o: dict[str, Any]) -> int:
     return min(o["max"], o["points"] * n) if n > max(others) else 0
 
 
-OASIS_KINDS["experts_owned"] = _owned
-OASIS_KINDS["experts_most"] = _most
+ADDS.oasis_kinds["experts_owned"] = _owned
+ADDS.oasis_kinds["experts_most"] = _most
 
 
 # -- invariants -------------------------------------------------------------------------
@@ -717,13 +715,13 @@ def _way_words(state: State, p: int, tid: int, shop: int) -> str:
     return text
 
 
-@label("claim/choice")
+@ADDS.label("claim/choice")
 def _claim_label(state: State, t: Task, a: Action) -> Label:
     tile_ = tile_words(state, board(state)["display"][a.arg])
     return f"take {tile_}, the {ordinal(a.arg + 1)} face-up expert, instead of keshis"
 
 
-@label("experts_pay")
+@ADDS.label("experts_pay")
 def _pay_label(state: State, t: Task, a: Action) -> Label:
     if a.arg == 0:
         return "pay 1 dinar, 1 date and 1 water", {}, {"dinars": 1, "dates": 1, "water": 1}
@@ -735,10 +733,10 @@ def _use_label(state: State, t: Task, a: Action) -> Label:
 
 
 for _kind in ("experts_use", "experts_use_red", "experts_78"):
-    label(_kind, passing="use no expert")(_use_label)
+    ADDS.label(_kind, passing="use no expert")(_use_label)
 
 
-@label("experts_square_space")
+@ADDS.label("experts_square_space")
 def _square_label(state: State, t: Task, a: Action) -> Label:
     from tower.marrakesh.labels import effects_label
 
@@ -752,6 +750,7 @@ class Experts(Module):
     """The Experts on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "The Experts"
     rulebook = "Gems & Experts"
 

@@ -54,8 +54,8 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects
-from tower.marrakesh.effects import SPECIALS, Effect, run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.effects import Effect, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
 from tower.marrakesh.modules.datafile import DATA, mix_in, read
 from tower.marrakesh.rules import (
@@ -64,19 +64,17 @@ from tower.marrakesh.rules import (
     Task,
     ask,
     can_pay,
-    label,
-    options,
     order,
     pay,
     push,
-    resolve,
     score,
-    task,
 )
-from tower.marrakesh.worth import OASIS_KINDS
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "gems"
 COLOURS: tuple[str, ...] = ("yellow", "blue", "red", "green", "orange")
@@ -211,12 +209,12 @@ def setup(state: State) -> None:
         }
 
 
-@options("gems_disc")
+@ADDS.option("gems_disc")
 def _disc_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(2 * len(one_spectator_sections(state, t["p"])))]
 
 
-@resolve("gems_disc")
+@ADDS.resolution("gems_disc")
 def _disc(state: State, t: Task, a: Action) -> None:
     # choice:2k+o: section k of those with 1 spectator; o = 1 turns the stack over.
     me = mine(state, t["p"])
@@ -248,7 +246,7 @@ def receive(state: State, p: int, colour: str) -> None:
     push(state, T("gems_receive", p=p, c=colour))
 
 
-@task("gems_receive")
+@ADDS.task("gems_receive")
 def _receive(state: State, t: Task) -> None:
     p, c = t["p"], t["c"]
     if free_spaces(state, p, c):
@@ -257,12 +255,12 @@ def _receive(state: State, t: Task) -> None:
         mine(state, p)["loose"].append(c)
 
 
-@options("gems_place")
+@ADDS.option("gems_place")
 def _place_options(state: State, t: Task) -> list[int]:
     return [action_id("slot", i) for i in free_spaces(state, t["p"], t["c"])]
 
 
-@resolve("gems_place")
+@ADDS.resolution("gems_place")
 def _place(state: State, t: Task, a: Action) -> None:
     p, i = t["p"], a.arg
     d = data()
@@ -285,13 +283,13 @@ def _source(state: State, source: str) -> list[str]:
     return _g(state)[source]
 
 
-@options("gems_pick")
+@ADDS.option("gems_pick")
 def _pick_options(state: State, t: Task) -> list[int]:
     have = set(_source(state, t["src"]))
     return [action_id("choice", k) for k, c in enumerate(COLOURS) if c in have]
 
 
-@resolve("gems_pick")
+@ADDS.resolution("gems_pick")
 def _pick(state: State, t: Task, a: Action) -> None:
     colour = COLOURS[a.arg]
     _source(state, t["src"]).remove(colour)
@@ -392,12 +390,12 @@ def sector_action(state: State, p: int, sector: str) -> bool:
     return False
 
 
-@options("gems_souk")
+@ADDS.option("gems_souk")
 def _souk_options(state: State, t: Task) -> list[int]:
     return [PASS, *souk_options(state, t["p"])]
 
 
-@resolve("gems_souk")
+@ADDS.resolution("gems_souk")
 def _souk(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     if a.kind == "pass":
@@ -425,23 +423,23 @@ def _souk(state: State, t: Task, a: Action) -> None:
         push(state, T("deploy", p=p, c=_sale_keshi(colour), src="supply"), again)
 
 
-@task("gems_souk_again")
+@ADDS.task("gems_souk_again")
 def _souk_again(state: State, t: Task) -> None:
     if souk_options(state, t["p"]):
         push(state, ask("gems_souk", t["p"]))
 
 
-@options("gems_goods")
+@ADDS.option("gems_goods")
 def _goods_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(GOODS_PAIRS))]
 
 
-@resolve("gems_goods")
+@ADDS.resolution("gems_goods")
 def _goods(state: State, t: Task, a: Action) -> None:
     push(state, *[T("deploy", p=t["p"], c=c, src="supply") for c in GOODS_PAIRS[a.arg]])
 
 
-@options("gems_pay")
+@ADDS.option("gems_pay")
 def _pay_options(state: State, t: Task) -> list[int]:
     d = data()["gems"]
     p = t["p"]
@@ -457,7 +455,7 @@ def _pay_options(state: State, t: Task) -> list[int]:
     return out
 
 
-@resolve("gems_pay")
+@ADDS.resolution("gems_pay")
 def _pay(state: State, t: Task, a: Action) -> None:
     d = data()["gems"]
     p = t["p"]
@@ -469,13 +467,13 @@ def _pay(state: State, t: Task, a: Action) -> None:
     state.issued[c] -= d["buy_goods_keshis"]
 
 
-@task("gems_turn_start")
+@ADDS.task("gems_turn_start")
 def _turn_start(state: State, t: Task) -> None:
     me = mine(state, t["p"])
     me["sold"] = me["bought"] = False
 
 
-@task("gems_turn_end")
+@ADDS.task("gems_turn_end")
 def _turn_end(state: State, t: Task) -> None:
     """Sold gems can be bought from the end of the seller's turn; sites reached."""
     g = _g(state)
@@ -484,13 +482,13 @@ def _turn_end(state: State, t: Task) -> None:
     sweep(state, t["p"])
 
 
-@task("gems_round_end")
+@ADDS.task("gems_round_end")
 def _round_end(state: State, t: Task) -> None:
     for p in order(state):
         sweep(state, p)
 
 
-@task("gems_season")
+@ADDS.task("gems_season")
 def _season(state: State, t: Task) -> None:
     """The start of a further season: exactly 1 gem on the river's 9th space.
 
@@ -521,7 +519,7 @@ def _gem_search(state: State, p: int, e: Effect) -> None:
     push(state, *[T("gems_search", p=p) for _ in range(e.get("n", 1))])
 
 
-@task("gems_search")
+@ADDS.task("gems_search")
 def _search(state: State, t: Task) -> None:
     _pick_from(state, t["p"], "supply")
 
@@ -531,14 +529,14 @@ def _gem_trade(state: State, p: int, e: Effect) -> None:
         push(state, ask("gems_trade", p))
 
 
-@options("gems_trade")
+@ADDS.option("gems_trade")
 def _loose_options(state: State, t: Task) -> list[int]:
     """Pass, or one of the loose gems by colour (``choice:k``, colour ``COLOURS[k]``)."""
     loose = set(mine(state, t["p"])["loose"])
     return [PASS] + [action_id("choice", k) for k, c in enumerate(COLOURS) if c in loose]
 
 
-@resolve("gems_trade")
+@ADDS.resolution("gems_trade")
 def _trade(state: State, t: Task, a: Action) -> None:
     # "trade 1 of your gems lying with the resources for any 1 gem of the gem dealer".
     # Ruling: the gem taken is received like any gem (onto the necklace if it fits); the
@@ -558,7 +556,7 @@ def _gem_return(state: State, p: int, e: Effect) -> None:
         push(state, ask("gems_return", p, left=e["left"], pts=e["points"]))
 
 
-@resolve("gems_return")
+@ADDS.resolution("gems_return")
 def _return(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -573,7 +571,7 @@ def _return(state: State, t: Task, a: Action) -> None:
         _gem_return(state, p, {"left": t["left"] - 1, "points": t["pts"]})
 
 
-options("gems_return")(_loose_options)
+ADDS.option("gems_return")(_loose_options)
 
 
 # -- named decisions --------------------------------------------------------------------
@@ -581,7 +579,7 @@ def _gem(colour: str, n: int = 1) -> str:
     return f"{n} {colour} gem{'' if n == 1 else 's'}"
 
 
-@label("gems_disc")
+@ADDS.label("gems_disc")
 def _disc_label(state: State, t: Task, a: Action) -> Label:
     section, flip = divmod(a.arg, 2)
     where = ordinal(one_spectator_sections(state, t["p"])[section] + 1)
@@ -591,12 +589,12 @@ def _disc_label(state: State, t: Task, a: Action) -> Label:
     return f"lay the disc gems on its {where} section, {how}: the {top} gem on top"
 
 
-@label("gems_place")
+@ADDS.label("gems_place")
 def _place_label(state: State, t: Task, a: Action) -> Label:
     return f"put the {t['c']} gem on the {ordinal(a.arg + 1)} necklace space", {"points": 1}, {}
 
 
-@label("gems_pick")
+@ADDS.label("gems_pick")
 def _pick_label(state: State, t: Task, a: Action) -> Label:
     where = {"supply": "the gem supply", "dealer": "the gem dealer"}.get(
         t["src"], f"the {t['src']} staircase"
@@ -604,7 +602,7 @@ def _pick_label(state: State, t: Task, a: Action) -> Label:
     return f"take {_gem(COLOURS[a.arg])} from {where}"
 
 
-@label("gems_souk", passing="leave the gem dealer")
+@ADDS.label("gems_souk", passing="leave the gem dealer")
 def _souk_label(state: State, t: Task, a: Action) -> Label:
     kind, k = divmod(a.arg, 5)
     colour = COLOURS[k]
@@ -619,13 +617,13 @@ def _souk_label(state: State, t: Task, a: Action) -> Label:
     return f"buy {_gem(colour)} from the gem dealer", {f"{colour} gems": 1}, {}
 
 
-@label("gems_goods")
+@ADDS.label("gems_goods")
 def _goods_label(state: State, t: Task, a: Action) -> Label:
     first, second = GOODS_PAIRS[a.arg]
     return f"take {a_an(first)} and {a_an(second)} keshi"
 
 
-@label("gems_pay")
+@ADDS.label("gems_pay")
 def _pay_label(state: State, t: Task, a: Action) -> Label:
     d = data()["gems"]
     if a.arg == 0:
@@ -635,22 +633,22 @@ def _pay_label(state: State, t: Task, a: Action) -> Label:
     return f"pay {n} {c} keshis", {}, {f"{c} keshis": n}
 
 
-@label("gems_trade", passing="trade no gem")
+@ADDS.label("gems_trade", passing="trade no gem")
 def _trade_label(state: State, t: Task, a: Action) -> Label:
     return f"trade your loose {COLOURS[a.arg]} gem for a gem of the dealer"
 
 
-@label("gems_return", passing="return no gem")
+@ADDS.label("gems_return", passing="return no gem")
 def _return_label(state: State, t: Task, a: Action) -> Label:
     pts = t["pts"]
     return f"return your loose {COLOURS[a.arg]} gem for {pts} points", {"points": pts}, {}
 
 
-SPECIALS["gem_draw"] = _gem_draw
-SPECIALS["gem_return"] = _gem_return
-SPECIALS["gem_choose"] = _gem_choose
-SPECIALS["gem_search"] = _gem_search
-SPECIALS["gem_trade"] = _gem_trade
+ADDS.specials["gem_draw"] = _gem_draw
+ADDS.specials["gem_return"] = _gem_return
+ADDS.specials["gem_choose"] = _gem_choose
+ADDS.specials["gem_search"] = _gem_search
+ADDS.specials["gem_trade"] = _gem_trade
 
 
 # -- scoring ----------------------------------------------------------------------------
@@ -676,10 +674,10 @@ def final_scoring(state: State, p: int) -> None:
     score(state, p, necklace_points(state, p), "gems: necklace")
 
 
-OASIS_KINDS["gems_owned"] = lambda state, p, o: min(
+ADDS.oasis_kinds["gems_owned"] = lambda state, p, o: min(
     o["max"], o["points"] * len(possessed(state, p))
 )
-OASIS_KINDS["gems_colours"] = lambda state, p, o: min(
+ADDS.oasis_kinds["gems_colours"] = lambda state, p, o: min(
     o["max"], o["points"] * len(set(possessed(state, p)))
 )
 
@@ -718,6 +716,7 @@ class Gems(Module):
     """Gems on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Gems (necklace, gem dealer, scrolls 73-76, 2 oases)"
     rulebook = "Gems & Experts"
     season_steps = (SeasonStep("gems_river", "prepare", season_tasks),)

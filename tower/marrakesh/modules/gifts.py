@@ -34,13 +34,16 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.effects import run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.modules.datafile import DATA, read
-from tower.marrakesh.rules import T, Task, task
+from tower.marrakesh.rules import T, Task
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "gifts"
 PATH = DATA / "gifts.toml"
@@ -142,12 +145,12 @@ def luxury_gained(state: State, p: int, lux: int) -> None:
     run_effects(state, p, load()["gift"][gift]["reward"], f"gift {gift}")
 
 
-@task("gifts_turn_over")
+@ADDS.task("gifts_turn_over")
 def _turn_over_task(state: State, t: Task) -> None:
     _turn_over(state)
 
 
-@task("gifts_season")
+@ADDS.task("gifts_season")
 def _season(state: State, t: Task) -> None:
     g = _g(state)
     if g["face_up"] is not None:
@@ -175,6 +178,7 @@ class Gifts(Module):
     """Gifts on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Luxury Goods: Gifts (10 gifts for luxury-good purchases)"
     rulebook = "Gems & Experts"
     season_steps = (SeasonStep("gifts", "prepare", season_tasks),)

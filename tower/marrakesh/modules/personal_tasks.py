@@ -42,13 +42,16 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh import components
 from tower.marrakesh.actions import Action, action_id
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
 from tower.marrakesh.modules import tables
-from tower.marrakesh.rules import Label, T, Task, ask, label, options, order, resolve, score, task
+from tower.marrakesh.rules import Label, T, Task, ask, order, score
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "personal_tasks"
 Condition = dict[str, Any]
@@ -292,12 +295,12 @@ def season_tasks(state: State) -> list[Task]:
     return []
 
 
-@options("task_keep")
+@ADDS.option("task_keep")
 def _keep_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(mine(state)["hands"][t["p"]]))]
 
 
-@resolve("task_keep")
+@ADDS.resolution("task_keep")
 def _keep(state: State, t: Task, a: Action) -> None:
     # Ruling: the players choose in turn order, but a choice is only noted here (seen by
     # its player alone) and the cards are laid open together once all have chosen, as
@@ -305,7 +308,7 @@ def _keep(state: State, t: Task, a: Action) -> None:
     mine(state)["chosen"][t["p"]] = a.arg
 
 
-@task("task_reveal")
+@ADDS.task("task_reveal")
 def _task_reveal(state: State, t: Task) -> None:
     """All players have chosen: each lays the other card open with their marker."""
     m = mine(state)
@@ -424,7 +427,7 @@ def card_text(state: State, p: int | None, card: int) -> str:
     return "; ".join(f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(conds))
 
 
-@label("task_keep", private=True)
+@ADDS.label("task_keep", private=True)
 def _keep_label(state: State, t: Task, a: Action) -> Label:
     card = mine(state)["hands"][t["p"]][a.arg]
     return f"keep the task card: {card_text(state, None, card)}"
@@ -440,6 +443,7 @@ class PersonalTasks(Module):
     """Personal Tasks on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Walls & Guards: Personal Tasks"
     rulebook = "Walls & Guards"
     season_steps = (SeasonStep("personal_tasks", after="provisions", tasks=season_tasks),)

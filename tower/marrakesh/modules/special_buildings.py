@@ -71,26 +71,24 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
-from tower.marrakesh.hooks import Module, register
+from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.modules.datafile import DATA, check_colours, read
 from tower.marrakesh.rules import (
     Label,
     T,
     Task,
     ask,
-    label,
-    options,
     order,
-    phrase,
     push,
-    resolve,
     score,
-    task,
 )
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "special_buildings"
 #: What the Great Well's supply space can hold, in the order its ``sb_well`` choices list.
@@ -190,7 +188,7 @@ def setup_asks(state: State) -> list[Task]:
     ]
 
 
-@task("sb_deal")
+@ADDS.task("sb_deal")
 def _deal(state: State, t: Task) -> None:
     pool = ext(state)["pool"]
     n = min(load()["special_buildings"]["dealt"], len(pool))
@@ -199,12 +197,12 @@ def _deal(state: State, t: Task) -> None:
         push(state, ask("sb_building", t["p"], offer=offer, seat=t["seat"]))
 
 
-@options("sb_building")
+@ADDS.option("sb_building")
 def _building_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["offer"]))]
 
 
-@resolve("sb_building")
+@ADDS.resolution("sb_building")
 def _building(state: State, t: Task, a: Action) -> None:
     p, offer = t["p"], list(t["offer"])
     kept = offer.pop(a.arg)
@@ -220,7 +218,7 @@ def _building(state: State, t: Task, a: Action) -> None:
         _fill_well(state, p)
 
 
-@task("sb_start")
+@ADDS.task("sb_start")
 def _start(state: State, t: Task) -> None:
     """The building's keshi (with its deployment bonus), then its resources, instead of
     the usual starting resources."""
@@ -235,7 +233,7 @@ def _start(state: State, t: Task) -> None:
     push(state, T("deploy", p=p, c=start["keshi"], src="supply"), T("sb_resources", p=p))
 
 
-@task("sb_resources")
+@ADDS.task("sb_resources")
 def _resources(state: State, t: Task) -> None:
     # Ruling: starting resources are set out, not "received": the Woodcutter adds none.
     pl = state.players[t["p"]]
@@ -250,7 +248,7 @@ def _yellow_stacks() -> range:
     return range(3 * g, 3 * g + 3)
 
 
-@task("sb_scrolls")
+@ADDS.task("sb_scrolls")
 def _scrolls(state: State, t: Task) -> None:
     """All yellow scrolls into the bag; each player draws 3."""
     bag = sorted(sid for i in _yellow_stacks() for sid in state.stacks[i])
@@ -263,12 +261,12 @@ def _scrolls(state: State, t: Task) -> None:
     ext(state)["bag"] = bag[state.num_players * k :]
 
 
-@options("sb_scroll")
+@ADDS.option("sb_scroll")
 def _scroll_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(ext(state)["offers"][str(t["p"])]))]
 
 
-@resolve("sb_scroll")
+@ADDS.resolution("sb_scroll")
 def _scroll(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.effects import run_effects
 
@@ -282,7 +280,7 @@ def _scroll(state: State, t: Task, a: Action) -> None:
         run_effects(state, p, entry["effect"], f"scroll {sid}")
 
 
-@task("sb_restack")
+@ADDS.task("sb_restack")
 def _restack(state: State, t: Task) -> None:
     """The remaining yellow scrolls, shuffled, in 3 stacks of as equal a size as possible."""
     bag = sorted(ext(state).pop("bag"))
@@ -325,13 +323,13 @@ def vendor_water(state: State, p: int) -> None:
         push(state, ask("sb_well", p))
 
 
-@options("sb_well")
+@ADDS.option("sb_well")
 def _well_options(state: State, t: Task) -> list[int]:
     well = mine(state, t["p"])["well"]
     return [action_id("choice", i) for i, r in enumerate(WELL) if well.get(r, 0) > 0]
 
 
-@resolve("sb_well")
+@ADDS.resolution("sb_well")
 def _well(state: State, t: Task, a: Action) -> None:
     r = WELL[a.arg]
     mine(state, t["p"])["well"][r] -= 1
@@ -345,7 +343,7 @@ def turn_end(state: State, p: int) -> None:
         _fill_well(state, p)
 
 
-@task("sb_turn_end")
+@ADDS.task("sb_turn_end")
 def _turn_end(state: State, t: Task) -> None:
     turn_end(state, t["p"])
 
@@ -395,12 +393,12 @@ def luxury_buy(state: State, p: int, shop: int) -> bool:
     return True
 
 
-@options("sb_merchant")
+@ADDS.option("sb_merchant")
 def _merchant_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in ((0, 1) if t["printed"] else (1,))]
 
 
-@resolve("sb_merchant")
+@ADDS.resolution("sb_merchant")
 def _merchant(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.sectors import pay_luxury
 
@@ -416,7 +414,7 @@ def _merchant(state: State, t: Task, a: Action) -> None:
     )
 
 
-@options("sb_merchant_pay")
+@ADDS.option("sb_merchant_pay")
 def _merchant_pay_options(state: State, t: Task) -> list[int]:
     from tower.marrakesh.actions import COLOUR_INDEX, GOODS
 
@@ -424,7 +422,7 @@ def _merchant_pay_options(state: State, t: Task) -> list[int]:
     return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS if pl.keshis[c] > 0]
 
 
-@resolve("sb_merchant_pay")
+@ADDS.resolution("sb_merchant_pay")
 def _merchant_pay(state: State, t: Task, a: Action) -> None:
     from tower.pieces import KESHI_COLOURS
 
@@ -433,7 +431,7 @@ def _merchant_pay(state: State, t: Task, a: Action) -> None:
     state.issued[c] -= 1
 
 
-@task("sb_merchant_buy")
+@ADDS.task("sb_merchant_buy")
 def _merchant_buy(state: State, t: Task) -> None:
     from tower.marrakesh.sectors import buy_luxury
 
@@ -489,14 +487,14 @@ def university_offer(state: State, p: int) -> list[Task]:
     return []
 
 
-@options("sb_university")
+@ADDS.option("sb_university")
 def _university_options(state: State, t: Task) -> list[int]:
     return [action_id("pass")] + [
         action_id("choice", i) for i in range(len(_used_tiles(state, t["p"])))
     ]
 
 
-@resolve("sb_university")
+@ADDS.resolution("sb_university")
 def _university(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.modules import experts
 
@@ -653,13 +651,13 @@ def _wood_label(state: State, t: Task, a: Action) -> Label:
     return "give up 1 wood instead (Woodcutter, once per round)", {}, {"wood": 1}
 
 
-label("sb_building", private=True)(_building_label)
-label("sb_scroll", private=True)(_scroll_label)
-label("sb_well")(_well_label)
-label("sb_merchant")(_merchant_label)
-label("sb_university", passing="keep the University's flip for later")(_university_label)
-label("pay_resource/choice")(_wood_label)
-phrase("sb_merchant_pay", "pay {}")
+ADDS.label("sb_building", private=True)(_building_label)
+ADDS.label("sb_scroll", private=True)(_scroll_label)
+ADDS.label("sb_well")(_well_label)
+ADDS.label("sb_merchant")(_merchant_label)
+ADDS.label("sb_university", passing="keep the University's flip for later")(_university_label)
+ADDS.label("pay_resource/choice")(_wood_label)
+ADDS.phrase("sb_merchant_pay", "pay {}")
 
 
 # -- invariants -------------------------------------------------------------------------
@@ -696,6 +694,7 @@ class SpecialBuildings(Module):
     """New Special Buildings on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Walls & Guards: New Special Buildings"
     rulebook = "Walls & Guards"
     # A building's keshi is deployed at setup: after the other modules' setup decisions

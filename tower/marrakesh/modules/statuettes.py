@@ -52,7 +52,7 @@ from tower.errors import InputFileError
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.components import check_effects
 from tower.marrakesh.effects import run_effects
-from tower.marrakesh.hooks import Module, register
+from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.modules.datafile import DATA, read
 from tower.marrakesh.rules import (
     LABELS,
@@ -62,12 +62,7 @@ from tower.marrakesh.rules import (
     T,
     Task,
     ask,
-    label,
-    options,
-    phrase,
     push,
-    resolve,
-    task,
 )
 from tower.marrakesh.sectors import discount
 from tower.pieces import KESHI_COLOURS
@@ -75,6 +70,9 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "statuettes"
 PATH = DATA / "statuettes.toml"
@@ -166,13 +164,13 @@ def sector_action(state: State, p: int, sector: str) -> bool:
     return True
 
 
-@options("statuettes_souk")
+@ADDS.option("statuettes_souk")
 def _souk_options(state: State, t: Task) -> list[int]:
     core = OPTIONS["souk"](state, _souk_task(t["p"]))
     return [*core, BUY] if affordable(state, t["p"]) else core
 
 
-@resolve("statuettes_souk")
+@ADDS.resolution("statuettes_souk")
 def _souk(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     if a.kind != "choice":
@@ -185,7 +183,7 @@ def _souk(state: State, t: Task, a: Action) -> None:
         buy(state, p, _cost(state))
 
 
-@options("statuettes_waive")
+@ADDS.option("statuettes_waive")
 def _waive_options(state: State, t: Task) -> list[int]:
     keshis = state.players[t["p"]].keshis
     cost = _cost(state)
@@ -196,7 +194,7 @@ def _waive_options(state: State, t: Task) -> list[int]:
     ]
 
 
-@resolve("statuettes_waive")
+@ADDS.resolution("statuettes_waive")
 def _waive(state: State, t: Task, a: Action) -> None:
     # Imam (base game expansion 2): the luxury good costs any 1 goods keshi fewer.
     cost = _cost(state)
@@ -204,7 +202,7 @@ def _waive(state: State, t: Task, a: Action) -> None:
     buy(state, t["p"], cost)
 
 
-@label("statuettes_souk")
+@ADDS.label("statuettes_souk")
 def _souk_label(state: State, t: Task, a: Action) -> Label:
     from tower.marrakesh.labels import luxury_text
 
@@ -215,7 +213,7 @@ def _souk_label(state: State, t: Task, a: Action) -> Label:
     return text, {}, {f"{c} keshis": n for c, n in cost.items() if n}
 
 
-phrase("statuettes_waive", "the Imam waives {} of the statuette's price")
+ADDS.phrase("statuettes_waive", "the Imam waives {} of the statuette's price")
 
 
 def buy(state: State, p: int, cost: dict[str, int]) -> None:
@@ -244,7 +242,7 @@ def luxury_gained(state: State, p: int, lux: int) -> None:
     run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
 
 
-@task("statuettes_turn_over")
+@ADDS.task("statuettes_turn_over")
 def _turn_over(state: State, t: Task) -> None:
     s = _s(state)
     s["open"] = bool(s["stack"])
@@ -272,6 +270,7 @@ class Statuettes(Module):
     """Statuettes on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Luxury Goods: Statuettes (6 statuettes in 3 pairs)"
     rulebook = "Gems & Experts"
 

@@ -40,8 +40,8 @@ from tower.errors import InputFileError
 from tower.marrakesh import rules
 from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
-from tower.marrakesh.effects import COUNTS, SPECIALS, Effect, run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.effects import Effect, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.modules import battle as bt
 from tower.marrakesh.rules import (
     Label,
@@ -50,20 +50,19 @@ from tower.marrakesh.rules import (
     ask,
     can_pay,
     has_mod,
-    label,
-    options,
     order,
     pay,
     push,
-    resolve,
     score,
-    task,
 )
 from tower.marrakesh.sectors import brown_room, brown_spaces, take_keshi
 from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 PASS = action_id("pass")
 #: Sahara spaces: 0 and 1 the brickworks (on the double oasis), 2-4 path A and 5-7 path B
@@ -172,12 +171,12 @@ def brick_pairs(wood: int) -> list[tuple[int, int]]:
     return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
 
 
-@options("bricks")
+@ADDS.option("bricks")
 def _bricks_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(brick_pairs(t["wood"])))]
 
 
-@resolve("bricks")
+@ADDS.resolution("bricks")
 def _bricks(state: State, t: Task, a: Action) -> None:
     # Ruling: the two tiles of one cost lie on the two paths at the same height; the player
     # decides which goes on which path (the choice is an ordered pair).
@@ -207,13 +206,13 @@ def room(state: State, p: int) -> int:
     return orchard_room(state, p) + brown_room(state, p)
 
 
-@options("place_wg")
+@ADDS.option("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
     out = [action_id("sector", 0)] if orchard_room(state, t["p"]) > 0 else []
     return out + [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
 
 
-@resolve("place_wg")
+@ADDS.resolution("place_wg")
 def _place_wg(state: State, t: Task, a: Action) -> None:
     p, c = t["p"], t["c"]
     pl = state.players[p]
@@ -297,7 +296,7 @@ def sahara_action(state: State, p: int) -> None:
     push(state, ask("fire", p), ask("hire", p))
 
 
-@options("fire")
+@ADDS.option("fire")
 def _fire_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     pl = state.players[p]
@@ -305,7 +304,7 @@ def _fire_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("slot", i + 2) for i in ok]
 
 
-@resolve("fire")
+@ADDS.resolution("fire")
 def _fire(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -322,12 +321,12 @@ def _fire_free(state: State, p: int, e: Effect) -> None:
     push(state, *[ask("fire_free", p) for _ in range(e["n"])])
 
 
-@options("fire_free")
+@ADDS.option("fire_free")
 def _fire_free_options(state: State, t: Task) -> list[int]:
     return [action_id("slot", i + 2) for i in _firable(state, t["p"])]
 
 
-@resolve("fire_free")
+@ADDS.resolution("fire_free")
 def _fire_free_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 84: 2 explored tiles fired for free, with their wall bonuses.
     p = t["p"]
@@ -358,14 +357,14 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
     return [dict(Counter(w)) for w in ways if can_pay(state, p, dict(Counter(w)))]
 
 
-@options("hire")
+@ADDS.option("hire")
 def _hire_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     posts = state.players[p].posts
     return [PASS] + [action_id("slot", k) for k in range(3) if posts[k] and hire_costs(state, p, k)]
 
 
-@resolve("hire")
+@ADDS.resolution("hire")
 def _hire(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -378,12 +377,12 @@ def _hire(state: State, t: Task, a: Action) -> None:
     push(state, ask("hire_waive", p, ways=ways))
 
 
-@options("hire_waive")
+@ADDS.option("hire_waive")
 def _hire_waive_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("hire_waive")
+@ADDS.resolution("hire_waive")
 def _hire_waive(state: State, t: Task, a: Action) -> None:
     pay(state, t["p"], t["ways"][a.arg])
 
@@ -399,8 +398,8 @@ def _brigand_out(state: State, piece: Piece) -> None:
     state.brigands += 1
 
 
-rules.PIECE_OUT[Kind.WATCHMAN] = _watchman_out
-rules.PIECE_OUT[Kind.BRIGAND] = _brigand_out
+ADDS.piece_out[Kind.WATCHMAN] = _watchman_out
+ADDS.piece_out[Kind.BRIGAND] = _brigand_out
 
 
 # -- the Battle at the Wall -------------------------------------------------------------
@@ -414,7 +413,7 @@ def season_tasks(state: State) -> list[Task]:
     return [T("battle", p=p, first=i == 0) for i, p in enumerate(turn)] + [T("battle_end")]
 
 
-@task("battle")
+@ADDS.task("battle")
 def _battle(state: State, t: Task) -> None:
     p = t["p"]
     pl = state.players[p]
@@ -473,10 +472,10 @@ def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
     push(state, *[T("malus", p=p, pen=pen.value) for pen in result.penalties])
 
 
-rules.AFTER_THROW["battle"] = _battle_out
+ADDS.after_throw["battle"] = _battle_out
 
 
-@task("battle_end")
+@ADDS.task("battle_end")
 def _battle_end(state: State, t: Task) -> None:
     after = bt.aftermath(Piece.parse(x) for x in state.battle_base)
     state.battle_base = []
@@ -525,7 +524,7 @@ def holdings(state: State, p: int) -> dict[str, int]:
     return h
 
 
-@task("malus")
+@ADDS.task("malus")
 def _malus(state: State, t: Task) -> None:
     pen = bt.Penalty(t["pen"])
     ways = [list(map(list, w.taken)) for w in bt.payment_options(pen, holdings(state, t["p"]))]
@@ -533,12 +532,12 @@ def _malus(state: State, t: Task) -> None:
     push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
 
 
-@options("malus_pay")
+@ADDS.option("malus_pay")
 def _malus_pay_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("malus_pay")
+@ADDS.resolution("malus_pay")
 def _malus_pay(state: State, t: Task, a: Action) -> None:
     """Give up the chosen tokens ("if they can pay only partially, they lose everything
     they can pay"; an empty way is the forfeited malus)."""
@@ -582,12 +581,12 @@ def _give_up_keshi(state: State, p: int, c: str) -> None:
         state.issued[c] -= 1
 
 
-@options("gate_back")
+@ADDS.option("gate_back")
 def _gate_back_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
-@resolve("gate_back")
+@ADDS.resolution("gate_back")
 def _gate_back(state: State, t: Task, a: Action) -> None:
     # The leftmost or second-from-left workshop; no dinars, no points, the keshi stays.
     shop = state.workshops[a.arg]
@@ -607,7 +606,7 @@ def brick_words(state: State, tile: int) -> str:
     )
 
 
-@label("bricks")
+@ADDS.label("bricks")
 def _bricks_label(state: State, t: Task, a: Action) -> Label:
     first, second = brick_pairs(t["wood"])[a.arg]
     return (
@@ -616,7 +615,7 @@ def _bricks_label(state: State, t: Task, a: Action) -> Label:
     )
 
 
-@label("place_wg")
+@ADDS.label("place_wg")
 def _place_wg_label(state: State, t: Task, a: Action) -> Label:
     if a.kind == "sector":
         return f"put the {t['c']} keshi in the date orchard"
@@ -632,11 +631,11 @@ def _fire_label(state: State, t: Task, a: Action) -> Label:
     return f"fire {brick_words(state, tile)} for {cost} wood", {}, {"wood": cost}
 
 
-label("fire", passing="fire no more bricks")(_fire_label)
-label("fire_free")(_fire_label)
+ADDS.label("fire", passing="fire no more bricks")(_fire_label)
+ADDS.label("fire_free")(_fire_label)
 
 
-@label("hire", passing="hire no more watchmen")
+@ADDS.label("hire", passing="hire no more watchmen")
 def _hire_label(state: State, t: Task, a: Action) -> Label:
     post = ("bottom", "middle", "top")[a.arg]
     return f"hire the watchman on the {post} post"
@@ -649,7 +648,7 @@ def _payment_label(state: State, t: Task, a: Action) -> Label:
     return f"pay {amounts(way)}", {}, dict(way)
 
 
-label("hire_waive")(_payment_label)
+ADDS.label("hire_waive")(_payment_label)
 
 
 def _token_words(state: State, token: str, n: int) -> str:
@@ -667,7 +666,7 @@ def _token_words(state: State, token: str, n: int) -> str:
     return f"the city gate on the {ordinal(int(what) + 1)} gate space"
 
 
-@label("malus_pay")
+@ADDS.label("malus_pay")
 def _malus_label(state: State, t: Task, a: Action) -> Label:
     way = t["ways"][a.arg]
     if not way:
@@ -675,7 +674,7 @@ def _malus_label(state: State, t: Task, a: Action) -> Label:
     return "give up " + ", ".join(_token_words(state, tok, n) for tok, n in way)
 
 
-@label("gate_back")
+@ADDS.label("gate_back")
 def _gate_back_label(state: State, t: Task, a: Action) -> Label:
     return f"put the {t['c']} city gate back on the {ordinal(a.arg + 1)} workshop"
 
@@ -723,11 +722,6 @@ def _yellow_scroll(state: State, p: int, e: Effect) -> None:
     push(state, ask("track_scroll", p))
 
 
-def _keshi_exchange(state: State, p: int, e: Effect) -> None:
-    # Brick 09 brown: the oasis track's keshi exchange, with its restrictions.
-    push(state, ask("exchange_return", p))
-
-
 def _pairs_count(state: State, p: int) -> int:
     """Pairs of a green and a brown keshi in the sahara OR the date orchard (the better)."""
     pl = state.players[p]
@@ -737,21 +731,20 @@ def _pairs_count(state: State, p: int) -> int:
 
 
 def _resources_per_count(state: State, p: int, e: Effect) -> None:
-    k = COUNTS[e["count"]](state, p)
+    k = state.game.ruleset.counts[e["count"]](state, p)
     push(state, *[ask("resource", p) for _ in range(k)])
 
 
-SPECIALS.update(
+ADDS.specials.update(
     {
         "orchard_harvest": _orchard_harvest,
         "fire_free": _fire_free,
         "wall_protected": _wall_protected,
         "yellow_scroll": _yellow_scroll,
-        "keshi_exchange": _keshi_exchange,
         "resources_per_count": _resources_per_count,
     }
 )
-COUNTS.update(
+ADDS.counts.update(
     {
         "wall": lambda s, p: len(s.players[p].wall),
         "green_brown_pairs": _pairs_count,
@@ -912,6 +905,7 @@ class WallsGuards(Module):
     """Walls & Guards on the hooks (see the module docstring for what it changes)."""
 
     name = "walls_guards"
+    adds = ADDS
     title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
     rulebook = "Walls & Guards"
     # Brick tiles replace the oases and the wall board the oasis track; green and brown
