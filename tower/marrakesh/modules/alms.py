@@ -68,18 +68,6 @@ COSTS = frozenset({"points", "water", "dates", "dinars", "wood", "goods", "resou
 WORKERS = ("green", "gray", "white", "black", "pink", "turquoise")
 
 
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    tiles = entries(path, data, "alms", 12)
-    for tid, tile in {**tiles, **{WG_OFFSET + k: t for k, t in _wg_rows(data).items()}}.items():
-        for half in ("upper", "lower"):
-            where = f"alms {tid}.{half}"
-            option = tile.get(half)
-            if not isinstance(option, dict) or not set(option.get("cost", {})) <= COSTS:
-                raise InputFileError(path, f"needs a cost of {sorted(COSTS)}", field=where)
-            check_effects(path, f"{where}.gain", option.get("gain"))
-    return {"alms": tiles}
-
-
 def _wg_rows(data: dict[str, Any]) -> dict[int, Any]:
     return {row["id"]: row for row in data.get("wg_alms", [])}
 
@@ -95,22 +83,6 @@ def face_up(state: State) -> dict[str, Any] | None:
 
 
 # -- setup and the rounds ---------------------------------------------------------------
-def setup(state: State) -> None:
-    cfg = state.game.components["alms_setup"]
-    bottom, top = list(cfg["bottom"]), list(cfg["top"])
-    if "walls_guards" in state.game.config.modules:
-        # Ruling: "the new ... alms tiles are shuffled into their corresponding stacks"
-        # (Walls & Guards): each joins the pile whose tiles give up as many points as it
-        # does (13: 3 points, the top pile; 14: 6 points, the bottom pile), so 14 tiles
-        # serve the 12 rounds and the last 2 of the bottom pile stay unused.
-        top.append(WG_OFFSET + 1)
-        bottom.append(WG_OFFSET + 2)
-    state.rng.shuffle(bottom)
-    state.rng.shuffle(top)
-    deck = bottom + top  # the top of the deck is the end of the list
-    state.ext[NAME] = {"up": deck.pop(), "deck": deck}
-
-
 @ADDS.task("alms_next")
 def _alms_next(state: State, t: Task) -> None:
     """The round's tile goes back to the box; the next one is turned face up."""
@@ -290,7 +262,15 @@ class Alms(Module):
     redirects = (("souk", "alms_souk"),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        tiles = entries(path, data, "alms", 12)
+        for tid, tile in {**tiles, **{WG_OFFSET + k: t for k, t in _wg_rows(data).items()}}.items():
+            for half in ("upper", "lower"):
+                where = f"alms {tid}.{half}"
+                option = tile.get(half)
+                if not isinstance(option, dict) or not set(option.get("cost", {})) <= COSTS:
+                    raise InputFileError(path, f"needs a cost of {sorted(COSTS)}", field=where)
+                check_effects(path, f"{where}.gain", option.get("gain"))
+        return {"alms": tiles}
 
     def components(self, comps: Components) -> Components:
         wg = {WG_OFFSET + k: t for k, t in _wg_rows(comps.raw).items()}
@@ -299,7 +279,19 @@ class Alms(Module):
         )
 
     def setup(self, state: State) -> None:
-        setup(state)
+        cfg = state.game.components["alms_setup"]
+        bottom, top = list(cfg["bottom"]), list(cfg["top"])
+        if "walls_guards" in state.game.config.modules:
+            # Ruling: "the new ... alms tiles are shuffled into their corresponding stacks"
+            # (Walls & Guards): each joins the pile whose tiles give up as many points as it
+            # does (13: 3 points, the top pile; 14: 6 points, the bottom pile), so 14 tiles
+            # serve the 12 rounds and the last 2 of the bottom pile stay unused.
+            top.append(WG_OFFSET + 1)
+            bottom.append(WG_OFFSET + 2)
+        state.rng.shuffle(bottom)
+        state.rng.shuffle(top)
+        deck = bottom + top  # the top of the deck is the end of the list
+        state.ext[NAME] = {"up": deck.pop(), "deck": deck}
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
         return [T("alms_next")] if when == "end" else []

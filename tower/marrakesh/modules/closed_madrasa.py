@@ -97,19 +97,6 @@ def with_sides(comps: Components, sides: str) -> Components:
     return dataclasses.replace(comps, raw=raw)
 
 
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    scrolls = entries(path, data, "madrasa_scroll", 24)
-    for sid, sc in scrolls.items():
-        if sc.get("area") not in SCROLL_COLOURS or sc.get("side") not in ("A", "B"):
-            raise InputFileError(path, "needs an area and a side", field=f"madrasa_scroll {sid}")
-        if "needs" in sc:
-            check_effects(path, f"madrasa_scroll {sid}.effect_with", sc.get("effect_with"))
-    layout = data["madrasa_layout"]
-    if sum(len(layout[p]) for p in POOLS) != 19:
-        raise InputFileError(path, "the keshi tiles must number 19", field="madrasa_layout")
-    return {"madrasa_scroll": scrolls}
-
-
 # -- the board --------------------------------------------------------------------------
 def _cfg(state: State) -> dict[str, Any]:
     return state.game.components["madrasa"]
@@ -205,20 +192,6 @@ def kept_scrolls(state: State) -> set[int]:
         for sid, sc in scrolls.items()
         if sc["colour"] == "yellow" and sc["timing"] == "permanent"
     }
-
-
-def setup(state: State) -> None:
-    keep = kept_scrolls(state)  # no scroll tiles from the base game
-    state.stacks = [[sid for sid in st if sid in keep] for st in state.stacks]
-    state.stack_open = [bool(st) for st in state.stacks]
-    layout = state.game.components["madrasa_layout"]
-    state.ext[NAME] = {
-        "markers": list(layout["marker_start"]),
-        "tiles": {p: {"on": list(layout[p]), "aside": []} for p in POOLS},
-        "used": {"key": [0, 0, -1], "ids": []},
-    }
-    for pl in state.players:
-        pl.ext[NAME] = {"reserved": dict.fromkeys(RESOURCES, 0), "uses": 0}
 
 
 # -- the sector action and the oasis track ----------------------------------------------
@@ -583,17 +556,6 @@ def check(state: State) -> None:
         assert set(pl.scrolls) <= keep, f"player {i} holds scroll tiles {pl.scrolls}"
 
 
-def _components(comps: Components) -> Components:
-    cfg = comps["madrasa"]
-    return dataclasses.replace(
-        comps,
-        oases={k: v for k, v in comps.oases.items() if k not in cfg["removed_oases"]},
-        desert_towns={
-            k: v for k, v in comps.desert_towns.items() if k not in cfg["removed_desert_towns"]
-        },
-    )
-
-
 @register
 class ClosedMadrasa(Module):
     """The Closed Madrasa on the hooks (see the module docstring)."""
@@ -610,13 +572,41 @@ class ClosedMadrasa(Module):
     )
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        scrolls = entries(path, data, "madrasa_scroll", 24)
+        for sid, sc in scrolls.items():
+            if sc.get("area") not in SCROLL_COLOURS or sc.get("side") not in ("A", "B"):
+                raise InputFileError(
+                    path, "needs an area and a side", field=f"madrasa_scroll {sid}"
+                )
+            if "needs" in sc:
+                check_effects(path, f"madrasa_scroll {sid}.effect_with", sc.get("effect_with"))
+        layout = data["madrasa_layout"]
+        if sum(len(layout[p]) for p in POOLS) != 19:
+            raise InputFileError(path, "the keshi tiles must number 19", field="madrasa_layout")
+        return {"madrasa_scroll": scrolls}
 
     def components(self, comps: Components) -> Components:
-        return _components(comps)
+        cfg = comps["madrasa"]
+        return dataclasses.replace(
+            comps,
+            oases={k: v for k, v in comps.oases.items() if k not in cfg["removed_oases"]},
+            desert_towns={
+                k: v for k, v in comps.desert_towns.items() if k not in cfg["removed_desert_towns"]
+            },
+        )
 
     def setup(self, state: State) -> None:
-        setup(state)
+        keep = kept_scrolls(state)  # no scroll tiles from the base game
+        state.stacks = [[sid for sid in st if sid in keep] for st in state.stacks]
+        state.stack_open = [bool(st) for st in state.stacks]
+        layout = state.game.components["madrasa_layout"]
+        state.ext[NAME] = {
+            "markers": list(layout["marker_start"]),
+            "tiles": {p: {"on": list(layout[p]), "aside": []} for p in POOLS},
+            "used": {"key": [0, 0, -1], "ids": []},
+        }
+        for pl in state.players:
+            pl.ext[NAME] = {"reserved": dict.fromkeys(RESOURCES, 0), "uses": 0}
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         if sector != "gray":

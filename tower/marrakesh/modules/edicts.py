@@ -112,26 +112,6 @@ def mine(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    data = load()
-    k = data["rules"]["drawn"][str(state.num_players)]
-    stacks: dict[str, list[int]] = {}
-    box: list[int] = []
-    for s in STACKS:
-        ids = sorted(i for i, e in data["edicts"].items() if e["stack"] == s)
-        state.rng.shuffle(ids)
-        stacks[s], rest = ids[:k], ids[k:]
-        box += rest
-    state.ext[NAME] = {
-        "stacks": stacks,
-        "handed": [],
-        "display": [],
-        "busy": "",
-        "held": [[] for _ in state.players],
-        "box": sorted(box),
-    }
-
-
 # -- thresholds and selection -----------------------------------------------------------
 def thresholds_reached(state: State) -> list[str]:
     """Stacks whose threshold some player has reached and that are not yet handed out."""
@@ -305,19 +285,6 @@ COUNTS: dict[str, Callable[[State, int], int]] = {
 }
 
 
-def final_scoring(state: State, p: int) -> None:
-    """Player ``p``'s face-up edicts, before every other final scoring step (the modules'
-    ``final_scoring`` hooks come first, in name order: before the personal tasks).
-    Non-whole values are rounded down."""
-    edicts = load()["edicts"]
-    for edict, use in mine(state)["held"][p]:
-        if use == "end":
-            end = edicts[edict]["end"]
-            score(
-                state, p, end_points(end, COUNTS[end["count"]](state, p)), f"final: edict {edict}"
-            )
-
-
 # -- invariants and views ---------------------------------------------------------------
 def check(state: State) -> None:
     """Every edict is in exactly one place (a stack, the display, the decision on its use,
@@ -406,10 +373,38 @@ class Edicts(Module):
     season_steps = (SeasonStep("edicts", after="provisions", tasks=season_tasks),)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        data = load()
+        k = data["rules"]["drawn"][str(state.num_players)]
+        stacks: dict[str, list[int]] = {}
+        box: list[int] = []
+        for s in STACKS:
+            ids = sorted(i for i, e in data["edicts"].items() if e["stack"] == s)
+            state.rng.shuffle(ids)
+            stacks[s], rest = ids[:k], ids[k:]
+            box += rest
+        state.ext[NAME] = {
+            "stacks": stacks,
+            "handed": [],
+            "display": [],
+            "busy": "",
+            "held": [[] for _ in state.players],
+            "box": sorted(box),
+        }
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        """Player ``p``'s face-up edicts, before every other final scoring step (the modules'
+        ``final_scoring`` hooks come first, in name order: before the personal tasks).
+        Non-whole values are rounded down."""
+        edicts = load()["edicts"]
+        for edict, use in mine(state)["held"][p]:
+            if use == "end":
+                end = edicts[edict]["end"]
+                score(
+                    state,
+                    p,
+                    end_points(end, COUNTS[end["count"]](state, p)),
+                    f"final: edict {edict}",
+                )
 
     def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
         if delta > 0:

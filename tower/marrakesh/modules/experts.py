@@ -144,20 +144,6 @@ def mine(state: State, p: int) -> dict[str, Any]:
 
 
 # -- setup and the round ----------------------------------------------------------------
-def setup(state: State) -> None:
-    stack = sorted(_d(state)["tiles"])
-    state.rng.shuffle(stack)
-    state.ext[NAME] = {
-        "stack": stack,
-        "display": [],
-        "board": _d(state)["board"]["keshis"],
-        "out": 0,
-        "plain": None,
-    }
-    for pl in state.players:
-        pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
-
-
 @ADDS.task("experts_round")
 def _round(state: State, t: Task) -> None:
     """1 new tile face up (none once the display is full), then the expert keshis into the
@@ -206,40 +192,6 @@ def _can_afford(state: State, p: int) -> bool:
     cost = _d(state)["board"]["cost"]
     s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
     return s77 or can_pay(state, p, cost)
-
-
-def claim_options(state: State, p: int) -> list[int]:
-    """``choice:i`` for each face-up tile, if an expert keshi lies in the keshi display and
-    the player can pay ("If you cannot pay the cost, you may not choose an expert")."""
-    b = board(state)
-    if not b["out"] or not _can_afford(state, p):
-        return []
-    experts = [action_id("choice", i) for i in range(len(b["display"]))]
-    # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
-    # player may still pass (and forfeit the phase, as without experts).
-    return experts if phases.claimable(state, p) else [PASS, *experts]
-
-
-def claim(state: State, p: int, a: Action) -> bool:
-    if a.kind == "pass":
-        state.players[p].forfeit = True
-        return True
-    if a.kind != "choice":
-        return False
-    b = board(state)
-    tid = b["display"].pop(a.arg)
-    b["out"] -= 1
-    b["board"] += 1  # "place the chosen expert keshi back on the expert board"
-    mine(state, p)["tiles"].append([tid, False])
-    cost = _d(state)["board"]["cost"]
-    s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
-    if s77 and can_pay(state, p, cost):
-        push(state, ask("experts_pay", p))
-    elif s77:
-        _pay_with_point(state, p)
-    else:
-        pay(state, p, cost)
-    return True
 
 
 def _pay_with_point(state: State, p: int) -> None:
@@ -429,25 +381,6 @@ def _square_space(state: State, t: Task, a: Action) -> None:
 
 
 # -- offering the abilities -------------------------------------------------------------
-def sector_action(state: State, p: int, sector: str) -> bool:
-    """Before a sector action on the owner's turn: offer the matching experts (decision
-    ``experts_use``); else count the sector's virtual keshis in the action.
-
-    A module earlier in the hook order (by name) whose ``sector_action`` replaces an
-    action (returns True) pre-empts the offer; modules that only add to an action
-    should return False."""
-    b = board(state)
-    if b["plain"] == [p, sector]:
-        b["plain"] = None
-    elif state.turn == p:
-        tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
-        options_ = ways(state, p, tids)
-        if options_:
-            push(state, ask("experts_use", p, s=sector, ways=options_))
-            return True
-    return _plain(state, p, sector)
-
-
 def _plain(state: State, p: int, sector: str) -> bool:
     """The sector's own action, with its virtual keshis (True: done here)."""
     if sector == "turquoise" and virtual(state, p, "turquoise"):
@@ -485,12 +418,6 @@ def _use(state: State, t: Task, a: Action) -> None:
 def _again(state: State, p: int, sector: str) -> None:
     board(state)["plain"] = [p, sector]
     push(state, T("action", p=p, s=sector))
-
-
-def turn_tasks(state: State, p: int, when: str) -> list[Task]:
-    if when == "end" and any(tile(state, x)["ability"] == "vendor" for x in unused(state, p)):
-        return [T("experts_red_offer", p=p)]
-    return []
 
 
 @ADDS.task("experts_red_offer")
@@ -547,11 +474,6 @@ ADDS.specials["experts_scroll_78"] = _scroll_78
 
 
 # -- final scoring and oases ------------------------------------------------------------
-def final_scoring(state: State, p: int) -> None:
-    n = len(unused(state, p))
-    score(state, p, _d(state)["board"]["unused_points"] * n, "experts: unused experts")
-
-
 def worth(state: State, p: int) -> float:
     """Points player ``p``'s experts are sure to bring at the end: 5 per unused expert
     (what a one-step greedy lookahead can add to its value; the abilities' worth shows
@@ -606,81 +528,10 @@ def check(state: State) -> None:
 
 
 # -- what players see -------------------------------------------------------------------
-def view(state: State, viewer: int, v: dict[str, Any]) -> None:
-    """Public: the face-up tiles, the expert keshis on the board, in the display and
-    carried into the next throw, the tiles the stack still holds (not their order), each
-    player's experts."""
-    b = board(state)
-    v[NAME] = {
-        "display": list(b["display"]),
-        "board": b["board"],
-        "out": b["out"],
-        "stack": len(b["stack"]),
-        "carried": state.carry.count(_d(state)["colour"]),
-        "players": [copy.deepcopy(mine(state, i)) for i in range(state.num_players)],
-    }
-
-
-def tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
-    """Face-up tiles (one-hot by id); expert keshis on the board, in the display, tiles
-    face down, expert keshis carried into the next throw; each seat's tiles (row 0
-    unused, row 1 used)."""
-    return {
-        "experts.display": (12,),
-        "experts.keshis": (4,),
-        **{f"experts.p{i}": (2, 12) for i in range(4)},
-    }
-
-
-def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
-    b = board(state)
-    for tid in b["display"]:
-        d["experts.display"][tid - 1] = 1
-    carried = state.carry.count(_d(state)["colour"])
-    d["experts.keshis"][:] = [b["board"], b["out"], len(b["stack"]), carried]
-    for i in range(state.num_players):
-        for tid, used in mine(state, i)["tiles"]:
-            d[f"experts.p{i}"][int(used), tid - 1] = 1
-
-
 def tile_text(state: State, tid: int) -> str:
     """An expert tile in words: its number, colour and ability."""
     t = tile(state, tid)
     return f"#{tid} {t['colour']} {t['ability']}"
-
-
-def render_board(state: State) -> list[str]:
-    b = board(state)
-    shown = ", ".join(tile_text(state, x) for x in b["display"]) or "-"
-    return [
-        f"Experts: face up {shown}; expert keshis on the board {b['board']}, in the "
-        f"display {b['out']}, stuck in the tower {expert_keshis(state)['tower']}; "
-        f"{len(b['stack'])} tiles face down"
-    ]
-
-
-def render_player(state: State, i: int) -> list[str]:
-    m = mine(state, i)
-    tiles = ", ".join(f"{tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
-    extra = ", ".join(f"{c} +{n}" for c, n in m["extra"].items() if n)
-    return [f"    experts {tiles or '-'}" + (f"; virtual keshis {extra}" if extra else "")]
-
-
-def describe_choices(state: State, top: Task) -> list[str]:
-    if top["k"] == "claim" and board(state)["out"]:
-        return [
-            f"    choice:{i} = expert {tile_text(state, x)}"
-            for i, x in enumerate(board(state)["display"])
-        ]
-    if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
-        return [
-            f"    choice:{i} = {tile_text(state, x)}"
-            + (" (statuette)" if s == STATUETTE else f" (shop {s})" if s >= 0 else "")
-            for i, (x, s) in enumerate(top["ways"])
-        ]
-    if top["k"] == "experts_pay":
-        return ["    choice:0 = 1 dinar, 1 date, 1 water", "    choice:1 = scroll 77: 1 point"]
-    return []
 
 
 # -- named decisions --------------------------------------------------------------------
@@ -758,29 +609,83 @@ class Experts(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        stack = sorted(_d(state)["tiles"])
+        state.rng.shuffle(stack)
+        state.ext[NAME] = {
+            "stack": stack,
+            "display": [],
+            "board": _d(state)["board"]["keshis"],
+            "out": 0,
+            "plain": None,
+        }
+        for pl in state.players:
+            pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
         return [T("experts_round" if when == "start" else "experts_round_end")]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return turn_tasks(state, p, when)
+        if when == "end" and any(tile(state, x)["ability"] == "vendor" for x in unused(state, p)):
+            return [T("experts_red_offer", p=p)]
+        return []
 
     def claim_options(self, state: State, p: int) -> list[int]:
-        return claim_options(state, p)
+        """``choice:i`` for each face-up tile, if an expert keshi lies in the keshi display and
+        the player can pay ("If you cannot pay the cost, you may not choose an expert")."""
+        b = board(state)
+        if not b["out"] or not _can_afford(state, p):
+            return []
+        experts = [action_id("choice", i) for i in range(len(b["display"]))]
+        # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
+        # player may still pass (and forfeit the phase, as without experts).
+        return experts if phases.claimable(state, p) else [PASS, *experts]
 
-    def claim(self, state: State, p: int, action: Any) -> bool:
-        return claim(state, p, action)
+    def claim(self, state: State, p: int, a: Action) -> bool:
+        if a.kind == "pass":
+            state.players[p].forfeit = True
+            return True
+        if a.kind != "choice":
+            return False
+        b = board(state)
+        tid = b["display"].pop(a.arg)
+        b["out"] -= 1
+        b["board"] += 1  # "place the chosen expert keshi back on the expert board"
+        mine(state, p)["tiles"].append([tid, False])
+        cost = _d(state)["board"]["cost"]
+        s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
+        if s77 and can_pay(state, p, cost):
+            push(state, ask("experts_pay", p))
+        elif s77:
+            _pay_with_point(state, p)
+        else:
+            pay(state, p, cost)
+        return True
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
-        return sector_action(state, p, sector)
+        """Before a sector action on the owner's turn: offer the matching experts (decision
+        ``experts_use``); else count the sector's virtual keshis in the action.
+
+        A module earlier in the hook order (by name) whose ``sector_action`` replaces an
+        action (returns True) pre-empts the offer; modules that only add to an action
+        should return False."""
+        b = board(state)
+        if b["plain"] == [p, sector]:
+            b["plain"] = None
+        elif state.turn == p:
+            tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
+            options_ = ways(state, p, tids)
+            if options_:
+                push(state, ask("experts_use", p, s=sector, ways=options_))
+                return True
+        return _plain(state, p, sector)
 
     def count(self, state: State, p: int, what: str) -> int | None:
         # The expert tiles a player has taken, used or not (Personal Tasks' cards).
         return len(mine(state, p)["tiles"]) if what == "expert_tiles" else None
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        n = len(unused(state, p))
+        score(state, p, _d(state)["board"]["unused_points"] * n, "experts: unused experts")
 
     def invariants(self, state: State) -> None:
         check(state)
@@ -789,19 +694,66 @@ class Experts(Module):
         return sum((Counter(mine(state, i)["extra"]) for i in range(state.num_players)), Counter())
 
     def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
-        view(state, viewer, v)
+        """Public: the face-up tiles, the expert keshis on the board, in the display and
+        carried into the next throw, the tiles the stack still holds (not their order), each
+        player's experts."""
+        b = board(state)
+        v[NAME] = {
+            "display": list(b["display"]),
+            "board": b["board"],
+            "out": b["out"],
+            "stack": len(b["stack"]),
+            "carried": state.carry.count(_d(state)["colour"]),
+            "players": [copy.deepcopy(mine(state, i)) for i in range(state.num_players)],
+        }
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
-        return tensor_pieces(comps)
+        """Face-up tiles (one-hot by id); expert keshis on the board, in the display, tiles
+        face down, expert keshis carried into the next throw; each seat's tiles (row 0
+        unused, row 1 used)."""
+        return {
+            "experts.display": (12,),
+            "experts.keshis": (4,),
+            **{f"experts.p{i}": (2, 12) for i in range(4)},
+        }
 
-    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
-        encode(state, viewer, views)
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        b = board(state)
+        for tid in b["display"]:
+            d["experts.display"][tid - 1] = 1
+        carried = state.carry.count(_d(state)["colour"])
+        d["experts.keshis"][:] = [b["board"], b["out"], len(b["stack"]), carried]
+        for i in range(state.num_players):
+            for tid, used in mine(state, i)["tiles"]:
+                d[f"experts.p{i}"][int(used), tid - 1] = 1
 
     def render_board(self, state: State) -> list[str]:
-        return render_board(state)
+        b = board(state)
+        shown = ", ".join(tile_text(state, x) for x in b["display"]) or "-"
+        return [
+            f"Experts: face up {shown}; expert keshis on the board {b['board']}, in the "
+            f"display {b['out']}, stuck in the tower {expert_keshis(state)['tower']}; "
+            f"{len(b['stack'])} tiles face down"
+        ]
 
     def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
-        return render_player(state, i)
+        m = mine(state, i)
+        tiles = ", ".join(f"{tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
+        extra = ", ".join(f"{c} +{n}" for c, n in m["extra"].items() if n)
+        return [f"    experts {tiles or '-'}" + (f"; virtual keshis {extra}" if extra else "")]
 
     def describe_choices(self, state: State, top: Task) -> list[str]:
-        return describe_choices(state, top)
+        if top["k"] == "claim" and board(state)["out"]:
+            return [
+                f"    choice:{i} = expert {tile_text(state, x)}"
+                for i, x in enumerate(board(state)["display"])
+            ]
+        if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
+            return [
+                f"    choice:{i} = {tile_text(state, x)}"
+                + (" (statuette)" if s == STATUETTE else f" (shop {s})" if s >= 0 else "")
+                for i, (x, s) in enumerate(top["ways"])
+            ]
+        if top["k"] == "experts_pay":
+            return ["    choice:0 = 1 dinar, 1 date, 1 water", "    choice:1 = scroll 77: 1 point"]
+        return []

@@ -168,47 +168,6 @@ def one_spectator_sections(state: State, p: int) -> list[int]:
     return [s for s, n in enumerate(discs[discs["side"]]) if n == want]
 
 
-def setup(state: State) -> None:
-    """The supply, the dealer and every gem site (see the module docstring)."""
-    d = data()
-    supply = [c for c in COLOURS for _ in range(d["gems"]["counts"][c])]
-    state.rng.shuffle(supply)
-    g: dict[str, Any] = {
-        "supply": supply,
-        "dealer": [],
-        "pending": [],
-        "river": [],
-        "palace": [],
-        "mosque": [],
-        "connection": [],
-    }
-    state.ext[NAME] = g
-    put_back = []
-    while len(g["dealer"]) < d["gems"]["dealer_start"] and supply:
-        c = supply.pop()
-        (put_back if c in g["dealer"] else g["dealer"]).append(c)
-    supply += put_back
-    state.rng.shuffle(supply)  # "You mix all other gems back into the supply."
-    n = state.num_players
-    g["river"] = _draw_many(state, 1)
-    g["palace"] = _draw_many(state, n)
-    g["mosque"] = _draw_many(state, n)
-    g["connection"] = _draw_many(state, n)
-    # Ruling: a game whose oases are replaced (Walls & Guards: brick tiles, no oasis
-    # track) has no space for the oasis-track gem: it is not laid out.
-    absent = {"track"} if "oases" in state.game.hooks.replaced else set()
-    for p in range(n):
-        state.players[p].ext[NAME] = {
-            "necklace": [None] * len(d["necklace"]["colours"]),
-            "loose": [],
-            "disc": [-1, _draw_many(state, d["gems"]["disc_gems"])],
-            "sites": {s: None if s in absent else _draw(state) for s in SITES},
-            "got": [],
-            "sold": False,
-            "bought": False,
-        }
-
-
 @ADDS.option("gems_disc")
 def _disc_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(2 * len(one_spectator_sections(state, t["p"])))]
@@ -329,36 +288,6 @@ def sweep(state: State, p: int) -> None:
             _site(state, p, site)
 
 
-def reached(state: State, p: int, what: str, where: Any) -> None:
-    """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
-    oasis-track gem and the sites of :func:`sweep`."""
-    g = _g(state)
-    s = data()["sites"]
-    me = mine(state, p)
-    if what == "river" and where >= s["river_space"] and g["river"]:
-        # "Whoever of you first reaches or moves past the space gets this gem."
-        receive(state, p, g["river"].pop())
-    elif what == "connection" and list(where) == s["connection_line"]:
-        # "You can receive 1 gem tile here as an additional connection bonus ... only one."
-        if g["connection"] and "connection" not in me["got"]:
-            me["got"].append("connection")
-            receive(state, p, g["connection"].pop())
-    elif what == "audience" and where == me["disc"][0] and me["disc"][1]:
-        receive(state, p, me["disc"][1].pop())
-    elif what == "track" and where == s["track_space"]:
-        _site(state, p, "track")
-    sweep(state, p)
-
-
-def after_stair_move(state: State, p: int, which: str) -> None:
-    """The staircase gems: reaching or crossing the step, choose 1 of those there."""
-    step = data()["sites"]["palace_step" if which == "palace" else "mosque_step"]
-    me = mine(state, p)
-    if getattr(state.players[p], which) >= step and which not in me["got"]:
-        me["got"].append(which)
-        _pick_from(state, p, which)
-
-
 # -- the gem dealer ---------------------------------------------------------------------
 def _sale_keshi(colour: str) -> str:
     return data()["sale"]["keshi"][colour]
@@ -381,13 +310,6 @@ def souk_options(state: State, p: int) -> list[int]:
             dealer = set(_g(state)["dealer"])
             out += [action_id("choice", BUY + k) for k, c in enumerate(COLOURS) if c in dealer]
     return sorted(out)
-
-
-def sector_action(state: State, p: int, sector: str) -> bool:
-    """A souk action: after the core's souk, a sale and a purchase at the gem dealer."""
-    if sector == "souk" and souk_options(state, p):
-        push(state, ask("gems_souk", p))
-    return False
 
 
 @ADDS.option("gems_souk")
@@ -670,10 +592,6 @@ def necklace_points(state: State, p: int) -> int:
     return points
 
 
-def final_scoring(state: State, p: int) -> None:
-    score(state, p, necklace_points(state, p), "gems: necklace")
-
-
 ADDS.oasis_kinds["gems_owned"] = lambda state, p, o: min(
     o["max"], o["points"] * len(possessed(state, p))
 )
@@ -725,7 +643,44 @@ class Gems(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """The supply, the dealer and every gem site (see the module docstring)."""
+        d = data()
+        supply = [c for c in COLOURS for _ in range(d["gems"]["counts"][c])]
+        state.rng.shuffle(supply)
+        g: dict[str, Any] = {
+            "supply": supply,
+            "dealer": [],
+            "pending": [],
+            "river": [],
+            "palace": [],
+            "mosque": [],
+            "connection": [],
+        }
+        state.ext[NAME] = g
+        put_back = []
+        while len(g["dealer"]) < d["gems"]["dealer_start"] and supply:
+            c = supply.pop()
+            (put_back if c in g["dealer"] else g["dealer"]).append(c)
+        supply += put_back
+        state.rng.shuffle(supply)  # "You mix all other gems back into the supply."
+        n = state.num_players
+        g["river"] = _draw_many(state, 1)
+        g["palace"] = _draw_many(state, n)
+        g["mosque"] = _draw_many(state, n)
+        g["connection"] = _draw_many(state, n)
+        # Ruling: a game whose oases are replaced (Walls & Guards: brick tiles, no oasis
+        # track) has no space for the oasis-track gem: it is not laid out.
+        absent = {"track"} if "oases" in state.game.hooks.replaced else set()
+        for p in range(n):
+            state.players[p].ext[NAME] = {
+                "necklace": [None] * len(d["necklace"]["colours"]),
+                "loose": [],
+                "disc": [-1, _draw_many(state, d["gems"]["disc_gems"])],
+                "sites": {s: None if s in absent else _draw(state) for s in SITES},
+                "got": [],
+                "sold": False,
+                "bought": False,
+            }
 
     def setup_asks(self, state: State) -> list[Task]:
         return [ask("gems_disc", p) for p in order(state)]
@@ -737,16 +692,41 @@ class Gems(Module):
         return [T("gems_round_end")] if when == "end" else []
 
     def reached(self, state: State, p: int, what: str, where: Any) -> None:
-        reached(state, p, what, where)
+        """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
+        oasis-track gem and the sites of :func:`sweep`."""
+        g = _g(state)
+        s = data()["sites"]
+        me = mine(state, p)
+        if what == "river" and where >= s["river_space"] and g["river"]:
+            # "Whoever of you first reaches or moves past the space gets this gem."
+            receive(state, p, g["river"].pop())
+        elif what == "connection" and list(where) == s["connection_line"]:
+            # "You can receive 1 gem tile here as an additional connection bonus ... only one."
+            if g["connection"] and "connection" not in me["got"]:
+                me["got"].append("connection")
+                receive(state, p, g["connection"].pop())
+        elif what == "audience" and where == me["disc"][0] and me["disc"][1]:
+            receive(state, p, me["disc"][1].pop())
+        elif what == "track" and where == s["track_space"]:
+            _site(state, p, "track")
+        sweep(state, p)
 
     def after_stair_move(self, state: State, p: int, which: str) -> None:
-        after_stair_move(state, p, which)
+        """The staircase gems: reaching or crossing the step, choose 1 of those there."""
+        step = data()["sites"]["palace_step" if which == "palace" else "mosque_step"]
+        me = mine(state, p)
+        if getattr(state.players[p], which) >= step and which not in me["got"]:
+            me["got"].append(which)
+            _pick_from(state, p, which)
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
-        return sector_action(state, p, sector)
+        """A souk action: after the core's souk, a sale and a purchase at the gem dealer."""
+        if sector == "souk" and souk_options(state, p):
+            push(state, ask("gems_souk", p))
+        return False
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        score(state, p, necklace_points(state, p), "gems: necklace")
 
     def count(self, state: State, p: int, what: str) -> int | None:
         # The gems on the necklace board (Personal Tasks' cards: "8 gems").

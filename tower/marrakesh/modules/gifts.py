@@ -102,47 +102,10 @@ def _g(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    """Shuffle the gifts into a stack and turn over the top one."""
-    stack = sorted(load()["gift"])
-    state.rng.shuffle(stack)
-    state.ext[NAME] = {"stack": stack, "face_up": None, "box": [], "due": None}
-    for pl in state.players:
-        pl.ext[NAME] = []
-    _turn_over(state)
-
-
 def _turn_over(state: State) -> None:
     g = _g(state)
     if g["face_up"] is None and g["stack"]:
         g["face_up"] = g["stack"].pop()
-
-
-def luxury_buy(state: State, p: int, shop: int) -> bool:
-    """Note whether this purchase from ``shop`` wins the face-up gift (the good is still on
-    its stack); the gift is handed over when the good is gained."""
-    g = _g(state)
-    gift = g["face_up"]
-    if gift is not None:
-        entry = load()["gift"][gift]
-        g["due"] = [p, gift] if CONDITIONS[entry["condition"]](state, shop, entry) else None
-    return False
-
-
-def luxury_gained(state: State, p: int, lux: int) -> None:
-    """Hand over the gift a purchase won (:func:`luxury_buy`).
-
-    Ruling: only a purchase in the souk from the 5 stacks wins a gift ("Purchase of ..."):
-    a luxury good taken free by an effect, or a good of another module's stack, does not.
-    """
-    g = _g(state)
-    due, g["due"] = g["due"], None
-    if due is None or due[0] != p or due[1] != g["face_up"]:
-        return
-    gift = g["face_up"]
-    g["face_up"] = None  # the next one is turned over at the end of the turn
-    state.players[p].ext[NAME].append(gift)
-    run_effects(state, p, load()["gift"][gift]["reward"], f"gift {gift}")
 
 
 @ADDS.task("gifts_turn_over")
@@ -184,13 +147,38 @@ class Gifts(Module):
     season_steps = (SeasonStep("gifts", "prepare", season_tasks),)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Shuffle the gifts into a stack and turn over the top one."""
+        stack = sorted(load()["gift"])
+        state.rng.shuffle(stack)
+        state.ext[NAME] = {"stack": stack, "face_up": None, "box": [], "due": None}
+        for pl in state.players:
+            pl.ext[NAME] = []
+        _turn_over(state)
 
     def luxury_buy(self, state: State, p: int, shop: int) -> bool:
-        return luxury_buy(state, p, shop)
+        """Note whether this purchase from ``shop`` wins the face-up gift (the good is still on
+        its stack); the gift is handed over when the good is gained."""
+        g = _g(state)
+        gift = g["face_up"]
+        if gift is not None:
+            entry = load()["gift"][gift]
+            g["due"] = [p, gift] if CONDITIONS[entry["condition"]](state, shop, entry) else None
+        return False
 
     def luxury_gained(self, state: State, p: int, lux: int) -> None:
-        luxury_gained(state, p, lux)
+        """Hand over the gift a purchase won (:func:`luxury_buy`).
+
+        Ruling: only a purchase in the souk from the 5 stacks wins a gift ("Purchase of ..."):
+        a luxury good taken free by an effect, or a good of another module's stack, does not.
+        """
+        g = _g(state)
+        due, g["due"] = g["due"], None
+        if due is None or due[0] != p or due[1] != g["face_up"]:
+            return
+        gift = g["face_up"]
+        g["face_up"] = None  # the next one is turned over at the end of the turn
+        state.players[p].ext[NAME].append(gift)
+        run_effects(state, p, load()["gift"][gift]["reward"], f"gift {gift}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         return [T("gifts_turn_over")] if when == "end" else []

@@ -160,30 +160,6 @@ def mine(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    """Deal 2 secret cards to each player, replacing cards that cannot be fulfilled."""
-    data = load()
-    modules = state.game.config.modules
-    deck = sorted(data["cards"])
-    state.rng.shuffle(deck)
-    discarded: list[int] = []
-    hands: list[list[int]] = [[] for _ in state.players]
-    for p in order(state):
-        while len(hands[p]) < data["rules"]["cards_per_player"]:
-            card = deck.pop()
-            # Rulebook: a card whose conditions cannot all be fulfilled is discarded and a
-            # new one drawn in its place.
-            (hands[p] if possible(data["cards"][card], modules) else discarded).append(card)
-    n = state.num_players
-    state.ext[NAME] = {
-        "deck": deck,
-        "discarded": discarded,
-        "hands": hands,
-        "open": [],
-        "chosen": [-1] * n,
-    }
-
-
 # -- the conditions ---------------------------------------------------------------------
 def sector_count(state: State, p: int, sector: str) -> int:
     """Keshis in a sector, its water vendor included.
@@ -319,24 +295,6 @@ def _task_reveal(state: State, t: Task) -> None:
     m["chosen"] = [-1] * state.num_players
 
 
-def final_scoring(state: State, p: int) -> None:
-    """Player ``p``'s kept card and the other players' open cards.
-
-    Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
-    final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
-    hooks come before the core's final steps, in name order (edicts first), so resources
-    shown on a card still count for the oases and the remaining resources afterwards.
-    """
-    m = mine(state)
-    for card in m["hands"][p]:
-        kept, _ = points_for(card_fulfilled(state, p, card))
-        score(state, p, kept, f"final: personal task {card}")
-    for card, owner in m["open"]:
-        if p != owner:
-            _, got = points_for(card_fulfilled(state, p, card))
-            score(state, p, got, f"final: open personal task {card}")
-
-
 # -- invariants and views ---------------------------------------------------------------
 def check(state: State) -> None:
     """Every card is in exactly one place; hands hold 2 cards before the decision and 1
@@ -457,10 +415,44 @@ class PersonalTasks(Module):
         return None
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Deal 2 secret cards to each player, replacing cards that cannot be fulfilled."""
+        data = load()
+        modules = state.game.config.modules
+        deck = sorted(data["cards"])
+        state.rng.shuffle(deck)
+        discarded: list[int] = []
+        hands: list[list[int]] = [[] for _ in state.players]
+        for p in order(state):
+            while len(hands[p]) < data["rules"]["cards_per_player"]:
+                card = deck.pop()
+                # Rulebook: a card whose conditions cannot all be fulfilled is discarded and a
+                # new one drawn in its place.
+                (hands[p] if possible(data["cards"][card], modules) else discarded).append(card)
+        n = state.num_players
+        state.ext[NAME] = {
+            "deck": deck,
+            "discarded": discarded,
+            "hands": hands,
+            "open": [],
+            "chosen": [-1] * n,
+        }
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        """Player ``p``'s kept card and the other players' open cards.
+
+        Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
+        final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
+        hooks come before the core's final steps, in name order (edicts first), so resources
+        shown on a card still count for the oases and the remaining resources afterwards.
+        """
+        m = mine(state)
+        for card in m["hands"][p]:
+            kept, _ = points_for(card_fulfilled(state, p, card))
+            score(state, p, kept, f"final: personal task {card}")
+        for card, owner in m["open"]:
+            if p != owner:
+                _, got = points_for(card_fulfilled(state, p, card))
+                score(state, p, got, f"final: open personal task {card}")
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -63,15 +63,6 @@ OASIS = 100
 ITEMS = 150
 
 
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    offers = entries(path, data, "shop_offer", 5)
-    for oid, o in offers.items():
-        price = o.get("price", {})
-        if o.get("kind") not in ("scroll", "oasis") or set(price) - {"dinars", "points"}:
-            raise InputFileError(path, "needs a kind and a price", field=f"shop_offer {oid}")
-    return {"shop_offer": offers, "shop_oasis": entries(path, data, "shop_oasis", 2, first=39)}
-
-
 def _cfg(state: State) -> dict[str, Any]:
     return state.game.components["shop"]
 
@@ -101,19 +92,6 @@ def _tiles(state: State) -> dict[int, dict[str, Any]]:
 
 def free_tiles(state: State, p: int, kind: str) -> list[int]:
     return [k for k in _mine(state, p)["tiles"] if _tiles(state)[k]["kind"] == kind]
-
-
-# -- setup ------------------------------------------------------------------------------
-def setup(state: State) -> None:
-    state.ext[NAME] = {"offers": [], "clearance": [], "used": []}
-    for pl in state.players:
-        pl.ext[NAME] = {"tiles": sorted(_tiles(state)), "slots": {}, "gaps": []}
-
-
-def turn_tasks(state: State, p: int, when: str) -> list[Task]:
-    if when != "start" or state.players[p].assistants.get("souk", 0) < 1:
-        return []
-    return [ask("shop_sell", p), ask("shop_buy", p)]
 
 
 # -- selling ----------------------------------------------------------------------------
@@ -263,15 +241,6 @@ def _buy_label(state: State, t: Task, a: Action) -> Label:
 
 
 # -- the oasis track and the season's end -----------------------------------------------
-def track_slot(state: State, p: int) -> int:
-    """The track space of the oasis just activated: the leftmost gap, else the next one."""
-    pl = state.players[p]
-    mine = _mine(state, p)
-    slot = mine["gaps"].pop(0) if mine["gaps"] else len(pl.claimed) - 1
-    mine["slots"][str(pl.claimed[-1])] = slot
-    return slot
-
-
 def _clearance_tasks(state: State) -> list[Task]:
     return [T("shop_clearance")]
 
@@ -331,10 +300,6 @@ def check(state: State) -> None:
     assert len(set(ext["used"])) == len(ext["used"]) <= _cfg(state)["used_tiles"], ext["used"]
 
 
-def _components(comps: Components) -> Components:
-    return dataclasses.replace(comps, oases={**comps.oases, **comps.tables["shop_oasis"]})
-
-
 @register
 class SecondHandShop(Module):
     """The Second-Hand Shop on the hooks (see the module docstring)."""
@@ -348,19 +313,33 @@ class SecondHandShop(Module):
     season_steps = (SeasonStep("shop_clearance", after="provisions", tasks=_clearance_tasks),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        offers = entries(path, data, "shop_offer", 5)
+        for oid, o in offers.items():
+            price = o.get("price", {})
+            if o.get("kind") not in ("scroll", "oasis") or set(price) - {"dinars", "points"}:
+                raise InputFileError(path, "needs a kind and a price", field=f"shop_offer {oid}")
+        return {"shop_offer": offers, "shop_oasis": entries(path, data, "shop_oasis", 2, first=39)}
 
     def components(self, comps: Components) -> Components:
-        return _components(comps)
+        return dataclasses.replace(comps, oases={**comps.oases, **comps.tables["shop_oasis"]})
 
     def setup(self, state: State) -> None:
-        setup(state)
+        state.ext[NAME] = {"offers": [], "clearance": [], "used": []}
+        for pl in state.players:
+            pl.ext[NAME] = {"tiles": sorted(_tiles(state)), "slots": {}, "gaps": []}
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return turn_tasks(state, p, when)
+        if when != "start" or state.players[p].assistants.get("souk", 0) < 1:
+            return []
+        return [ask("shop_sell", p), ask("shop_buy", p)]
 
-    def track_slot(self, state: State, p: int) -> int | None:
-        return track_slot(state, p)
+    def track_slot(self, state: State, p: int) -> int:
+        """The track space of the oasis just activated: the leftmost gap, else the next one."""
+        pl = state.players[p]
+        mine = _mine(state, p)
+        slot = mine["gaps"].pop(0) if mine["gaps"] else len(pl.claimed) - 1
+        mine["slots"][str(pl.claimed[-1])] = slot
+        return slot
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -124,13 +124,6 @@ def _s(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    """Shuffle the statuettes into their stack and turn over the top one."""
-    stack = sorted(load()["statuette"])
-    state.rng.shuffle(stack)
-    state.ext[NAME] = {"stack": stack, "open": True}
-
-
 def top(state: State) -> int | None:
     """The face-up statuette, if any."""
     s = _s(state)
@@ -154,14 +147,6 @@ def _cost(state: State) -> dict[str, int]:
 
 def _souk_task(p: int) -> Task:
     return ask("souk", p, ex=0, lux=0)
-
-
-def sector_action(state: State, p: int, sector: str) -> bool:
-    """A souk action while a statuette lies face up: decision ``statuettes_souk``."""
-    if sector != "souk" or top(state) is None:
-        return False
-    push(state, ask("statuettes_souk", p))
-    return True
 
 
 @ADDS.option("statuettes_souk")
@@ -232,16 +217,6 @@ def buy(state: State, p: int, cost: dict[str, int]) -> None:
     run_effects(state, p, entry["reward"], f"souk: statuette {lux}")
 
 
-def luxury_gained(state: State, p: int, lux: int) -> None:
-    """The pair bonus when ``lux`` completes a pair of statuettes."""
-    data = load()
-    if lux not in data["statuette"] or partner(lux) not in state.players[p].luxuries:
-        return
-    pair = data["pair"][data["statuette"][lux]["pair_id"]]
-    choice = {"op": "choose", "options": data["statuettes"]["bonus_options"]}
-    run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
-
-
 @ADDS.task("statuettes_turn_over")
 def _turn_over(state: State, t: Task) -> None:
     s = _s(state)
@@ -278,13 +253,26 @@ class Statuettes(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Shuffle the statuettes into their stack and turn over the top one."""
+        stack = sorted(load()["statuette"])
+        state.rng.shuffle(stack)
+        state.ext[NAME] = {"stack": stack, "open": True}
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
-        return sector_action(state, p, sector)
+        """A souk action while a statuette lies face up: decision ``statuettes_souk``."""
+        if sector != "souk" or top(state) is None:
+            return False
+        push(state, ask("statuettes_souk", p))
+        return True
 
     def luxury_gained(self, state: State, p: int, lux: int) -> None:
-        luxury_gained(state, p, lux)
+        """The pair bonus when ``lux`` completes a pair of statuettes."""
+        data = load()
+        if lux not in data["statuette"] or partner(lux) not in state.players[p].luxuries:
+            return
+        pair = data["pair"][data["statuette"][lux]["pair_id"]]
+        choice = {"op": "choose", "options": data["statuettes"]["bonus_options"]}
+        run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         return [T("statuettes_turn_over")] if when == "end" else []

@@ -109,63 +109,11 @@ def extend(comps: Components) -> Components:
     return out
 
 
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    """Check the module's settings and read its tables from the component file."""
-    wg = data["walls_guards"]
-    for i, eff in enumerate(wg["wall"]["bonuses"]):
-        check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
-    for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
-        check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
-    tables = {
-        "brick": entries(path, data, "brick", 11),
-        "wg_scroll": entries(path, data, "wg_scroll", 6, first=79),
-        "wg_river_tile": entries(path, data, "wg_river_tile", 6, first=19),
-        "wg_exchange_office": entries(path, data, "wg_exchange_office", 2, first=19),
-        "wg_provision": entries(path, data, "wg_provision", 6, first=13),
-        "wg_alms": entries(path, data, "wg_alms", 2),
-    }
-    for sid, sc in tables["wg_scroll"].items():
-        if sc.get("colour") not in data["scroll_groups"] or sc.get("timing") not in TIMINGS:
-            raise InputFileError(
-                path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
-            )
-    for oid, office in tables["wg_exchange_office"].items():
-        for goods in ("yellow", "purple", "orange"):
-            check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
-    return tables
-
-
 def _wg(state: State) -> dict[str, Any]:
     return state.game.components["walls_guards"]
 
 
 # -- setup ------------------------------------------------------------------------------
-def setup(state: State) -> None:
-    """Setup steps 7-13 (oases and the oasis track are left out by the core setup)."""
-    comps = state.game.components
-    for pl in state.players:
-        pl.wood = _wg(state)["start_wood"]
-        pl.posts = [True] * bt.WATCHMEN_PER_PLAYER
-        pl.bricks = [0] * 6
-    state.brigands = bt.BRIGANDS_IN_BOX
-    # Setup 12: each player gets one desert town without an instant effect, night side up.
-    # Ruling: with the desert-towns module the towns already on display are not drawn again;
-    # a player left without one (too few towns) has none.
-    pool = sorted(
-        t
-        for t, e in comps.desert_towns.items()
-        if e["kind"] != "instant" and t not in state.towns_display
-    )
-    state.rng.shuffle(pool)
-    for pl, town in zip(state.players, pool, strict=False):
-        pl.wall_town = town
-
-
-def setup_asks(state: State) -> list[Task]:
-    """Setup 9: each player picks 2 brick tiles of each cost, in turn order."""
-    return [ask("bricks", p, wood=w) for p in order(state) for w in (3, 4, 5)]
-
-
 def brick_pairs(wood: int) -> list[tuple[int, int]]:
     """Ordered pairs (path A tile, path B tile) of the tiles costing ``wood``."""
     return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
@@ -699,12 +647,6 @@ def filled(state: State, p: int, sector: str) -> bool:
     return n >= full and sector in pl.vendors
 
 
-def final_scoring(state: State, p: int) -> None:
-    pl = state.players[p]
-    if has_mod(state, p, "watchman_tiles"):
-        score(state, p, _wg(state)["watchman_end_points"] * sum(pl.posts), "scroll 83: watchmen")
-
-
 def wall_towns(state: State, p: int) -> list[int]:
     """The wall board's desert town, if the wall is complete.
 
@@ -844,61 +786,6 @@ def _choices(top: Task) -> list[str]:
 _SCALARS = 5
 
 
-def _tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
-    bricks, towns = len(comps.tables["brick"]), max(comps.desert_towns)
-    per_player = {
-        "scalars": (_SCALARS,),
-        "bricks": (6, bricks),
-        "explored": (6,),
-        "wall": (bt.SECTIONS, bricks),
-        "sahara_green": (10,),
-        "wall_town": (towns,),
-    }
-    pieces = {f"wg.p{i}.{k}": shape for i in range(4) for k, shape in per_player.items()}
-    return {
-        "wg.brigands": (1,),
-        "wg.carry": (len(KESHI_COLOURS),),
-        "wg.battle_base": (len(KESHI_COLOURS) + len(PLAYER_COLOURS) + 1,),
-        **pieces,
-    }
-
-
-def _encode(state: State, viewer: int, d: dict[str, Any]) -> None:
-    """Everything of Walls & Guards is public: boards, wall, watchmen, the tower's base."""
-    d["wg.brigands"][0] = state.brigands
-    for c in state.carry:
-        if c in KESHI_COLOURS:  # other pieces carried (expert keshis) are their module's
-            d["wg.carry"][KESHI_COLOURS.index(c)] += 1
-    k = len(KESHI_COLOURS)
-    for x in state.battle_base:  # keshis by colour, then watchmen by colour, then brigands
-        piece = Piece.parse(x)
-        if piece.kind is Kind.KESHI:
-            d["wg.battle_base"][KESHI_COLOURS.index(piece.colour)] += 1
-        elif piece.kind is Kind.WATCHMAN:
-            d["wg.battle_base"][k + PLAYER_COLOURS.index(piece.colour)] += 1
-        else:
-            d["wg.battle_base"][k + len(PLAYER_COLOURS)] += 1
-    for i, pl in enumerate(state.players):
-        pre = f"wg.p{i}."
-        d[pre + "scalars"][:] = [
-            pl.wood,
-            pl.recruited,
-            pl.orchard_brown,
-            len(pl.wall),
-            sum(pl.posts),
-        ]
-        for k, tile in enumerate(pl.bricks):
-            if tile:
-                d[pre + "bricks"][k, tile - 1] = 1
-        d[pre + "explored"][:] = pl.explored
-        for k, tile in enumerate(pl.wall):
-            d[pre + "wall"][k, tile - 1] = 1
-        for s in pl.sahara_green:
-            d[pre + "sahara_green"][s] += 1
-        if pl.wall_town:
-            d[pre + "wall_town"][pl.wall_town - 1] = 1
-
-
 # -- the module -------------------------------------------------------------------------
 @register
 class WallsGuards(Module):
@@ -914,16 +801,56 @@ class WallsGuards(Module):
     season_steps = (SeasonStep("battle", after="river", tasks=season_tasks),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        """Check the module's settings and read its tables from the component file."""
+        wg = data["walls_guards"]
+        for i, eff in enumerate(wg["wall"]["bonuses"]):
+            check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
+        for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
+            check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
+        tables = {
+            "brick": entries(path, data, "brick", 11),
+            "wg_scroll": entries(path, data, "wg_scroll", 6, first=79),
+            "wg_river_tile": entries(path, data, "wg_river_tile", 6, first=19),
+            "wg_exchange_office": entries(path, data, "wg_exchange_office", 2, first=19),
+            "wg_provision": entries(path, data, "wg_provision", 6, first=13),
+            "wg_alms": entries(path, data, "wg_alms", 2),
+        }
+        for sid, sc in tables["wg_scroll"].items():
+            if sc.get("colour") not in data["scroll_groups"] or sc.get("timing") not in TIMINGS:
+                raise InputFileError(
+                    path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
+                )
+        for oid, office in tables["wg_exchange_office"].items():
+            for goods in ("yellow", "purple", "orange"):
+                check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
+        return tables
 
     def components(self, comps: Components) -> Components:
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Setup steps 7-13 (oases and the oasis track are left out by the core setup)."""
+        comps = state.game.components
+        for pl in state.players:
+            pl.wood = _wg(state)["start_wood"]
+            pl.posts = [True] * bt.WATCHMEN_PER_PLAYER
+            pl.bricks = [0] * 6
+        state.brigands = bt.BRIGANDS_IN_BOX
+        # Setup 12: each player gets one desert town without an instant effect, night side up.
+        # Ruling: with the desert-towns module the towns already on display are not drawn again;
+        # a player left without one (too few towns) has none.
+        pool = sorted(
+            t
+            for t, e in comps.desert_towns.items()
+            if e["kind"] != "instant" and t not in state.towns_display
+        )
+        state.rng.shuffle(pool)
+        for pl, town in zip(state.players, pool, strict=False):
+            pl.wall_town = town
 
     def setup_asks(self, state: State) -> list[Task]:
-        return setup_asks(state)
+        """Setup 9: each player picks 2 brick tiles of each cost, in turn order."""
+        return [ask("bricks", p, wood=w) for p in order(state) for w in (3, 4, 5)]
 
     def sahara(self, layout: dict[str, bool]) -> None:
         # Ruling: the brickworks is set on the start (double) oasis, covering it whatever
@@ -979,7 +906,11 @@ class WallsGuards(Module):
         return state.players[p].wood
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        pl = state.players[p]
+        if has_mod(state, p, "watchman_tiles"):
+            score(
+                state, p, _wg(state)["watchman_end_points"] * sum(pl.posts), "scroll 83: watchmen"
+            )
 
     def invariants(self, state: State) -> None:
         check(state)
@@ -988,10 +919,57 @@ class WallsGuards(Module):
         return Counter(x.colour for x in pending_pieces(state) if x.kind is Kind.KESHI)
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
-        return _tensor_pieces(comps)
+        bricks, towns = len(comps.tables["brick"]), max(comps.desert_towns)
+        per_player = {
+            "scalars": (_SCALARS,),
+            "bricks": (6, bricks),
+            "explored": (6,),
+            "wall": (bt.SECTIONS, bricks),
+            "sahara_green": (10,),
+            "wall_town": (towns,),
+        }
+        pieces = {f"wg.p{i}.{k}": shape for i in range(4) for k, shape in per_player.items()}
+        return {
+            "wg.brigands": (1,),
+            "wg.carry": (len(KESHI_COLOURS),),
+            "wg.battle_base": (len(KESHI_COLOURS) + len(PLAYER_COLOURS) + 1,),
+            **pieces,
+        }
 
-    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
-        _encode(state, viewer, views)
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        """Everything of Walls & Guards is public: boards, wall, watchmen, the tower's base."""
+        d["wg.brigands"][0] = state.brigands
+        for c in state.carry:
+            if c in KESHI_COLOURS:  # other pieces carried (expert keshis) are their module's
+                d["wg.carry"][KESHI_COLOURS.index(c)] += 1
+        k = len(KESHI_COLOURS)
+        for x in state.battle_base:  # keshis by colour, then watchmen by colour, then brigands
+            piece = Piece.parse(x)
+            if piece.kind is Kind.KESHI:
+                d["wg.battle_base"][KESHI_COLOURS.index(piece.colour)] += 1
+            elif piece.kind is Kind.WATCHMAN:
+                d["wg.battle_base"][k + PLAYER_COLOURS.index(piece.colour)] += 1
+            else:
+                d["wg.battle_base"][k + len(PLAYER_COLOURS)] += 1
+        for i, pl in enumerate(state.players):
+            pre = f"wg.p{i}."
+            d[pre + "scalars"][:] = [
+                pl.wood,
+                pl.recruited,
+                pl.orchard_brown,
+                len(pl.wall),
+                sum(pl.posts),
+            ]
+            for k, tile in enumerate(pl.bricks):
+                if tile:
+                    d[pre + "bricks"][k, tile - 1] = 1
+            d[pre + "explored"][:] = pl.explored
+            for k, tile in enumerate(pl.wall):
+                d[pre + "wall"][k, tile - 1] = 1
+            for s in pl.sahara_green:
+                d[pre + "sahara_green"][s] += 1
+            if pl.wall_town:
+                d[pre + "wall_town"][pl.wall_town - 1] = 1
 
     def render_board(self, state: State) -> list[str]:
         return _board_lines(state)
