@@ -15,7 +15,7 @@ import pytest
 from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import Game, GameConfig, IllegalActionError, State, module_data, play
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import edicts
@@ -280,7 +280,7 @@ def test_illegal_edict_choice_changes_nothing():
 
 
 def test_bad_edict_file_is_refused(tmp_path):
-    text = (edicts.tables.DATA_DIR / "edicts.toml").read_text()
+    text = (module_data.DATA / "edicts.toml").read_text()
     bad = tmp_path / "edicts.toml"
     bad.write_text(text.replace('stack = "imam"\ninstant', 'stack = "vizier"\ninstant', 1))
     with pytest.raises(InputFileError, match="edict 7"):

@@ -28,8 +28,8 @@ from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.invariants import check
+from tower.marrakesh.module_data import DATA
 from tower.marrakesh.modules import closed_madrasa, gems
-from tower.marrakesh.modules.datafile import DATA
 from tower.marrakesh.rules import T, advance, ask
 from tower.marrakesh.sectors import claim_oasis
 from tower.marrakesh.worth import oasis_value

@@ -59,6 +59,13 @@ def test_every_entry_says_where_its_values_come_from():
     assert all(p["penalty"] == 4 for p in c.provisions.values())  # 4 / 8 / 12 (German summary)
 
 
+def engine_source(*packages: str) -> str:
+    """The source of the engine's own files and of its sub-packages ``packages``."""
+    engine = DEFAULT_PATH.parent.parent
+    files = [*engine.glob("*.py"), *(p for d in packages for p in engine.glob(f"{d}/*.py"))]
+    return "".join(p.read_text() for p in files)
+
+
 def test_every_named_rule_exists():
     c = Game().components  # building a game registers every rule
     names, mods = set(), set()
@@ -80,7 +87,7 @@ def test_every_named_rule_exists():
                 mods.add(e["modifier"])
     assert names <= set(known().specials)
     # Every modifier a scroll names is read somewhere in the engine.
-    source = "".join(p.read_text() for p in DEFAULT_PATH.parent.parent.glob("*.py"))
+    source = engine_source("sectors")
     assert len(mods) == 30
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
     assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(
@@ -133,8 +140,7 @@ def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
             if "modifier" in e:
                 mods.add(e["modifier"])
     assert names <= set(known().specials)
-    engine = DEFAULT_PATH.parent.parent
-    source = "".join(p.read_text() for p in [*engine.glob("*.py"), *engine.glob("modules/*.py")])
+    source = engine_source("sectors", "modules")
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
 
 

@@ -19,7 +19,15 @@ import pytest
 from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import ConfigError, Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import (
+    ConfigError,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    State,
+    module_data,
+    play,
+)
 from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.hooks import maximal_sets
@@ -223,7 +231,7 @@ def test_illegal_keep_choice_changes_nothing():
 
 
 def test_bad_card_file_is_refused(tmp_path):
-    text = (pt.tables.DATA_DIR / "personal_tasks.toml").read_text()
+    text = (module_data.DATA / "personal_tasks.toml").read_text()
     bad = tmp_path / "personal_tasks.toml"
     bad.write_text(text.replace('{kind = "jetty_season3"}', '{kind = "camels_race"}', 1))
     with pytest.raises(InputFileError, match=r"card 4\.conditions\[3\]"):

@@ -33,9 +33,9 @@ from tower.marrakesh import (
     State,
     play,
 )
+from tower.marrakesh import wall_battle as bt
 from tower.marrakesh.hooks import maximal_sets
 from tower.marrakesh.invariants import check
-from tower.marrakesh.modules import battle as bt
 from tower.marrakesh.modules import walls_guards as wg
 from tower.marrakesh.rules import T, advance, push, thrown
 from tower.model.baseline import BaselineModel

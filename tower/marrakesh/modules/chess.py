@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, check_colours, read
+from tower.marrakesh.module_data import DATA, check_colours, read
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components

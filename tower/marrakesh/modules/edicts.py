@@ -41,12 +41,11 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import components
+from tower.marrakesh import components, module_data
 from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.effects import PASS, Effect, board_keshis, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import amount, describe_effects, top_scroll
-from tower.marrakesh.modules import tables
 from tower.marrakesh.rules import (
     Label,
     T,
@@ -73,11 +72,11 @@ USES = ("instant", "end")
 @cache
 def load(path: str | None = None) -> dict[str, Any]:
     """The checked edict file: ``rules`` and ``edicts`` (id -> entry)."""
-    return tables.load("edicts.toml", 1, _build, path)
+    return module_data.load("edicts.toml", 1, _build, path)
 
 
 def _build(where: str, data: dict[str, Any]) -> dict[str, Any]:
-    rules = tables.section(where, data, "rules")
+    rules = module_data.section(where, data, "rules")
     for key in ("imam_step", "sultan_score", "fallback_season"):
         rules[key] = int(rules[key])
     rules["drawn"] = {str(n): int(rules["drawn"][str(n)]) for n in (2, 3, 4)}

@@ -44,9 +44,9 @@ from tower.errors import InputFileError
 from tower.marrakesh import phases, sectors
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
-from tower.marrakesh.effects import Effect
+from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, register
-from tower.marrakesh.modules.datafile import mix_in
+from tower.marrakesh.module_data import mix_in
 from tower.marrakesh.rules import (
     Label,
     T,
@@ -161,7 +161,7 @@ def _round(state: State, t: Task) -> None:
     b["board"] -= n
     # Expert keshis left in the tower's base after the Battle at the Wall (Walls & Guards)
     # are carried into the next season's first throw with the keshis there (the ruling of
-    # tower.marrakesh.modules.battle.role), on top of those of the face-up tiles.
+    # tower.marrakesh.wall_battle.role), on top of those of the face-up tiles.
     colour = _d(state)["colour"]
     n += state.carry.count(colour)
     state.carry = [c for c in state.carry if c != colour]
@@ -377,7 +377,7 @@ def _square_space(state: State, t: Task, a: Action) -> None:
     spaces = state.game.components["main_square"]["spaces"]
     chosen = sectors.scaled(spaces[i], sectors.spectators(state, p, i))
     effects = chosen + chosen + spaces[(i - 1) % 8] + spaces[(i + 1) % 8]
-    sectors.run_effects(state, p, effects, "pink expert: main square")
+    run_effects(state, p, effects, "pink expert: main square")
 
 
 # -- offering the abilities -------------------------------------------------------------

@@ -57,7 +57,7 @@ from tower.marrakesh.components import TIMINGS, Components, check_effects
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
-from tower.marrakesh.modules.datafile import DATA, mix_in, read
+from tower.marrakesh.module_data import DATA, mix_in, read
 from tower.marrakesh.rules import (
     Label,
     T,

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
-from tower.marrakesh.modules.datafile import DATA, read
+from tower.marrakesh.module_data import DATA, read
 from tower.marrakesh.rules import T, Task
 
 if TYPE_CHECKING:

@@ -40,11 +40,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import components
+from tower.marrakesh import components, module_data
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
-from tower.marrakesh.modules import tables
 from tower.marrakesh.rules import Label, T, Task, ask, order, score
 
 if TYPE_CHECKING:
@@ -89,13 +88,13 @@ RESOURCE_KEYS = ("water", "dates", "dinars", "wood")
 def load(path: str | None = None) -> dict[str, Any]:
     """The checked card file: ``rules``, ``needs``, ``excluded_by`` and ``cards`` (card id
     -> its 6 conditions). Raises :class:`InputFileError` naming the file and field."""
-    return tables.load("personal_tasks.toml", 1, _build, path)
+    return module_data.load("personal_tasks.toml", 1, _build, path)
 
 
 def _build(where: str, data: dict[str, Any]) -> dict[str, Any]:
-    rules = tables.section(where, data, "rules")
-    needs = tables.section(where, data, "needs")
-    excluded = tables.section(where, data, "excluded_by")
+    rules = module_data.section(where, data, "rules")
+    needs = module_data.section(where, data, "needs")
+    excluded = module_data.section(where, data, "excluded_by")
     cards: dict[int, list[Condition]] = {}
     for cid, card in components.entries(where, data, "card", 16).items():
         conds = card.get("conditions")
@@ -170,12 +169,12 @@ def sector_count(state: State, p: int, sector: str) -> int:
     """
     pl = state.players[p]
     vendor = 1 if sector in pl.vendors else 0
-    if state.game.has("walls_guards") and sector in ("green", "brown"):
-        from tower.marrakesh.modules import walls_guards
-
-        if sector == "green":
-            return sum(walls_guards.orchard(pl)) + vendor
-        return walls_guards.sahara_keshis(pl) + vendor
+    if sector in ("green", "brown"):
+        # A module that lets keshis of both colours stand in either sector counts them.
+        what = "orchard_keshis" if sector == "green" else "sahara_keshis"
+        standing = state.game.hooks.first("count", state, p, what)
+        if standing is not None:
+            return standing + vendor
     return pl.keshis[sector] + vendor
 
 

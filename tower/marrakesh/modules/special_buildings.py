@@ -42,7 +42,7 @@ The abilities
     - Watchtower (Walls & Guards): hiring a watchman costs exactly 1 resource of the
       player's choice; a watchman tile protects the first unrepaired wall section in each
       battle, and repelling a brigand there earns 2 extra points
-      (:class:`tower.marrakesh.modules.battle.Wall` with ``watchtower=True``).
+      (:class:`tower.marrakesh.wall_battle.Wall` with ``watchtower=True``).
     - University (Experts, "once" marker): once per game, at the start of a phase-3 turn
       of the owner holding a used expert tile, the owner may flip 1 used tile back to its
       front side (decision ``sb_university``: ``choice:i`` the ``i``-th used tile of the
@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
 from tower.marrakesh.hooks import Module, RuleSet, register
-from tower.marrakesh.modules.datafile import DATA, check_colours, read
+from tower.marrakesh.module_data import DATA, check_colours, read
 from tower.marrakesh.rules import (
     Label,
     T,

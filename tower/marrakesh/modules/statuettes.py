@@ -53,7 +53,7 @@ from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.components import check_effects
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.hooks import Module, RuleSet, register
-from tower.marrakesh.modules.datafile import DATA, read
+from tower.marrakesh.module_data import DATA, read
 from tower.marrakesh.rules import (
     LABELS,
     OPTIONS,

@@ -21,7 +21,7 @@ Switched on by ``"walls_guards"`` in ``GameConfig.modules``. What the module cha
   then providing for citizens. Battle throws are chance nodes of the game's tower model
   with ``Piece(Kind.WATCHMAN, colour)`` and ``Piece(Kind.BRIGAND, NEUTRAL)``; the rules of
   a battle (roles, placing attackers, mali, payments) are
-  :mod:`tower.marrakesh.modules.battle`'s;
+  :mod:`tower.marrakesh.wall_battle`'s;
 - final scoring: a date orchard or sahara is filled by 8 keshis of any green/brown mix and
   a water vendor; wood counts as a remaining resource; scroll 83's watchmen; the wall town.
 
@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import rules
+from tower.marrakesh import wall_battle as bt
 from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
-from tower.marrakesh.modules import battle as bt
 from tower.marrakesh.rules import (
     Label,
     T,
@@ -881,7 +881,16 @@ class WallsGuards(Module):
         return False
 
     def count(self, state: State, p: int, what: str) -> int | None:
-        return orchard(state.players[p])[0] if what == "date_pickers" else None
+        # Green and brown keshis stand in both sectors: the date pickers are the green
+        # keshis in the orchard; a sector's keshis are all those standing in it.
+        pl = state.players[p]
+        if what == "date_pickers":
+            return orchard(pl)[0]
+        if what == "orchard_keshis":
+            return sum(orchard(pl))
+        if what == "sahara_keshis":
+            return sahara_keshis(pl)
+        return None
 
     def returnable(self, state: State, p: int, colours: list[str]) -> list[str]:
         # Only keshis in the date orchard: the sahara's stand next to brick tiles.
