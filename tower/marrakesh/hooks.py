@@ -39,12 +39,11 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from tower.marrakesh import actions
+from tower.marrakesh.tasks import Task
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
-
-Task = dict[str, Any]
 
 #: The state a hook receives: a :class:`tower.marrakesh.state.State` in a game. The hook
 #: points are generic over it rather than naming the state's class, because the state

@@ -31,12 +31,11 @@ from tower.errors import TowerError
 from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions, words
 from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
 from tower.marrakesh.hooks import REGISTRY, Label, RuleSet
+from tower.marrakesh.tasks import Task
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.board import Board, Player
-
-Task = dict[str, Any]
 
 #: The core's rules: its tasks, decisions, labels and effects (a module keeps its own).
 CORE = RuleSet()
@@ -113,11 +112,13 @@ class IllegalActionError(TowerError, ValueError):
 
 # -- building tasks ---------------------------------------------------------------------
 def T(name: str, **kw: Any) -> Task:
-    return {"t": name, **kw}
+    """A task for the handler ``name`` with the fields ``kw`` (:class:`Task`)."""
+    return {"t": name, **kw}  # type: ignore[return-value,typeddict-item]
 
 
 def ask(kind: str, p: int, **kw: Any) -> Task:
-    return {"t": "ask", "k": kind, "p": p, **kw}
+    """A pending decision of ``kind`` for player ``p`` with the fields ``kw``."""
+    return {"t": "ask", "k": kind, "p": p, **kw}  # type: ignore[return-value,typeddict-item]
 
 
 def push(state: Board, *items: Task) -> None:

@@ -29,11 +29,8 @@ settle). What the module changes:
 
 No new action kinds: the decisions use ``choice``, ``slot`` and ``pass``.
 
-State: ``state.ext["gems"]`` = ``{"supply": [colours, top last], "dealer": [...],
-"pending": [sold this turn], "river": [...], "palace": [...], "mosque": [...],
-"connection": [...]}``; ``player.ext["gems"]`` = ``{"necklace": [colour or None],
-"loose": [...], "disc": [section, [colours, top last]], "sites": {site: colour or
-None}, "got": [staircase/connection gems taken], "sold": bool, "bought": bool}``.
+State: ``state.ext["gems"]`` (:class:`Shared`) and ``player.ext["gems"]``
+(:class:`Mine`).
 
 Examples
 --------
@@ -49,7 +46,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tower.errors import InputFileError
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
@@ -138,13 +135,54 @@ def extend(comps: Components) -> Components:
     return mix_in(comps, data()["scroll"], data()["oasis"])
 
 
-def _g(state: State) -> dict[str, Any]:
-    return state.ext[NAME]
+class Shared(TypedDict):
+    """``state.ext["gems"]``: the gems of the board (colours; a pile's top is last)."""
+
+    #: The supply bag, shuffled.
+    supply: list[str]
+    #: The gem dealer's gems for sale.
+    dealer: list[str]
+    #: Gems sold this turn, which reach the dealer at the end of the seller's turn.
+    pending: list[str]
+    #: The gems on the river, on the staircases' tops and on the connection line.
+    river: list[str]
+    palace: list[str]
+    mosque: list[str]
+    connection: list[str]
 
 
-def mine(state: State, p: int) -> dict[str, Any]:
+class Mine(TypedDict):
+    """``state.players[p].ext["gems"]``: one player's gems."""
+
+    #: The necklace's spaces: a colour, or ``None`` while empty.
+    necklace: list[str | None]
+    #: Gems found but not on the necklace (they count as remaining resources).
+    loose: list[str]
+    #: The audience disc: ``[section, [colours, top last]]``, indexed with
+    #: :data:`SECTION` (-1 until chosen at setup) and :data:`ON_DISC`. A list, as the
+    #: state's JSON has always written it.
+    disc: list[Any]
+    #: Board site -> the gem lying there (``None``: taken, or no such site).
+    sites: dict[str, str | None]
+    #: The staircase and connection gems taken (``"palace"``, ``"mosque"``,
+    #: ``"connection"``).
+    got: list[str]
+    #: Whether the player sold (bought) a gem this turn.
+    sold: bool
+    bought: bool
+
+
+#: Indices into ``Mine["disc"]``: the chosen section, the gems lying on the disc.
+SECTION, ON_DISC = 0, 1
+
+
+def _g(state: State) -> Shared:
+    return state.ext[NAME]  # type: ignore[no-any-return]
+
+
+def mine(state: State, p: int) -> Mine:
     """Player ``p``'s gems: ``state.players[p].ext["gems"]``."""
-    return state.players[p].ext[NAME]
+    return state.players[p].ext[NAME]  # type: ignore[no-any-return]
 
 
 def _draw(state: State) -> str | None:
@@ -178,9 +216,9 @@ def _disc(state: State, t: Task, a: Action) -> None:
     # choice:2k+o: section k of those with 1 spectator; o = 1 turns the stack over.
     me = mine(state, t["p"])
     section, flip = divmod(a.arg, 2)
-    me["disc"][0] = one_spectator_sections(state, t["p"])[section]
+    me["disc"][SECTION] = one_spectator_sections(state, t["p"])[section]
     if flip:
-        me["disc"][1].reverse()
+        me["disc"][ON_DISC].reverse()
 
 
 # -- finding and placing a gem ----------------------------------------------------------
@@ -505,7 +543,7 @@ def _gem(colour: str, n: int = 1) -> str:
 def _disc_label(state: State, t: Task, a: Action) -> Label:
     section, flip = divmod(a.arg, 2)
     where = ordinal(one_spectator_sections(state, t["p"])[section] + 1)
-    gems = mine(state, t["p"])["disc"][1]
+    gems = mine(state, t["p"])["disc"][ON_DISC]
     top = gems[0] if flip else gems[-1]
     how = "turned over" if flip else "as drawn"
     return f"lay the disc gems on its {where} section, {how}: the {top} gem on top"
@@ -610,7 +648,7 @@ def everywhere(state: State) -> Counter[str]:
     for p in range(state.num_players):
         me = mine(state, p)
         out.update(possessed(state, p))
-        out.update(me["disc"][1])
+        out.update(me["disc"][ON_DISC])
         out.update(c for c in me["sites"].values() if c is not None)
     for top in state.stack:  # gems on their way to a player
         if top["t"] == "gems_receive" or top.get("k") == "gems_place":
@@ -705,8 +743,8 @@ class Gems(Module):
             if g["connection"] and "connection" not in me["got"]:
                 me["got"].append("connection")
                 receive(state, p, g["connection"].pop())
-        elif what == "audience" and where == me["disc"][0] and me["disc"][1]:
-            receive(state, p, me["disc"][1].pop())
+        elif what == "audience" and where == me["disc"][SECTION] and me["disc"][ON_DISC]:
+            receive(state, p, me["disc"][ON_DISC].pop())
         elif what == "track" and where == s["track_space"]:
             _site(state, p, "track")
         sweep(state, p)
@@ -755,7 +793,10 @@ class Gems(Module):
                 {
                     "necklace": list(mine(state, p)["necklace"]),
                     "loose": sorted(mine(state, p)["loose"]),
-                    "disc": [mine(state, p)["disc"][0], list(mine(state, p)["disc"][1])],
+                    "disc": [
+                        mine(state, p)["disc"][SECTION],
+                        list(mine(state, p)["disc"][ON_DISC]),
+                    ],
                     "sites": sorted(s for s, c in mine(state, p)["sites"].items() if c),
                 }
                 for p in range(state.num_players)
@@ -787,7 +828,7 @@ class Gems(Module):
                     views["gems.necklace"][p, i, COLOURS.index(c)] = 1
             for c in me["loose"]:
                 views["gems.loose"][p, COLOURS.index(c)] += 1
-            for c in me["disc"][1]:
+            for c in me["disc"][ON_DISC]:
                 views["gems.disc"][p, COLOURS.index(c)] += 1
             for k, s in enumerate(SITES):
                 views["gems.sites"][p, k] = me["sites"][s] is not None
