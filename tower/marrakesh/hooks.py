@@ -15,8 +15,9 @@ answers a question (``room``, ``filled``, ...) takes the first answer that is no
 
 Besides hooks, a module holds class attributes that are data: its name and rulebook,
 the modules it needs or excludes, its action kinds, the core features it replaces, its
-season-scoring steps, and (in the class attributes the :class:`Module` docstring lists)
-the tasks, decisions, labels and effects it adds to a game.
+season-scoring steps, and ``adds``, a :class:`RuleSet` of the tasks, decisions, labels
+and effects it adds to a game. A game merges the core's rule set with those of the
+modules it switches on, so nothing of a module exists in a game without it.
 
 State lives in ``state.ext[name]`` and ``state.players[i].ext[name]``, per-module slots
 the core never reads; they hold plain JSON data, which :meth:`State.to_json` writes and
