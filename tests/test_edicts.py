@@ -12,7 +12,7 @@ bonuses scored before every other final scoring step.
 from __future__ import annotations
 
 import pytest
-from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
+from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run_only, sequences_with
 
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig, IllegalActionError, State, module_data, play
@@ -42,7 +42,7 @@ def test_rulebook_example_jan_reaches_step_13_and_chooses_first():
     state.players[sarah].mosque = 8
     m = edicts.mine(state)
     assert len(m["stacks"]["imam"]) == 3 and m["handed"] == []
-    run(state, T("stair", p=jan, w="mosque", n=2), T("end_turn", p=jan))
+    run_only(state, T("stair", p=jan, w="mosque", n=2), T("end_turn", p=jan))
     assert state.players[jan].mosque == 13
     # Jan's move ends with the bonus of the threshold he crossed (step 12); the Imam
     # edicts are due and revealed right after, before the rest of his turn.
@@ -80,10 +80,10 @@ def test_edicts_drawn_per_player_count(players, drawn):
 def test_imam_threshold_is_the_12th_step_not_the_11th():
     state = ed_state(players=3)
     state.players[2].mosque = 10
-    run(state, T("stair", p=2, w="mosque", n=1))
+    run_only(state, T("stair", p=2, w="mosque", n=1))
     assert edicts.mine(state)["handed"] == []
     state.players[2].mosque = 11
-    run(state, T("stair", p=2, w="mosque", n=1))
+    run_only(state, T("stair", p=2, w="mosque", n=1))
     assert edicts.mine(state)["handed"] == ["imam"]
 
 
@@ -91,9 +91,9 @@ def test_sultan_threshold_is_50_points():
     state = ed_state(players=3)
     state.players[1].score = 45
     state.score_events.append([1, 35, "test"])
-    run(state, T("fx", p=1, e={"op": "points", "n": 4}), T("end_turn", p=1))
+    run_only(state, T("fx", p=1, e={"op": "points", "n": 4}), T("end_turn", p=1))
     assert edicts.mine(state)["handed"] == []
-    run(state, T("fx", p=1, e={"op": "points", "n": 1}), T("end_turn", p=1))
+    run_only(state, T("fx", p=1, e={"op": "points", "n": 1}), T("end_turn", p=1))
     assert edicts.mine(state)["handed"] == ["sultan"]
     check(state)
 
@@ -124,7 +124,7 @@ def test_fallback_after_season_two_hands_out_what_is_left_imam_first():
     state = ed_state(players=2)
     assert edicts.season_tasks(state) == []  # season 1: nothing
     state.season = 2
-    run(state, *edicts.season_tasks(state))
+    run_only(state, *edicts.season_tasks(state))
     m = edicts.mine(state)
     assert m["busy"] == "imam" and m["stacks"]["sultan"]  # the sultan's edicts wait
     while state.stack:
@@ -143,7 +143,7 @@ def test_fallback_skips_a_stack_already_handed_out():
     edicts.mine(state)["handed"] = ["sultan"]
     edicts.mine(state)["box"] += edicts.mine(state)["stacks"]["sultan"]
     edicts.mine(state)["stacks"]["sultan"] = []
-    run(state, *edicts.season_tasks(state))
+    run_only(state, *edicts.season_tasks(state))
     assert edicts.mine(state)["busy"] == "imam"
 
 
@@ -228,7 +228,7 @@ def test_edict_02_instant_pink_scroll_without_dates():
     state = ed_state(players=2)
     pl = state.players[0]
     pl.dates = 0
-    run(state, T("fx", p=0, e={"op": "special", "name": "free_scroll", "colour": "pink"}))
+    run_only(state, T("fx", p=0, e={"op": "special", "name": "free_scroll", "colour": "pink"}))
     legal = [str(a) for a in state.legal_actions()]
     assert "pass" in legal and all(a == "pass" or a.startswith("scroll:pink") for a in legal)
     stack = next(a for a in state.legal_actions() if a.kind == "scroll")
@@ -239,7 +239,7 @@ def test_edict_02_instant_pink_scroll_without_dates():
 
 def test_edict_03_instant_keshi_of_any_colour_but_the_goods():
     state = ed_state(players=2)
-    run(state, T("fx", p=0, e={"op": "special", "name": "keshi_not_goods"}))
+    run_only(state, T("fx", p=0, e={"op": "special", "name": "keshi_not_goods"}))
     colours = {a.split(":")[1] for a in map(str, state.legal_actions())}
     assert colours.isdisjoint({"yellow", "purple", "orange"}) and len(colours) == 9
     gray = state.players[0].keshis["gray"]
@@ -252,7 +252,7 @@ def end_of_game(state: State) -> list[str]:
     decision); the score reasons of player 0 from then on."""
     state.season, state.round = 3, 4
     start = len(state.score_events)
-    run(state, T("season_end"))
+    run_only(state, T("season_end"))
     while not state.is_terminal():
         act(state, str(state.legal_actions()[0]))
     return [why for p, _, why in state.score_events[start:] if p == 0]

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import run
 
 from tower.marrakesh import MODULES, Game, GameConfig
 from tower.marrakesh.actions import action_id
@@ -36,7 +37,7 @@ from tower.marrakesh.components import load
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import experts as ex
-from tower.marrakesh.rules import IllegalActionError, T, advance, push, thrown
+from tower.marrakesh.rules import IllegalActionError, T, advance, thrown
 from tower.marrakesh.state import State
 from tower.marrakesh.worth import oasis_value
 from tower.model.baseline import BaselineModel
@@ -103,11 +104,6 @@ def quiet(players: int = 2, seed: int = 1) -> State:
     b["stack"] += b["display"]
     b["display"], b["board"] = [], 5
     return state
-
-
-def run(state: State, *tasks) -> None:
-    push(state, *tasks)
-    advance(state)
 
 
 def experts_thrown(state: State) -> int:

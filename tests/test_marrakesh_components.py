@@ -4,6 +4,8 @@ in the executor's vocabulary, and clear errors for a broken file."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -66,25 +68,36 @@ def engine_source(*packages: str) -> str:
     return "".join(p.read_text() for p in files)
 
 
-def test_every_named_rule_exists():
-    c = Game().components  # building a game registers every rule
+def specials_named(effects: list[dict[str, Any]]) -> set[str]:
+    """The specials an effect list names, those of a ``choose``'s options included."""
+    names = set()
+    for e in effects:
+        if e["op"] == "special":
+            names.add(e["name"])
+        for option in e.get("options", []):
+            names |= specials_named(option)
+    return names
+
+
+def named_rules(tables: Iterable[dict[int, dict[str, Any]]]) -> tuple[set[str], set[str]]:
+    """The specials and the modifiers that the entries of ``tables`` name (in their
+    ``effect``, ``first``, ``second`` and ``pair`` effects)."""
     names, mods = set(), set()
-
-    def walk(effects):
-        for e in effects:
-            if e["op"] == "special":
-                names.add(e["name"])
-            for option in e.get("options", []):
-                walk(option)
-
-    for table in (c.scrolls, c.desert_towns, c.river_tiles):
+    for table in tables:
         for e in table.values():
-            for key in ("effect", "first", "second"):
-                walk(e.get(key, []))
-            for option in e.get("pair", []):
-                walk(option)
+            for effects in [
+                *(e.get(k, []) for k in ("effect", "first", "second")),
+                *e.get("pair", []),
+            ]:
+                names |= specials_named(effects)
             if "modifier" in e:
                 mods.add(e["modifier"])
+    return names, mods
+
+
+def test_every_named_rule_exists():
+    c = Game().components
+    names, mods = named_rules((c.scrolls, c.desert_towns, c.river_tiles))
     assert names <= set(known().specials)
     # Every modifier a scroll names is read somewhere in the engine.
     source = engine_source("sectors")
@@ -120,26 +133,12 @@ def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
     assert [len(wg[k]) for k in ("brick", "wg_scroll", "wg_river_tile")] == [11, 6, 6]
     assert [len(wg[k]) for k in ("wg_exchange_office", "wg_provision", "wg_alms")] == [2, 6, 2]
     assert all(e["source"] in ("rulebook", "assumed") for t in wg.values() for e in t.values())
-    names, mods = set(), set()
-
-    def walk(effects):
-        for e in effects:
-            if e["op"] == "special":
-                names.add(e["name"])
-            for option in e.get("options", []):
-                walk(option)
-
+    names, mods = named_rules((wg["wg_scroll"], wg["wg_river_tile"], wg["wg_provision"]))
     for brick in wg["brick"].values():
-        walk(brick["brown"] + brick["green"])
+        names |= specials_named(brick["brown"] + brick["green"])
     for bonus in c["walls_guards"]["wall"]["bonuses"]:
-        walk(bonus)
-    for table in (wg["wg_scroll"], wg["wg_river_tile"], wg["wg_provision"]):
-        for e in table.values():
-            for key in ("effect", "first", "second"):
-                walk(e.get(key, []))
-            if "modifier" in e:
-                mods.add(e["modifier"])
-    assert names <= set(known().specials)
+        names |= specials_named(bonus)
+    assert names and names <= set(known().specials)
     source = engine_source("sectors", "modules")
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
 

@@ -13,7 +13,7 @@ import random
 import re
 
 import pytest
-from test_marrakesh_rules import blank, run
+from marrakesh_checks import blank, run
 
 from tower.marrakesh import Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.hooks import maximal_sets

@@ -71,6 +71,7 @@ from tower.calibration.recording import Session
 from tower.calibration.screen import CLOG_THRESHOLD, ClogClassifier
 from tower.calibration.simulators import Parameter, Plan, Simulator
 from tower.calibration.summaries import STAT_NAMES, summary_split, summary_vector
+from tower.errors import FitError
 
 if TYPE_CHECKING:
     from tower.calibration.behaviour import Predictive
@@ -744,7 +745,7 @@ def _fit(
     observed = summary_vector(training)
     per_wave = [budget // waves + (1 if w < budget % waves else 0) for w in range(waves)]
     if min(per_wave) < 4:
-        raise ValueError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
+        raise FitError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
     n_screen = max(budget // 2, 8 * d) if screen is None else screen
     # wall-clock seconds by stage, for the report: where a fit's time goes
     stages = {"screening": 0.0, **{f"wave {w + 1}": 0.0 for w in range(waves)},
@@ -792,7 +793,7 @@ def _fit(
         design_k = np.vstack([design_k, k_ok])
         wave_of = np.concatenate([wave_of, np.full(int(ok.sum()), w)])
         if len(design_u) < 3:
-            raise RuntimeError(f"only {len(design_u)} replays succeeded; cannot fit")
+            raise FitError(f"only {len(design_u)} replays succeeded; cannot fit")
         seen_u = np.vstack([seen_u, u])
         seen_bad = np.concatenate([seen_bad, ~ok])
         seen_full = np.concatenate([seen_full, ~ok])

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
 from tower.cli.options import cluster_options, force_option, preset_option
 from tower.files.outputs import OutputFolder
+
+if TYPE_CHECKING:
+    from tower.calibration.calibrate import Calibration
+    from tower.calibration.plan import Protocol
 
 #: What ``calibrate`` writes into --out (checked against the output policy before the fit).
 OUTPUTS = (
@@ -133,7 +138,6 @@ def fit_command(
     """
     from tower.calibration.calibrate import Settings
     from tower.calibration.calibrate import calibrate as run
-    from tower.calibration.report import headline
 
     settings = Settings(
         budget=budget, holdout=holdout, seed=seed, checks=checks, waves=waves,
@@ -155,6 +159,17 @@ def fit_command(
     with folder.claiming(OUTPUTS):
         done = run(recording, out_dir, simulator_name, settings, preset=preset,
                    fit_names=names, params_path=params_path)  # fmt: skip
+    _echo_calibration(done)
+    click.echo(
+        f"wrote {out_dir / 'report.md'} and {out_dir / 'params.json'} ({done.seconds:.0f} s)"
+    )
+
+
+def _echo_calibration(done: Calibration) -> None:
+    """The fit in a few lines: the headline statistics, each parameter's 90% interval, the
+    method and the held-out checks."""
+    from tower.calibration.report import headline
+
     truth = {k: float(v) for k, v in done.truth_theta.items()} if done.truth_theta else None
     click.echo("\n".join(headline(done.result, done.truth_keys, truth)))
     width = max(len(f.parameter.name) for f in done.result.fits)
@@ -168,9 +183,6 @@ def fit_command(
             click.echo(line.removeprefix("- "))
     poor = [c.name for c in done.checks if c.p_value < 0.05]
     click.echo(f"held-out checks: {len(done.checks)} run, poor fit on: {', '.join(poor) or 'none'}")
-    click.echo(
-        f"wrote {out_dir / 'report.md'} and {out_dir / 'params.json'} ({done.seconds:.0f} s)"
-    )
 
 
 @calibrate.command("plan")
@@ -205,7 +217,6 @@ def plan_command(
     from tower.calibration.execute import ReplayRunner
     from tower.calibration.plan import load_protocols, plan_markdown, protocol_plan, run_plan
     from tower.calibration.recording import Recording
-    from tower.errors import TowerError
 
     known = load_protocols()
     if list_only:
@@ -213,13 +224,7 @@ def plan_command(
             n = sum(len(s.throws) for s in protocol_plan(p, minutes))
             click.echo(f"{p.name:<20} {n:4d} throws  {p.text}")
         return
-    chosen = known
-    if protocols:
-        wanted = [n.strip() for n in protocols.split(",") if n.strip()]
-        unknown = sorted(set(wanted) - {p.name for p in known})
-        if unknown:
-            raise TowerError(f"unknown protocol(s) {unknown}; known: {[p.name for p in known]}")
-        chosen = [p for p in known if p.name in wanted]
+    chosen = _chosen_protocols(known, protocols)
     if out_dir is None:
         raise click.UsageError("Missing option '--out' (needed unless --list).")
     simulator = make_simulator(simulator_name, Recording(()), preset=preset)
@@ -233,6 +238,19 @@ def plan_command(
                          seed=seed, minutes=minutes)  # fmt: skip
     click.echo(plan_markdown(found, {}))
     click.echo(f"wrote {out_dir / 'plan.md'} and {out_dir / 'plan.json'}")
+
+
+def _chosen_protocols(known: list[Protocol], protocols: str | None) -> list[Protocol]:
+    """The protocols named in the comma-separated ``protocols`` (all ``known`` if none)."""
+    from tower.errors import TowerError
+
+    if not protocols:
+        return known
+    wanted = [n.strip() for n in protocols.split(",") if n.strip()]
+    unknown = sorted(set(wanted) - {p.name for p in known})
+    if unknown:
+        raise TowerError(f"unknown protocol(s) {unknown}; known: {[p.name for p in known]}")
+    return [p for p in known if p.name in wanted]
 
 
 @calibrate.command("coverage")

@@ -38,7 +38,7 @@ Core API
 
 Layers
 ------
-The engine's files import one way: a file imports only files of its own layer or of the
+The engine's files import one way: a file imports only files of its own layer or of
 an earlier layer in this list (``tests/test_imports.py`` checks it, and that no import
 loops at all, type-only imports and imports inside functions included):
 
@@ -53,9 +53,10 @@ loops at all, type-only imports and imports inside functions included):
 4. ``board``: a position's data (``Player``, ``Board``: fields, ``clone``, JSON); it knows
    its game only through the ``GameLike`` protocol.
 5. ``rules``: the task machine; it works on a ``Board``.
-6. ``worth``, ``effects``, ``sectors``, ``phases``, ``scoring``: the rules of the game,
-   registered as tasks and decisions; ``labels``: those decisions in words;
-   ``invariants``: what holds in every position.
+6. ``worth``, ``effects``, ``sectors`` (a package, one file per sector of the player
+   board), ``phases``, ``scoring``: the rules of the game, registered as tasks and
+   decisions; ``labels``: those decisions in words; ``invariants``: what holds in every
+   position.
 7. ``state``: ``State``, the ``Board`` with the player-facing API (delegates to ``rules``).
 8. ``game``: ``Game`` makes states and imports the rule files so that they register.
 9. ``agents``, ``greedy``, ``ui``, ``state_file``, ``adapters``: what plays, shows and

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from tower.errors import TowerError
 from tower.marrakesh import actions
 from tower.marrakesh.tasks import Task
 from tower.pieces import Kind, Piece
@@ -465,7 +466,7 @@ HOOKS: tuple[str, ...] = tuple(
 REGISTRY: dict[str, Module] = {}
 
 
-class RegistryError(ValueError):
+class RegistryError(TowerError, ValueError):
     """A module that cannot be registered (no name, a name taken, a bad action kind)."""
 
 

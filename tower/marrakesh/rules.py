@@ -399,7 +399,7 @@ CORE.after_throw["round"] = _round_throw_done
 
 def chance_outcomes(state: Board) -> list[tuple[tuple[str, ...], float]]:
     if not state.stack or state.stack[-1]["t"] != "throw":
-        raise ValueError("not a chance node")
+        raise IllegalActionError("chance_outcomes", "not a chance node")
     law = state.game.config.tower.distribution(state.tower, thrown(state, state.stack[-1]))
     return [(tuple(str(p) for p in out), prob) for out, prob in law.items()]
 

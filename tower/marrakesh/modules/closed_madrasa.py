@@ -40,7 +40,7 @@ import copy
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from tower.errors import InputFileError
+from tower.errors import InputFileError, TowerError
 from tower.marrakesh.actions import (
     COLOUR_INDEX,
     RESOURCES,
@@ -78,7 +78,7 @@ PASS = action_id("pass")
 POOLS = ("single", "double_goods", "double")
 
 
-class MadrasaSidesError(ValueError):
+class MadrasaSidesError(TowerError, ValueError):
     """A Madrasa board that is not 4 pieces each showing side A or B."""
 
 

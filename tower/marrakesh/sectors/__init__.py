@@ -1,5 +1,5 @@
-"""The sectors of a player's board, one file each, as the *Marrakesh* rulebook lays them out
-(Phase 3, "Sector Actions"): :mod:`~.river`, :mod:`~.date_orchard`, :mod:`~.souk`,
+"""The sectors of a player's board, one file each, as the rulebook lays them out
+(*Marrakesh*, "Sector Actions"): :mod:`~.river`, :mod:`~.date_orchard`, :mod:`~.souk`,
 :mod:`~.main_square`, :mod:`~.mosque_palace`, :mod:`~.madrasa`, :mod:`~.medina` and
 :mod:`~.sahara`, with the supply board's :mod:`~.oasis_track` where claimed oases are
 stored. :mod:`~.deploy` is what every sector shares: where a keshi may go, deploying it,

@@ -1,4 +1,4 @@
-"""The date orchard (*Marrakesh*, Sector Actions, "Date orchard"): 1 date per date picker,
+"""The date orchard (*Marrakesh*, "Date orchard"): 1 date per date picker,
 or the alternative a scroll offers (scrolls 23-25).
 """
 

@@ -1,7 +1,8 @@
-"""Deploying keshis onto a player's board, shared by every sector (*Marrakesh*, Phase 2
-"Claim keshis & deploy them" and Phase 3 option a): how much room a sector has, deploying
-a keshi (its deployment bonus is in its sector's file), the water vendors (red keshis),
-and the dispatch of option b, an assistant's sector action.
+"""Deploying keshis onto a player's board, shared by every sector (*Marrakesh*, "Phase 2:
+Claim keshis & deploy them" and "Phase 3: Use your assistants", option a): how much room a
+sector has, deploying a keshi (its deployment bonus is in its sector's file), the water
+vendors (*Marrakesh*, "Water vendor"), and the dispatch of option b, an assistant's sector
+action.
 """
 
 from __future__ import annotations

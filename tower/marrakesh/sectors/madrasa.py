@@ -1,4 +1,4 @@
-"""The madrasa (*Marrakesh*, Sector Actions, "Madrasa"): buying scrolls with scholars and
+"""The madrasa (*Marrakesh*, "Madrasa"): buying scrolls with scholars and
 dates, swapping the top scrolls of one colour, and the specials that take a scroll.
 """
 

@@ -1,4 +1,4 @@
-"""The main square (*Marrakesh*, Sector Actions, "Main Square (Jemaa el-Fnaa)"): the
+"""The main square (*Marrakesh*, "Main Square (Jemaa el-Fnaa)"): the
 entertainers, the audience disc and its spectators, and the bonuses they multiply.
 """
 
@@ -74,10 +74,15 @@ def _square_once(state: Board, t: Task) -> None:
     push(state, ask("square_space", t["p"]))
 
 
+def entertainer_slots(state: Board, p: int) -> list[int]:
+    """The main-square spaces of player ``p`` with an entertainer, as ``slot`` actions."""
+    sq = state.players[p].square
+    return [action_id("slot", i) for i in range(8) if sq[i]]
+
+
 @options("square_space")
 def _square_space_options(state: Board, t: Task) -> list[int]:
-    sq = state.players[t["p"]].square
-    return [action_id("slot", i) for i in range(8) if sq[i]]
+    return entertainer_slots(state, t["p"])
 
 
 @resolve("square_space")

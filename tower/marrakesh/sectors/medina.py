@@ -1,4 +1,4 @@
-"""The medina (*Marrakesh*, Sector Actions, "Medina"): buying city gates from the workshops,
+"""The medina (*Marrakesh*, "Medina"): buying city gates from the workshops,
 building them, and the keshis they bring.
 """
 

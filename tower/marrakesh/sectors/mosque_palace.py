@@ -1,4 +1,4 @@
-"""Mosque and palace (*Marrakesh*, Sector Actions, "Mosque and palace"): the two staircases,
+"""Mosque and palace (*Marrakesh*, "Mosque and palace"): the two staircases,
 their thresholds and the connection bonuses on the line between the pawns.
 """
 

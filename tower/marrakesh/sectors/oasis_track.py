@@ -1,4 +1,4 @@
-"""The track of claimed oases on the supply board (*Marrakesh*, Sector Actions, "Sahara",
+"""The track of claimed oases on the supply board (*Marrakesh*, "Sahara",
 claim oases): a claimed oasis takes the next space, and what it covers acts (a keshi to
 deploy, an exchange of keshis, a scroll).
 """
@@ -19,6 +19,7 @@ from tower.marrakesh.effects import PASS
 from tower.marrakesh.rules import T, Task, ask, options, push, resolve
 from tower.marrakesh.sectors.deploy import reached, room
 from tower.marrakesh.sectors.madrasa import take_scroll
+from tower.marrakesh.sectors.main_square import entertainer_slots
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -115,8 +116,7 @@ def _return_red(state: Board, t: Task, a: Action) -> None:
 
 @options("return_pink")
 def _return_pink_options(state: Board, t: Task) -> list[int]:
-    square = state.players[t["p"]].square
-    return [action_id("slot", i) for i in range(8) if square[i]]
+    return entertainer_slots(state, t["p"])
 
 
 @resolve("return_pink")

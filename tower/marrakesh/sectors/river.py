@@ -1,4 +1,4 @@
-"""The river (*Marrakesh*, Sector Actions, "River"): the fisherman's movement, with water for
+"""The river (*Marrakesh*, "River"): the fisherman's movement, with water for
 extra steps, the jetty, and the rapids' bonuses.
 """
 

@@ -1,4 +1,4 @@
-"""The Sahara (*Marrakesh*, Sector Actions, "Sahara"): discovering oases by deploying
+"""The Sahara (*Marrakesh*, "Sahara"): discovering oases by deploying
 caravans, reaching desert towns, claiming oases and towns, and the specials that claim or
 score oases.
 """

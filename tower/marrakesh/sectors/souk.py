@@ -1,4 +1,4 @@
-"""The souk (*Marrakesh*, Sector Actions, "Souk"): the exchange office and the luxury goods,
+"""The souk (*Marrakesh*, "Souk"): the exchange office and the luxury goods,
 with the price discounts the modules offer.
 """
 
