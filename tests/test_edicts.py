@@ -192,7 +192,7 @@ def test_instant_bonus_now_and_the_choice_cannot_change():
     assert state.players[1].palace == before + 5
     assert edicts.mine(state)["held"][1] == [[1, "instant"]]
     # The edict used now scores nothing at the end.
-    edicts.final_scoring(state, 1)
+    edicts.Edicts().final_scoring(state, 1)
     assert not any("edict" in why for _, _, why in state.score_events)
 
 
@@ -203,12 +203,12 @@ def test_end_bonus_rounded_down_and_capped():
     m["held"][0] = [[1, "end"], [5, "end"]]
     pl.palace, pl.water, pl.dates, pl.dinars, pl.wood = 7, 3, 2, 1, 1  # 7 resources
     before = pl.score
-    edicts.final_scoring(state, 0)
+    edicts.Edicts().final_scoring(state, 0)
     assert pl.score - before == 7 // 2 + 7 // 3
     m["held"][0] = [[5, "end"]]
     pl.water = 30
     before = pl.score
-    edicts.final_scoring(state, 0)
+    edicts.Edicts().final_scoring(state, 0)
     assert pl.score - before == 8  # edict 05: at most 8 points
 
 
@@ -219,7 +219,7 @@ def test_edicts_02_and_09_count_edicts_as_scrolls_others_do_not():
     m = edicts.mine(state)
     m["held"][0] = [[2, "end"], [9, "instant"]]
     before = pl.score
-    edicts.final_scoring(state, 0)
+    edicts.Edicts().final_scoring(state, 0)
     assert pl.score - before == 4  # 2 scrolls + 2 edicts
     assert len(pl.scrolls) == 2  # edicts never join the scrolls
 

@@ -219,10 +219,10 @@ def test_connection_line_of_the_third_sections_gives_one_extra_gem_once():
     assert len(g["connection"]) == 1 and "connection" in gems.mine(state, 0)["got"]
     settle(state)
     assert len(gems.possessed(state, 0)) == 1
-    gems.reached(state, 0, "connection", [2, 2])  # another crossing of the line
+    gems.Gems().reached(state, 0, "connection", [2, 2])  # another crossing of the line
     assert len(g["connection"]) == 1
     state.stack = []
-    gems.reached(state, 1, "connection", [1, 2])  # another line: nothing
+    gems.Gems().reached(state, 1, "connection", [1, 2])  # another line: nothing
     assert len(g["connection"]) == 1 and not state.stack
     check(state)
 

@@ -42,7 +42,7 @@ KNOWN_LOOPS: list[list[str]] = []
 #: sub-packages not named on their own, ``""`` for the package itself). A file imports
 #: its own layer or earlier ones only.
 ENGINE_LAYERS: list[tuple[str, ...]] = [
-    ("actions", "component_data", "wall_battle"),
+    ("actions", "component_data", "tasks", "wall_battle"),
     ("hooks",),
     ("config", "components", "module_data"),
     ("board",),

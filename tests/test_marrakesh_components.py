@@ -12,8 +12,7 @@ import pytest
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.components import DEFAULT_PATH, load, parse
-from tower.marrakesh.effects import SPECIALS
-from tower.marrakesh.rules import RESOLVE
+from tower.marrakesh.rules import known
 
 
 def test_counts_match_the_rulebook():
@@ -97,14 +96,16 @@ def named_rules(tables: Iterable[dict[int, dict[str, Any]]]) -> tuple[set[str], 
 
 
 def test_every_named_rule_exists():
-    c = Game().components  # building a game registers every rule
+    c = Game().components
     names, mods = named_rules((c.scrolls, c.desert_towns, c.river_tiles))
-    assert names <= set(SPECIALS)
+    assert names <= set(known().specials)
     # Every modifier a scroll names is read somewhere in the engine.
     source = engine_source("sectors")
     assert len(mods) == 30
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
-    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(RESOLVE)
+    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(
+        known().resolve
+    )
 
 
 def test_broken_files_name_the_field(tmp_path):
@@ -137,7 +138,7 @@ def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
         names |= specials_named(brick["brown"] + brick["green"])
     for bonus in c["walls_guards"]["wall"]["bonuses"]:
         names |= specials_named(bonus)
-    assert names and names <= set(SPECIALS)
+    assert names and names <= set(known().specials)
     source = engine_source("sectors", "modules")
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
 

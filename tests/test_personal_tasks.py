@@ -179,7 +179,7 @@ def test_kept_card_scores_by_conditions_fulfilled_open_card_scores_for_the_other
     state.players[1].scrolls = [3, 4, 23]
     before = state.scores()
     for p in range(3):
-        pt.final_scoring(state, p)
+        pt.PersonalTasks().final_scoring(state, p)
     gained = [a - b for a, b in zip(state.scores(), before, strict=True)]
     assert gained[0] == 13 + 3  # 4 of own card; 2 of player 1's open card
     kept1 = len(pt.card_fulfilled(state, 1, 5))

@@ -495,7 +495,7 @@ def test_scroll_83_watchman_tiles():
             state.legal_action_ids()[0]
         )
     assert red.posts == [True, True, True]
-    wg.final_scoring(state, 0)
+    wg.WallsGuards().final_scoring(state, 0)
     assert red.score == before + 2 * 3  # 2 points per own watchman on the board
 
 

@@ -42,7 +42,8 @@ The engine's files import one way: a file imports only files of its own layer or
 an earlier layer in this list (``tests/test_imports.py`` checks it, and that no import
 loops at all, type-only imports and imports inside functions included):
 
-1. ``actions``, ``component_data``: plain data (the action space, the component tables);
+1. ``actions``, ``component_data``, ``tasks``: plain data (the action space, the component
+   tables, the fields of a task);
    ``wall_battle``: the *Walls & Guards* Battle at the Wall as data and pure functions.
 2. ``hooks``: the module interface (:class:`~tower.marrakesh.hooks.Module`, generic over
    the state it receives, so it names no state class), the registry and ``Hooks``.

@@ -42,12 +42,15 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh import components, module_data
 from tower.marrakesh.actions import Action, action_id
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
-from tower.marrakesh.rules import Label, T, Task, ask, label, options, order, resolve, score, task
+from tower.marrakesh.rules import Label, T, Task, ask, order, score
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "personal_tasks"
 Condition = dict[str, Any]
@@ -154,30 +157,6 @@ def points_for(fulfilled: list[int]) -> tuple[int, int]:
 # -- the module's state -----------------------------------------------------------------
 def mine(state: State) -> dict[str, Any]:
     return state.ext[NAME]
-
-
-def setup(state: State) -> None:
-    """Deal 2 secret cards to each player, replacing cards that cannot be fulfilled."""
-    data = load()
-    modules = state.game.config.modules
-    deck = sorted(data["cards"])
-    state.rng.shuffle(deck)
-    discarded: list[int] = []
-    hands: list[list[int]] = [[] for _ in state.players]
-    for p in order(state):
-        while len(hands[p]) < data["rules"]["cards_per_player"]:
-            card = deck.pop()
-            # Rulebook: a card whose conditions cannot all be fulfilled is discarded and a
-            # new one drawn in its place.
-            (hands[p] if possible(data["cards"][card], modules) else discarded).append(card)
-    n = state.num_players
-    state.ext[NAME] = {
-        "deck": deck,
-        "discarded": discarded,
-        "hands": hands,
-        "open": [],
-        "chosen": [-1] * n,
-    }
 
 
 # -- the conditions ---------------------------------------------------------------------
@@ -291,12 +270,12 @@ def season_tasks(state: State) -> list[Task]:
     return []
 
 
-@options("task_keep")
+@ADDS.option("task_keep")
 def _keep_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(mine(state)["hands"][t["p"]]))]
 
 
-@resolve("task_keep")
+@ADDS.resolution("task_keep")
 def _keep(state: State, t: Task, a: Action) -> None:
     # Ruling: the players choose in turn order, but a choice is only noted here (seen by
     # its player alone) and the cards are laid open together once all have chosen, as
@@ -304,7 +283,7 @@ def _keep(state: State, t: Task, a: Action) -> None:
     mine(state)["chosen"][t["p"]] = a.arg
 
 
-@task("task_reveal")
+@ADDS.task("task_reveal")
 def _task_reveal(state: State, t: Task) -> None:
     """All players have chosen: each lays the other card open with their marker."""
     m = mine(state)
@@ -313,24 +292,6 @@ def _task_reveal(state: State, t: Task) -> None:
         m["open"].append([hand[1 - k], p])
         m["hands"][p] = [hand[k]]
     m["chosen"] = [-1] * state.num_players
-
-
-def final_scoring(state: State, p: int) -> None:
-    """Player ``p``'s kept card and the other players' open cards.
-
-    Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
-    final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
-    hooks come before the core's final steps, in name order (edicts first), so resources
-    shown on a card still count for the oases and the remaining resources afterwards.
-    """
-    m = mine(state)
-    for card in m["hands"][p]:
-        kept, _ = points_for(card_fulfilled(state, p, card))
-        score(state, p, kept, f"final: personal task {card}")
-    for card, owner in m["open"]:
-        if p != owner:
-            _, got = points_for(card_fulfilled(state, p, card))
-            score(state, p, got, f"final: open personal task {card}")
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -423,7 +384,7 @@ def card_text(state: State, p: int | None, card: int) -> str:
     return "; ".join(f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(conds))
 
 
-@label("task_keep", private=True)
+@ADDS.label("task_keep", private=True)
 def _keep_label(state: State, t: Task, a: Action) -> Label:
     card = mine(state)["hands"][t["p"]][a.arg]
     return f"keep the task card: {card_text(state, None, card)}"
@@ -439,6 +400,7 @@ class PersonalTasks(Module):
     """Personal Tasks on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Walls & Guards: Personal Tasks"
     rulebook = "Walls & Guards"
     season_steps = (SeasonStep("personal_tasks", after="provisions", tasks=season_tasks),)
@@ -452,10 +414,44 @@ class PersonalTasks(Module):
         return None
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Deal 2 secret cards to each player, replacing cards that cannot be fulfilled."""
+        data = load()
+        modules = state.game.config.modules
+        deck = sorted(data["cards"])
+        state.rng.shuffle(deck)
+        discarded: list[int] = []
+        hands: list[list[int]] = [[] for _ in state.players]
+        for p in order(state):
+            while len(hands[p]) < data["rules"]["cards_per_player"]:
+                card = deck.pop()
+                # Rulebook: a card whose conditions cannot all be fulfilled is discarded and a
+                # new one drawn in its place.
+                (hands[p] if possible(data["cards"][card], modules) else discarded).append(card)
+        n = state.num_players
+        state.ext[NAME] = {
+            "deck": deck,
+            "discarded": discarded,
+            "hands": hands,
+            "open": [],
+            "chosen": [-1] * n,
+        }
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        """Player ``p``'s kept card and the other players' open cards.
+
+        Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
+        final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
+        hooks come before the core's final steps, in name order (edicts first), so resources
+        shown on a card still count for the oases and the remaining resources afterwards.
+        """
+        m = mine(state)
+        for card in m["hands"][p]:
+            kept, _ = points_for(card_fulfilled(state, p, card))
+            score(state, p, kept, f"final: personal task {card}")
+        for card, owner in m["open"]:
+            if p != owner:
+                _, got = points_for(card_fulfilled(state, p, card))
+                score(state, p, got, f"final: open personal task {card}")
 
     def invariants(self, state: State) -> None:
         check(state)
