@@ -302,3 +302,28 @@ def test_the_plan_warns_when_nothing_was_learned() -> None:
     assert "no protocol taught anything" in plan_markdown([wide], {})
     narrow = Assessment(protocol, 100, {"inside": 0.3, "dwell": 0.4}, 2.0, [], 1.0, 0.0)
     assert "Warning" not in plan_markdown([narrow], {})
+
+
+def test_the_plan_compares_protocols_by_the_bank_without_physics(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """`tower calibrate plan` with the physics uses the bank engine: a protocol the bank
+    cannot throw is left out by name, the others are fitted from recordings drawn from
+    the learned likelihood, and no physics runs."""
+    import tower.physics.sim as sim
+
+    def no_physics(*args, **kwargs):
+        raise AssertionError("the bank planner ran the physics")
+
+    monkeypatch.setattr(sim.TowerSim, "__init__", no_physics)
+    out = tmp_path / "plan"
+    result = CliRunner().invoke(cli, ["calibrate", "plan", "--out", str(out), "--truths", "1",
+                                      "--protocols", "one-colour,size-1", "--minutes", "20"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["recommended"] == "one-colour" and list(plan["protocols"]) == ["one-colour"]
+    assert "size-1" in result.output and "12 keshis" in result.output
+    learned = plan["protocols"]["one-colour"]
+    assert learned["narrowing"]["p_fresh_out"] < 0.9, learned
+    refused = CliRunner().invoke(cli, ["calibrate", "plan", "--out", str(tmp_path / "p2"),
+                                       "--protocols", "size-1"])
+    assert refused.exit_code != 0 and "--engine gp" in str(refused.exception)

@@ -193,6 +193,13 @@ def _echo_calibration(done: Calibration) -> None:
 @click.option("--protocols", default=None,
               help="Comma-separated protocol names (default: all; see --list).")  # fmt: skip
 @click.option("--list", "list_only", is_flag=True, help="List the protocols and exit.")
+@click.option("--engine", type=click.Choice(["bank", "gp"]), default=None,
+              help="bank (the default for the physics): recordings drawn from the learned "
+              "likelihood and fitted by it, minutes, no physics; only protocols of 12 keshis "
+              "a throw. gp (the default for the baseline): simulate and fit by replaying.")
+@click.option("--surrogate", "surrogate_path", default=None,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Bank engine: the learned likelihood (default: the shipped one).")
 @click.option("--truths", type=click.IntRange(min=1), default=3, show_default=True,
               help="True parameter values drawn from the prior, per protocol.")  # fmt: skip
 @_design_budget
@@ -204,8 +211,8 @@ def _echo_calibration(done: Calibration) -> None:
 @force_option
 def plan_command(
     out_dir: Path | None, simulator_name: str, preset: str, protocols: str | None, list_only: bool,
-    truths: int, budget: int, minutes: float, seed: int, scheduler: str | None,
-    workers: int | None, quiet: bool, force: bool = False,
+    engine: str | None, surrogate_path: Path | None, truths: int, budget: int, minutes: float,
+    seed: int, scheduler: str | None, workers: int | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Compare recording protocols by simulation and recommend one.
 
@@ -227,6 +234,9 @@ def plan_command(
     chosen = _chosen_protocols(known, protocols)
     if out_dir is None:
         raise click.UsageError("Missing option '--out' (needed unless --list).")
+    if (engine or ("bank" if simulator_name == "physics" else "gp")) == "bank":
+        _bank_plan(chosen, out_dir, surrogate_path, preset, truths, seed, minutes, force)
+        return
     simulator = make_simulator(simulator_name, Recording(()), preset=preset)
     outputs = ("plan.md", "plan.json", "cache/replays.jsonl")
     folder = OutputFolder(out_dir, "calibrate plan", force=force)
@@ -237,6 +247,25 @@ def plan_command(
         found = run_plan(simulator, chosen, out_dir, runner, truths=truths, budget=budget,
                          seed=seed, minutes=minutes)  # fmt: skip
     click.echo(plan_markdown(found, {}))
+    click.echo(f"wrote {out_dir / 'plan.md'} and {out_dir / 'plan.json'}")
+
+
+def _bank_plan(
+    chosen: list[Protocol], out_dir: Path, surrogate_path: Path | None, preset: str, truths: int,
+    seed: int, minutes: float, force: bool,
+) -> None:  # fmt: skip
+    """``plan`` by the bank engine: no physics, minutes."""
+    from tower.calibration.bankplan import run_bank_plan
+    from tower.calibration.plan import plan_markdown
+    from tower.calibration.surrogate import DEFAULT_SURROGATE
+
+    folder = OutputFolder(out_dir, "calibrate plan", force=force)
+    folder.check(("plan.md", "plan.json"))
+    with folder.claiming(("plan.md", "plan.json")):
+        found, skipped = run_bank_plan(chosen, out_dir, surrogate_path or DEFAULT_SURROGATE,
+                                       preset=preset, truths=truths, seed=seed,
+                                       minutes=minutes)  # fmt: skip
+    click.echo(plan_markdown(found, {f"left out {k}": v for k, v in skipped.items()}))
     click.echo(f"wrote {out_dir / 'plan.md'} and {out_dir / 'plan.json'}")
 
 
