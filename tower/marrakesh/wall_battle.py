@@ -6,7 +6,8 @@ Nothing here knows the engine's ``State`` or a tower model: a battle's chance no
 battle checker (:mod:`tower.battle`) share one implementation of the rules. Every component
 value carries its provenance (``rulebook``, ``derived`` from the rulebook text, or
 ``assumed``), and every reading of an unclear sentence is a ``# Ruling:`` comment next to
-the rule it settles. Rulebook: *Walls & Guards*.
+the rule it settles. Rulebook: *Walls & Guards*, "Battle at the Wall", "Burn bricks &
+recruit watchmen" and "Brick Tiles".
 
 Examples
 --------
