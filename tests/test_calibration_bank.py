@@ -233,7 +233,9 @@ def test_calibrate_runs_no_physics_by_default(tmp_path: Path, monkeypatch) -> No
     assert "engine: bank (no physics)" in result.output
     fit = json.loads((out / "fit.json").read_text())
     assert fit["engine"] == "bank" and len(fit["parameters"]) == 11
-    assert "pieces inside at equilibrium" in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert "pieces inside at equilibrium" in report
+    assert "tower distill --preset marrakesh --params params.json" in report
 
 
 def test_record_synthetic_takes_a_protocol(tmp_path: Path) -> None:
