@@ -329,3 +329,38 @@ def test_the_plan_compares_protocols_by_the_bank_without_physics(tmp_path: Path,
     refused = CliRunner().invoke(cli, ["calibrate", "plan", "--out", str(tmp_path / "p2"),
                                        "--protocols", "size-1"])
     assert refused.exit_code != 0 and "--engine gp" in str(refused.exception)
+
+
+def test_coverage_refits_the_recordings_it_has_without_physics(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """`--fits-only` fits the recordings already there (a committed set) with the given
+    likelihood, runs no physics and leaves the recordings untouched; with no recordings
+    it says so."""
+    from dataclasses import asdict
+
+    import tower.physics.sim as sim
+    from tower.calibration.sbc import CoverageSettings, recording_tasks, run_bank_coverage
+    from tower.files.outputs import run_header
+    from tower.runs.batch import encode
+
+    def no_physics(*args, **kwargs):
+        raise AssertionError("a fits-only coverage run ran the physics")
+
+    monkeypatch.setattr(sim.TowerSim, "__init__", no_physics)
+    bank = read_bank(DEFAULT_BANK)
+    settings = CoverageSettings(recordings=1, throws=36, truth_throws=36)
+    task = recording_tasks(settings)[0]["recording"]
+    theta = {p.name: p.low + (p.high - p.low) * x
+             for p, x in zip(bank.parameters, bank.u[0], strict=True)}  # fmt: skip
+    record = {"key": task["key"], "theta": theta, "status": "ok", "rethrows": 0,
+              "ages": bank.ages[0], "replay_ages": bank.ages[0]}  # fmt: skip
+    rec = tmp_path / "recordings.jsonl"
+    rec.write_text(encode(run_header("calibrate coverage", asdict(settings))) + encode(record))
+    before = rec.read_text()
+    summary = run_bank_coverage(tmp_path, settings, DEFAULT_SURROGATE, workers=1,
+                                progress=False, new_recordings=False)  # fmt: skip
+    assert summary["recordings"] == 1 and rec.read_text() == before
+    assert (tmp_path / "coverage.md").is_file() and (tmp_path / "fits.jsonl").is_file()
+    with pytest.raises(Exception, match="no recordings"):
+        run_bank_coverage(tmp_path / "empty", settings, DEFAULT_SURROGATE, workers=1,
+                          progress=False, new_recordings=False)  # fmt: skip

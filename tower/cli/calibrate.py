@@ -305,6 +305,9 @@ def _chosen_protocols(known: list[Protocol], protocols: str | None) -> list[Prot
 @click.option("--surrogate", "surrogate_path", default=None,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Bank engine: the learned likelihood (default: the shipped one).")
+@click.option("--fits-only", is_flag=True,
+              help="Bank engine: fit the recordings already in --out (such as the committed "
+              "calibration/coverage), making no new ones: minutes, no physics.")
 @_design_budget
 @click.option("--fit", "fit_names", default=None,
               help="GP engine: comma-separated physics parameters to fit.")
@@ -316,9 +319,9 @@ def _chosen_protocols(known: list[Protocol], protocols: str | None) -> list[Prot
 def coverage_command(
     out_dir: Path, engine: str | None, simulator_name: str, preset: str, recordings: int,
     throws: int,
-    pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, budget: int,
-    fit_names: str | None, seed: int | None, scheduler: str | None, workers: int | None,
-    quiet: bool, force: bool = False,
+    pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, fits_only: bool,
+    budget: int, fit_names: str | None, seed: int | None, scheduler: str | None,
+    workers: int | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Coverage of the 90% intervals over recordings at truths from the prior.
 
@@ -332,7 +335,7 @@ def coverage_command(
             raise click.UsageError("--engine bank checks the physics; use --engine gp")
         _bank_coverage(out_dir, preset, recordings, throws, colours, truth_throws,
                        surrogate_path, 7001 if seed is None else seed, scheduler, workers,
-                       quiet, force)  # fmt: skip
+                       quiet, force, fits_only)  # fmt: skip
     else:
         _gp_coverage(out_dir, simulator_name, preset, recordings, throws, pieces, budget,
                      fit_names, seed or 0, scheduler, workers, quiet, force)  # fmt: skip
@@ -374,7 +377,7 @@ def _gp_coverage(
 def _bank_coverage(
     out_dir: Path, preset: str, recordings: int, throws: int, colours: int, truth_throws: int,
     surrogate_path: Path | None, seed: int, scheduler: str | None, workers: int | None,
-    quiet: bool, force: bool,
+    quiet: bool, force: bool, fits_only: bool,
 ) -> None:  # fmt: skip
     from tower.calibration.sbc import CoverageSettings, run_bank_coverage
     from tower.calibration.surrogate import DEFAULT_SURROGATE
@@ -386,7 +389,8 @@ def _bank_coverage(
     folder.check(outputs)
     with folder.claiming(outputs):
         run_bank_coverage(out_dir, settings, surrogate_path or DEFAULT_SURROGATE,
-                          workers=workers, scheduler=scheduler, progress=not quiet)  # fmt: skip
+                          workers=workers, scheduler=scheduler, progress=not quiet,
+                          new_recordings=not fits_only)  # fmt: skip
     click.echo((out_dir / "coverage.md").read_text())
 
 
