@@ -1,7 +1,10 @@
 """Checks shared by the tests of the Marrakesh modules (not a test file itself).
 
+- :func:`blank` is a game after its setup with nothing pending and player 0 to start;
+  :func:`give` puts keshis on a player's board; :func:`legal` lists the legal actions as
+  text; :func:`run` pushes tasks and runs them to the first real decision;
 - :func:`after_setup` starts a game and takes the first option of every setup decision;
-  :func:`run` replaces a state's pending work by some tasks and runs them; :func:`act`
+  :func:`run_only` drops a state's pending work and runs some tasks instead; :func:`act`
   applies an action by its text and checks the invariants; :func:`season_scoring` plays
   a season's scoring through to the next season's first selection; :func:`hold_experts`
   gives a player expert tiles;
@@ -39,7 +42,41 @@ def after_setup(players: int, modules: frozenset[str], seed: int = 0) -> State:
     return state
 
 
+def blank(players: int = 2, modules: tuple[str, ...] = (), seed: int = 0) -> State:
+    """A state after setup (first option of each setup choice), nothing pending, player 0
+    starting."""
+    state = Game(GameConfig(players=players, modules=frozenset(modules))).new_initial_state(seed)
+    while state.current_player >= 0:
+        state.apply(state.legal_actions()[0])
+    state.stack = []
+    state.start = state.season_start = 0
+    return state
+
+
 def run(state: State, *tasks: Task) -> None:
+    """Put ``tasks`` on the stack and run until the first real decision."""
+    push(state, *tasks)
+    advance(state)
+
+
+def give(state: State, p: int, colour: str, n: int = 1) -> None:
+    """Put keshis straight onto player ``p``'s board (counted as out of the supply)."""
+    pl = state.players[p]
+    for _ in range(n):
+        if colour == "pink":
+            pl.square[pl.square.index(False)] = True
+        elif colour == "brown":
+            pl.sahara[pl.sahara.index(False, 2)] = True
+        pl.keshis[colour] += 1
+        state.issued[colour] += 1
+
+
+def legal(state: State, player: int | None = None) -> list[str]:
+    """The legal actions of ``player`` (default: the current one) as text."""
+    return [str(a) for a in state.legal_actions(player)]
+
+
+def run_only(state: State, *tasks: Task) -> None:
     """Replace the game's pending work by ``tasks`` and run them to the first decision."""
     state.stack = []
     push(state, *tasks)
@@ -71,7 +108,7 @@ def season_scoring(state: State) -> None:
             state.issued[c] -= 1
         pl.screen = []
     state.round = 4
-    run(state, T("season_end"))
+    run_only(state, T("season_end"))
     while state.stack and state.stack[-1]["t"] != "select":
         state.apply(state.legal_action_ids()[0])
 

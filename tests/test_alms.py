@@ -10,8 +10,7 @@ Guards tiles joining the piles.
 from __future__ import annotations
 
 import pytest
-from marrakesh_checks import legal_sequence, round_trip, sequences_with
-from test_marrakesh_rules import blank, give, legal, run
+from marrakesh_checks import blank, give, legal, legal_sequence, round_trip, run, sequences_with
 
 from tower.marrakesh import Game, GameConfig, RandomAgent, play
 from tower.marrakesh.invariants import check

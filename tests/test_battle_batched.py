@@ -19,7 +19,7 @@ from tower.battle.batched import simulate_batched, start_residents
 from tower.battle.checker import Situation, analyse, given_tower, simulate
 from tower.battle.inputs import choose_model, choose_tower
 from tower.battle.report import table
-from tower.marrakesh.modules.battle import Wall
+from tower.marrakesh.wall_battle import Wall
 from tower.model.interface import Resident, TowerState
 from tower.pieces import NEUTRAL, Kind, Piece, Place
 

@@ -20,7 +20,7 @@ from tower.battle.checker import (
     steady_tower,
     warm_tower,
 )
-from tower.marrakesh.modules.battle import Wall, brigands, watchmen
+from tower.marrakesh.wall_battle import Wall, brigands, watchmen
 from tower.model import BaselineModel
 from tower.model.interface import Resident, TowerState
 from tower.pieces import Kind, Piece, Place

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tower.marrakesh.modules.battle import (
+from tower.marrakesh.wall_battle import (
     BRICK_WOOD,
     SECTIONS,
     WALL_SECTIONS,

@@ -26,7 +26,7 @@ import pytest
 from tower.battle.checker import Situation, analyse, given_tower
 from tower.calibration.recording import COLOUR_CODES
 from tower.cli import main
-from tower.marrakesh.modules.battle import Wall, battle_throw, fight_season, resolve_battle
+from tower.marrakesh.wall_battle import Wall, battle_throw, fight_season, resolve_battle
 from tower.model import load_shipped
 from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Piece
 
@@ -273,7 +273,7 @@ def test_a_battle_at_the_wall_with_hired_watchmen(table, model):
 
 
 def test_the_pages_battle_rules_are_the_engines(table):
-    """web/battle.js against tower/marrakesh/modules/battle.py on random battles."""
+    """web/battle.js against tower/marrakesh/wall_battle.py on random battles."""
     page = table().page
     rng = random.Random(6)
     cases = []

@@ -24,6 +24,7 @@ from tower.calibration.simulators import Parameter
 from tower.calibration.surrogate import (
     DEFAULT_SURROGATE,
     SCALE,
+    godambe_temper,
     load_surrogate,
     paint,
     train,
@@ -35,26 +36,34 @@ from tower.errors import InputFileError
 TOY = (Parameter("toy.fresh", 0.0, 1.0), Parameter("toy.old", 0.0, 1.0))
 
 
-def toy_ages(u: np.ndarray, throws: int, rng: np.random.Generator) -> list[list[int]]:
+def toy_ages(
+    u: np.ndarray, throws: int, rng: np.random.Generator, sticky: bool = False
+) -> list[list[int]]:
     """A two-chance tower: a thrown piece comes out with 0.4 + 0.5 u0, a piece inside with
-    0.1 + 0.4 u1 (the hidden truth a bank stores: ages of the pieces out)."""
+    0.1 + 0.4 u1 (the hidden truth a bank stores: ages of the pieces out). ``sticky``: a
+    hidden jam that lasts about ten throws at a time takes 0.35 off both chances, so
+    successive throws depend on each other beyond what a recording shows."""
     inside: list[int] = []
     ages = []
+    jam = False
     for t in range(throws):
         out, stay = [], []
+        jam = jam if rng.random() < 0.9 else not jam
         for s in [*inside, *[t] * 12]:
             p = 0.4 + 0.5 * u[0] if s == t else 0.1 + 0.4 * u[1]
+            p -= 0.35 if sticky and jam else 0.0
             (out if rng.random() < p else stay).append(t - s)
         inside = [t - a for a in stay]
         ages.append(sorted(out))
     return ages
 
 
-def toy_bank(points: int = 160, throws: int = 30, seed: int = 0) -> Bank:
+def toy_bank(points: int = 160, throws: int = 30, seed: int = 0, sticky: bool = False) -> Bank:
     rng = np.random.default_rng(seed)
     u = rng.random((points, 2))
     return Bank({"size": 12, "schema": "tower.bank/1"}, TOY, u, ("ok",) * points,
-                tuple(toy_ages(x, throws, rng) for x in u), 0, "toy-bank.jsonl")  # fmt: skip
+                tuple(toy_ages(x, throws, rng, sticky) for x in u), 0,
+                "toy-bank.jsonl")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +118,7 @@ def test_the_split_quadratic_form_is_the_plain_one(toy_surrogate) -> None:
                                 member.other.rho).sum()
         for r in u
     ]  # fmt: skip
-    assert np.allclose(toy_surrogate.loglik(u, X, y, 1), total)
+    assert np.allclose(toy_surrogate.loglik(u, X, y, 1, tempered=False), total)
     # a beta-binomial is a distribution: it sums to one over 0..n
     k = np.arange(13)
     assert np.isclose(np.exp(_beta_binomial_logpmf(k, 12, 0.3, 0.05)).sum(), 1.0)
@@ -126,8 +135,24 @@ def test_the_surrogate_file_round_trips(toy_surrogate, tmp_path: Path) -> None:
     with pytest.raises(Exception, match="exists"):
         toy_surrogate.save(path)  # never overwrites without force
     path.write_text('{"schema": "tower.surrogate/1", "features": []}')
-    with pytest.raises(InputFileError, match="features"):
+    with pytest.raises(InputFileError, match="retrain"):
         load_surrogate(path)
+
+
+def test_the_tempering_widens_only_a_likelihood_that_is_too_sharp(toy_surrogate) -> None:
+    """Scored on fresh towers of the kind it learned (independent pieces), the per-throw
+    likelihood is nearly the likelihood, and the measured tempering stays well above the
+    one it gets on towers with a hidden jam lasting several throws, whose throws depend
+    on each other beyond what a recording shows (there the product is far too sharp)."""
+    fresh = godambe_temper(toy_surrogate, 0, toy_bank(80, seed=3), range(80))
+    jammed = godambe_temper(toy_surrogate, 0, toy_bank(80, seed=3, sticky=True), range(80))
+    assert fresh > 0.55 and jammed < 0.6 * fresh, (fresh, jammed)
+    assert all(0.4 < k <= 1 for k in toy_surrogate.temper), toy_surrogate.temper
+    ages = toy_ages(np.array([0.5, 0.5]), 20, np.random.default_rng(4))
+    X, y = recording_rows([session_of(ages)], 12)
+    u = np.random.default_rng(5).random((3, 2))
+    raw = toy_surrogate.loglik(u, X, y, 1, tempered=False)
+    assert np.allclose(toy_surrogate.loglik(u, X, y, 1), toy_surrogate.temper[1] * raw)
 
 
 def test_the_fit_recovers_toy_towers(toy_surrogate) -> None:
@@ -208,7 +233,9 @@ def test_calibrate_runs_no_physics_by_default(tmp_path: Path, monkeypatch) -> No
     assert "engine: bank (no physics)" in result.output
     fit = json.loads((out / "fit.json").read_text())
     assert fit["engine"] == "bank" and len(fit["parameters"]) == 11
-    assert "pieces inside at equilibrium" in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert "pieces inside at equilibrium" in report
+    assert "tower distill --preset marrakesh --params params.json" in report
 
 
 def test_record_synthetic_takes_a_protocol(tmp_path: Path) -> None:
@@ -277,3 +304,63 @@ def test_the_plan_warns_when_nothing_was_learned() -> None:
     assert "no protocol taught anything" in plan_markdown([wide], {})
     narrow = Assessment(protocol, 100, {"inside": 0.3, "dwell": 0.4}, 2.0, [], 1.0, 0.0)
     assert "Warning" not in plan_markdown([narrow], {})
+
+
+def test_the_plan_compares_protocols_by_the_bank_without_physics(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """`tower calibrate plan` with the physics uses the bank engine: a protocol the bank
+    cannot throw is left out by name, the others are fitted from recordings drawn from
+    the learned likelihood, and no physics runs."""
+    import tower.physics.sim as sim
+
+    def no_physics(*args, **kwargs):
+        raise AssertionError("the bank planner ran the physics")
+
+    monkeypatch.setattr(sim.TowerSim, "__init__", no_physics)
+    out = tmp_path / "plan"
+    result = CliRunner().invoke(cli, ["calibrate", "plan", "--out", str(out), "--truths", "1",
+                                      "--protocols", "one-colour,size-1", "--minutes", "20"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["recommended"] == "one-colour" and list(plan["protocols"]) == ["one-colour"]
+    assert "size-1" in result.output and "12 keshis" in result.output
+    learned = plan["protocols"]["one-colour"]
+    assert learned["narrowing"]["p_fresh_out"] < 0.9, learned
+    refused = CliRunner().invoke(cli, ["calibrate", "plan", "--out", str(tmp_path / "p2"),
+                                       "--protocols", "size-1"])
+    assert refused.exit_code != 0 and "--engine gp" in str(refused.exception)
+
+
+def test_coverage_refits_the_recordings_it_has_without_physics(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """`--fits-only` fits the recordings already there (a committed set) with the given
+    likelihood, runs no physics and leaves the recordings untouched; with no recordings
+    it says so."""
+    from dataclasses import asdict
+
+    import tower.physics.sim as sim
+    from tower.calibration.sbc import CoverageSettings, recording_tasks, run_bank_coverage
+    from tower.files.outputs import run_header
+    from tower.runs.batch import encode
+
+    def no_physics(*args, **kwargs):
+        raise AssertionError("a fits-only coverage run ran the physics")
+
+    monkeypatch.setattr(sim.TowerSim, "__init__", no_physics)
+    bank = read_bank(DEFAULT_BANK)
+    settings = CoverageSettings(recordings=1, throws=36, truth_throws=36)
+    task = recording_tasks(settings)[0]["recording"]
+    theta = {p.name: p.low + (p.high - p.low) * x
+             for p, x in zip(bank.parameters, bank.u[0], strict=True)}  # fmt: skip
+    record = {"key": task["key"], "theta": theta, "status": "ok", "rethrows": 0,
+              "ages": bank.ages[0], "replay_ages": bank.ages[0]}  # fmt: skip
+    rec = tmp_path / "recordings.jsonl"
+    rec.write_text(encode(run_header("calibrate coverage", asdict(settings))) + encode(record))
+    before = rec.read_text()
+    summary = run_bank_coverage(tmp_path, settings, DEFAULT_SURROGATE, workers=1,
+                                progress=False, new_recordings=False)  # fmt: skip
+    assert summary["recordings"] == 1 and rec.read_text() == before
+    assert (tmp_path / "coverage.md").is_file() and (tmp_path / "fits.jsonl").is_file()
+    with pytest.raises(Exception, match="no recordings"):
+        run_bank_coverage(tmp_path / "empty", settings, DEFAULT_SURROGATE, workers=1,
+                          progress=False, new_recordings=False)  # fmt: skip

@@ -21,7 +21,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_marrakesh_rules import blank, give, legal, run
+from marrakesh_checks import blank, give, legal, run
 
 from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play

@@ -12,10 +12,10 @@ bonuses scored before every other final scoring step.
 from __future__ import annotations
 
 import pytest
-from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
+from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run_only, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import Game, GameConfig, IllegalActionError, State, module_data, play
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import edicts
@@ -42,7 +42,7 @@ def test_rulebook_example_jan_reaches_step_13_and_chooses_first():
     state.players[sarah].mosque = 8
     m = edicts.mine(state)
     assert len(m["stacks"]["imam"]) == 3 and m["handed"] == []
-    run(state, T("stair", p=jan, w="mosque", n=2), T("end_turn", p=jan))
+    run_only(state, T("stair", p=jan, w="mosque", n=2), T("end_turn", p=jan))
     assert state.players[jan].mosque == 13
     # Jan's move ends with the bonus of the threshold he crossed (step 12); the Imam
     # edicts are due and revealed right after, before the rest of his turn.
@@ -80,10 +80,10 @@ def test_edicts_drawn_per_player_count(players, drawn):
 def test_imam_threshold_is_the_12th_step_not_the_11th():
     state = ed_state(players=3)
     state.players[2].mosque = 10
-    run(state, T("stair", p=2, w="mosque", n=1))
+    run_only(state, T("stair", p=2, w="mosque", n=1))
     assert edicts.mine(state)["handed"] == []
     state.players[2].mosque = 11
-    run(state, T("stair", p=2, w="mosque", n=1))
+    run_only(state, T("stair", p=2, w="mosque", n=1))
     assert edicts.mine(state)["handed"] == ["imam"]
 
 
@@ -91,9 +91,9 @@ def test_sultan_threshold_is_50_points():
     state = ed_state(players=3)
     state.players[1].score = 45
     state.score_events.append([1, 35, "test"])
-    run(state, T("fx", p=1, e={"op": "points", "n": 4}), T("end_turn", p=1))
+    run_only(state, T("fx", p=1, e={"op": "points", "n": 4}), T("end_turn", p=1))
     assert edicts.mine(state)["handed"] == []
-    run(state, T("fx", p=1, e={"op": "points", "n": 1}), T("end_turn", p=1))
+    run_only(state, T("fx", p=1, e={"op": "points", "n": 1}), T("end_turn", p=1))
     assert edicts.mine(state)["handed"] == ["sultan"]
     check(state)
 
@@ -124,7 +124,7 @@ def test_fallback_after_season_two_hands_out_what_is_left_imam_first():
     state = ed_state(players=2)
     assert edicts.season_tasks(state) == []  # season 1: nothing
     state.season = 2
-    run(state, *edicts.season_tasks(state))
+    run_only(state, *edicts.season_tasks(state))
     m = edicts.mine(state)
     assert m["busy"] == "imam" and m["stacks"]["sultan"]  # the sultan's edicts wait
     while state.stack:
@@ -143,7 +143,7 @@ def test_fallback_skips_a_stack_already_handed_out():
     edicts.mine(state)["handed"] = ["sultan"]
     edicts.mine(state)["box"] += edicts.mine(state)["stacks"]["sultan"]
     edicts.mine(state)["stacks"]["sultan"] = []
-    run(state, *edicts.season_tasks(state))
+    run_only(state, *edicts.season_tasks(state))
     assert edicts.mine(state)["busy"] == "imam"
 
 
@@ -192,7 +192,7 @@ def test_instant_bonus_now_and_the_choice_cannot_change():
     assert state.players[1].palace == before + 5
     assert edicts.mine(state)["held"][1] == [[1, "instant"]]
     # The edict used now scores nothing at the end.
-    edicts.final_scoring(state, 1)
+    edicts.Edicts().final_scoring(state, 1)
     assert not any("edict" in why for _, _, why in state.score_events)
 
 
@@ -203,12 +203,12 @@ def test_end_bonus_rounded_down_and_capped():
     m["held"][0] = [[1, "end"], [5, "end"]]
     pl.palace, pl.water, pl.dates, pl.dinars, pl.wood = 7, 3, 2, 1, 1  # 7 resources
     before = pl.score
-    edicts.final_scoring(state, 0)
+    edicts.Edicts().final_scoring(state, 0)
     assert pl.score - before == 7 // 2 + 7 // 3
     m["held"][0] = [[5, "end"]]
     pl.water = 30
     before = pl.score
-    edicts.final_scoring(state, 0)
+    edicts.Edicts().final_scoring(state, 0)
     assert pl.score - before == 8  # edict 05: at most 8 points
 
 
@@ -219,7 +219,7 @@ def test_edicts_02_and_09_count_edicts_as_scrolls_others_do_not():
     m = edicts.mine(state)
     m["held"][0] = [[2, "end"], [9, "instant"]]
     before = pl.score
-    edicts.final_scoring(state, 0)
+    edicts.Edicts().final_scoring(state, 0)
     assert pl.score - before == 4  # 2 scrolls + 2 edicts
     assert len(pl.scrolls) == 2  # edicts never join the scrolls
 
@@ -228,7 +228,7 @@ def test_edict_02_instant_pink_scroll_without_dates():
     state = ed_state(players=2)
     pl = state.players[0]
     pl.dates = 0
-    run(state, T("fx", p=0, e={"op": "special", "name": "free_scroll", "colour": "pink"}))
+    run_only(state, T("fx", p=0, e={"op": "special", "name": "free_scroll", "colour": "pink"}))
     legal = [str(a) for a in state.legal_actions()]
     assert "pass" in legal and all(a == "pass" or a.startswith("scroll:pink") for a in legal)
     stack = next(a for a in state.legal_actions() if a.kind == "scroll")
@@ -239,7 +239,7 @@ def test_edict_02_instant_pink_scroll_without_dates():
 
 def test_edict_03_instant_keshi_of_any_colour_but_the_goods():
     state = ed_state(players=2)
-    run(state, T("fx", p=0, e={"op": "special", "name": "keshi_not_goods"}))
+    run_only(state, T("fx", p=0, e={"op": "special", "name": "keshi_not_goods"}))
     colours = {a.split(":")[1] for a in map(str, state.legal_actions())}
     assert colours.isdisjoint({"yellow", "purple", "orange"}) and len(colours) == 9
     gray = state.players[0].keshis["gray"]
@@ -252,7 +252,7 @@ def end_of_game(state: State) -> list[str]:
     decision); the score reasons of player 0 from then on."""
     state.season, state.round = 3, 4
     start = len(state.score_events)
-    run(state, T("season_end"))
+    run_only(state, T("season_end"))
     while not state.is_terminal():
         act(state, str(state.legal_actions()[0]))
     return [why for p, _, why in state.score_events[start:] if p == 0]
@@ -280,7 +280,7 @@ def test_illegal_edict_choice_changes_nothing():
 
 
 def test_bad_edict_file_is_refused(tmp_path):
-    text = (edicts.tables.DATA_DIR / "edicts.toml").read_text()
+    text = (module_data.DATA / "edicts.toml").read_text()
     bad = tmp_path / "edicts.toml"
     bad.write_text(text.replace('stack = "imam"\ninstant', 'stack = "vizier"\ninstant', 1))
     with pytest.raises(InputFileError, match="edict 7"):

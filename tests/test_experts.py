@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marrakesh_checks import run
 
 from tower.marrakesh import MODULES, Game, GameConfig
 from tower.marrakesh.actions import action_id
@@ -36,7 +37,7 @@ from tower.marrakesh.components import load
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import experts as ex
-from tower.marrakesh.rules import IllegalActionError, T, advance, push, thrown
+from tower.marrakesh.rules import IllegalActionError, T, advance, thrown
 from tower.marrakesh.state import State
 from tower.marrakesh.worth import oasis_value
 from tower.model.baseline import BaselineModel
@@ -103,11 +104,6 @@ def quiet(players: int = 2, seed: int = 1) -> State:
     b["stack"] += b["display"]
     b["display"], b["board"] = [], 5
     return state
-
-
-def run(state: State, *tasks) -> None:
-    push(state, *tasks)
-    advance(state)
 
 
 def experts_thrown(state: State) -> int:
@@ -237,16 +233,16 @@ def test_no_expert_without_the_cost_or_without_an_expert_keshi_out():
     state = quiet()
     _display(state, [3, 11], out=1)
     state.players[0].water = 0
-    assert ex.claim_options(state, 0) == []
+    assert ex.Experts().claim_options(state, 0) == []
     state.players[0].water = 1
     experts = [action_id("choice", 0), action_id("choice", 1)]
     # Nothing else to claim: the expert is optional (pass forfeits the phase).
-    assert ex.claim_options(state, 0) == [action_id("pass"), *experts]
+    assert ex.Experts().claim_options(state, 0) == [action_id("pass"), *experts]
     state.display["yellow"] = 1
     state.issued["yellow"] += 1
-    assert ex.claim_options(state, 0) == experts
+    assert ex.Experts().claim_options(state, 0) == experts
     ex.board(state)["out"], ex.board(state)["board"] = 0, 5
-    assert ex.claim_options(state, 0) == []
+    assert ex.Experts().claim_options(state, 0) == []
 
 
 def test_scroll_77_takes_an_expert_for_1_point_once():
@@ -256,12 +252,12 @@ def test_scroll_77_takes_an_expert_for_1_point_once():
     pl.scrolls.append(77)
     pl.water = pl.dates = pl.dinars = 0
     score = pl.score
-    assert ex.claim(state, 0, state.game.action_from_id(action_id("choice", 0)))
+    assert ex.Experts().claim(state, 0, state.game.action_from_id(action_id("choice", 0)))
     advance(state)
     assert pl.score == score - 1 and ex.mine(state, 0)["s77"]
-    assert ex.claim_options(state, 0) == [], "once in the game, and no resources"
+    assert ex.Experts().claim_options(state, 0) == [], "once in the game, and no resources"
     pl.water = pl.dates = pl.dinars = 1
-    assert ex.claim_options(state, 0)[-1] == action_id("choice", 0)
+    assert ex.Experts().claim_options(state, 0)[-1] == action_id("choice", 0)
 
 
 # -- 5. Lilli's purple expert -----------------------------------------------------------
@@ -291,7 +287,7 @@ def test_lilli_takes_the_more_expensive_purple_luxury_good_for_free():
     assert state.stack[-1]["k"] == "souk", "the souk action follows"
     state.stack = []
     before = lilli.score
-    ex.final_scoring(state, 0)
+    ex.Experts().final_scoring(state, 0)
     assert lilli.score == before, "a used expert is not worth 5 points"
 
 
@@ -446,7 +442,7 @@ def test_unused_experts_and_oases_41_42():
     ex.board(state)["stack"].remove(6)
     assert oasis_value(state, 0, 42) == 0, "a tie is not sufficient"
     score = state.players[0].score
-    ex.final_scoring(state, 0)
+    ex.Experts().final_scoring(state, 0)
     assert state.players[0].score == score + 10, "2 unused experts"
     assert oasis_value(state, 0, 42) == 0
     ex.mine(state, 0)["tiles"] += [[t, False] for t in (7, 8, 9)]

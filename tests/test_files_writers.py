@@ -39,7 +39,7 @@ def synthetic_model():
 
 def battle_analysis():
     from tower.battle.checker import Situation, analyse, empty_tower
-    from tower.marrakesh.modules.battle import Wall
+    from tower.marrakesh.wall_battle import Wall
     from tower.model import BaselineModel
 
     order = ("red", "blue")

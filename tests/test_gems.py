@@ -15,21 +15,24 @@ from collections import Counter
 
 import pytest
 from marrakesh_checks import (
+    blank,
+    give,
+    legal,
     legal_sequence,
     openspiel_sim,
     pettingzoo_api,
     round_trip,
+    run,
     season_scoring,
     sequences_with,
 )
-from test_marrakesh_rules import blank, give, legal, run
 
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.invariants import check
+from tower.marrakesh.module_data import DATA
 from tower.marrakesh.modules import closed_madrasa, gems
-from tower.marrakesh.modules.datafile import DATA
 from tower.marrakesh.rules import T, advance, ask
 from tower.marrakesh.sectors import claim_oasis
 from tower.marrakesh.worth import oasis_value
@@ -216,10 +219,10 @@ def test_connection_line_of_the_third_sections_gives_one_extra_gem_once():
     assert len(g["connection"]) == 1 and "connection" in gems.mine(state, 0)["got"]
     settle(state)
     assert len(gems.possessed(state, 0)) == 1
-    gems.reached(state, 0, "connection", [2, 2])  # another crossing of the line
+    gems.Gems().reached(state, 0, "connection", [2, 2])  # another crossing of the line
     assert len(g["connection"]) == 1
     state.stack = []
-    gems.reached(state, 1, "connection", [1, 2])  # another line: nothing
+    gems.Gems().reached(state, 1, "connection", [1, 2])  # another line: nothing
     assert len(g["connection"]) == 1 and not state.stack
     check(state)
 

@@ -13,14 +13,17 @@ import json
 
 import pytest
 from marrakesh_checks import (
+    blank,
+    give,
+    legal,
     legal_sequence,
     openspiel_sim,
     pettingzoo_api,
     round_trip,
+    run,
     season_scoring,
     sequences_with,
 )
-from test_marrakesh_rules import blank, give, legal, run
 
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig, State

@@ -12,14 +12,26 @@ import pytest
 from tower.marrakesh import ConfigError, Game, GameConfig, RandomAgent, State, play
 from tower.marrakesh.actions import ActionSpaceError, action_id, add_kinds
 from tower.marrakesh.adapters.views import view
-from tower.marrakesh.hooks import REGISTRY, Module, RegistryError, SeasonStep, register
+from tower.marrakesh.hooks import (
+    REGISTRY,
+    Module,
+    RegistryError,
+    RuleSet,
+    SeasonStep,
+    everything,
+    refusal,
+    register,
+)
 from tower.marrakesh.invariants import check
-from tower.marrakesh.rules import T, ask, label, options, resolve, score, task
+from tower.marrakesh.rules import T, ask, score
 
 LOG: list[str] = []
+#: The toy modules' own rules (``Module.adds``): in a game only when the toy is on.
+TOY_TALLY = RuleSet()
+TOY_TURNS = RuleSet()
 
 
-@task("toy_tally")
+@TOY_TALLY.task("toy_tally")
 def _toy_tally(state: State, t: dict) -> None:
     state.ext["toy_tally"]["steps"].append(t["who"])
 
@@ -35,6 +47,7 @@ class ToyTally(Module):
     """Logs its season steps in its slot; scores a third of the logged steps at the end."""
 
     name = "toy_tally"
+    adds = TOY_TALLY
     season_steps = (SeasonStep("toy_tally", after="river", tasks=_tally("tally")),)
 
     def setup(self, state: State) -> None:
@@ -140,22 +153,22 @@ def test_season_step_needs_a_known_anchor():
         del REGISTRY["lost_step"]
 
 
-@task("toy_round")
+@TOY_TURNS.task("toy_round")
 def _toy_round(state: State, t: dict) -> None:
     state.ext["toy_turns"]["rounds"].append(t["when"])
 
 
-@options("toy_ping")
+@TOY_TURNS.option("toy_ping")
 def _toy_ping_options(state: State, t: dict) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
-@label("toy_ping")
+@TOY_TURNS.label("toy_ping")
 def _toy_ping_label(state: State, t: dict, a) -> str:
     return ("answer no", "answer yes")[a.arg]
 
 
-@resolve("toy_ping")
+@TOY_TURNS.resolution("toy_ping")
 def _toy_ping(state: State, t: dict, a) -> None:
     state.players[t["p"]].ext["toy_turns"]["answers"].append(a.arg)
 
@@ -164,6 +177,7 @@ class ToyTurns(Module):
     """A decision at the start of every phase-3 turn; a log of every round's start and end."""
 
     name = "toy_turns"
+    adds = TOY_TURNS
 
     def setup(self, state: State) -> None:
         state.ext[self.name] = {"rounds": []}
@@ -220,7 +234,10 @@ def test_season_step_before_an_anchor():
             del REGISTRY[mod.name]
 
 
-@task("toy_mark")
+TOY_MARK = RuleSet()
+
+
+@TOY_MARK.task("toy_mark")
 def _toy_mark(state: State, t: dict) -> None:
     state.ext["toy_after_prepare"].append(f"{t['what']} s{state.season}")
 
@@ -229,6 +246,7 @@ class AfterPrepare(Module):
     """A season step anchored after ``prepare``, beside a mark at each round's start."""
 
     name = "toy_after_prepare"
+    adds = TOY_MARK
     season_steps = (
         SeasonStep("toy_after_prepare", "prepare", lambda s: [T("toy_mark", what="step")]),
     )
@@ -262,3 +280,59 @@ def test_season_step_after_prepare_runs_before_the_next_round():
         ]
     finally:
         del REGISTRY["toy_after_prepare"]
+
+
+def test_every_hook_has_a_docstring_and_a_declared_tuple():
+    """Each hook documents its contract; ``Hooks`` declares a tuple for each hook a game
+    calls (``read_tables`` runs at load and ``sahara`` when the hooks are built)."""
+    import inspect
+
+    from tower.marrakesh.hooks import HOOKS, Hooks
+
+    undocumented = [h for h in (*HOOKS, "check_config") if not getattr(Module, h).__doc__]
+    assert undocumented == []
+    source = inspect.getsource(Hooks.__init__)
+    called = set(HOOKS) - {"read_tables", "sahara"}
+    assert sorted(h for h in called if f"self.{h}: tuple[" not in source) == []
+    assert all(getattr(Hooks(()), h) == () for h in called)
+    walls = Hooks({"walls_guards"})
+    assert walls.setup and walls.room and walls.luxury_buy == ()
+
+
+def test_module_rules_exist_only_in_games_that_switch_the_module_on():
+    """A module's tasks, decisions, labels and effects are data on its class (``adds``),
+    which a game merges into its rule set only when the module is on; importing the
+    modules adds nothing to the core's tables."""
+    from dataclasses import fields
+
+    from tower.marrakesh.hooks import RuleSet
+    from tower.marrakesh.rules import CORE, known
+
+    def entries(rs: RuleSet) -> set[tuple[str, str]]:
+        return {(f.name, str(k)) for f in fields(RuleSet) for k in getattr(rs, f.name)}
+
+    for f in fields(RuleSet):
+        table = getattr(CORE, f.name)
+        owners = (
+            {getattr(v, "__module__", "") for v in table.values()}
+            if isinstance(table, dict)
+            else set()
+        )
+        assert not any(o.startswith("tower.marrakesh.modules") for o in owners), f.name
+    base = entries(Game(GameConfig(players=2)).ruleset)
+    assert base == entries(CORE)
+    playable = [m for m in REGISTRY.values() if m.playable and m.name.isidentifier()]
+    with_adds = [m for m in playable if entries(m.adds)]
+    assert {"gems", "walls_guards", "experts", "special_buildings"} <= {m.name for m in with_adds}
+    for mod in with_adds:
+        own = entries(mod.adds)
+        on = frozenset({mod.name, *mod.requires})
+        players = next(n for n in (4, 3, 2) if refusal(n, on) is None)
+        assert own <= entries(Game(GameConfig(players=players, modules=on)).ruleset), mod.name
+        assert not own & base, mod.name
+        others = frozenset(
+            n for n in everything(players) if n != mod.name and mod.name not in REGISTRY[n].requires
+        )
+        if refusal(players, others) is None:
+            assert not own & entries(Game(GameConfig(players=players, modules=others)).ruleset)
+    assert entries(known()) >= base | set().union(*(entries(m.adds) for m in with_adds))

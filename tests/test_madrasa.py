@@ -13,8 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from marrakesh_checks import legal_sequence, round_trip, sequences_with
-from test_marrakesh_rules import give, legal, run
+from marrakesh_checks import give, legal, legal_sequence, round_trip, run, sequences_with
 
 from tower.marrakesh import Game, GameConfig, State
 from tower.marrakesh.components import load

@@ -12,7 +12,7 @@ entertainers facing known spectators.
 from __future__ import annotations
 
 import pytest
-from test_marrakesh_rules import blank
+from marrakesh_checks import blank
 
 from tower.marrakesh.actions import GOODS, VENDOR_SECTORS
 from tower.marrakesh.scoring import town_value

@@ -4,14 +4,15 @@ in the executor's vocabulary, and clear errors for a broken file."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.components import DEFAULT_PATH, load, parse
-from tower.marrakesh.effects import SPECIALS
-from tower.marrakesh.rules import RESOLVE
+from tower.marrakesh.rules import known
 
 
 def test_counts_match_the_rulebook():
@@ -60,31 +61,51 @@ def test_every_entry_says_where_its_values_come_from():
     assert all(p["penalty"] == 4 for p in c.provisions.values())  # 4 / 8 / 12 (German summary)
 
 
-def test_every_named_rule_exists():
-    c = Game().components  # building a game registers every rule
+def engine_source(*packages: str) -> str:
+    """The source of the engine's own files and of its sub-packages ``packages``."""
+    engine = DEFAULT_PATH.parent.parent
+    files = [*engine.glob("*.py"), *(p for d in packages for p in engine.glob(f"{d}/*.py"))]
+    return "".join(p.read_text() for p in files)
+
+
+def specials_named(effects: list[dict[str, Any]]) -> set[str]:
+    """The specials an effect list names, those of a ``choose``'s options included."""
+    names = set()
+    for e in effects:
+        if e["op"] == "special":
+            names.add(e["name"])
+        for option in e.get("options", []):
+            names |= specials_named(option)
+    return names
+
+
+def named_rules(tables: Iterable[dict[int, dict[str, Any]]]) -> tuple[set[str], set[str]]:
+    """The specials and the modifiers that the entries of ``tables`` name (in their
+    ``effect``, ``first``, ``second`` and ``pair`` effects)."""
     names, mods = set(), set()
-
-    def walk(effects):
-        for e in effects:
-            if e["op"] == "special":
-                names.add(e["name"])
-            for option in e.get("options", []):
-                walk(option)
-
-    for table in (c.scrolls, c.desert_towns, c.river_tiles):
+    for table in tables:
         for e in table.values():
-            for key in ("effect", "first", "second"):
-                walk(e.get(key, []))
-            for option in e.get("pair", []):
-                walk(option)
+            for effects in [
+                *(e.get(k, []) for k in ("effect", "first", "second")),
+                *e.get("pair", []),
+            ]:
+                names |= specials_named(effects)
             if "modifier" in e:
                 mods.add(e["modifier"])
-    assert names <= set(SPECIALS)
+    return names, mods
+
+
+def test_every_named_rule_exists():
+    c = Game().components
+    names, mods = named_rules((c.scrolls, c.desert_towns, c.river_tiles))
+    assert names <= set(known().specials)
     # Every modifier a scroll names is read somewhere in the engine.
-    source = "".join(p.read_text() for p in DEFAULT_PATH.parent.parent.glob("*.py"))
+    source = engine_source("sectors")
     assert len(mods) == 30
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
-    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(RESOLVE)
+    assert {"connection", "madrasa", "medina", "sahara", "souk", "square_space"} <= set(
+        known().resolve
+    )
 
 
 def test_broken_files_name_the_field(tmp_path):
@@ -112,28 +133,13 @@ def test_walls_guards_data_names_existing_rules_and_says_where_it_comes_from():
     assert [len(wg[k]) for k in ("brick", "wg_scroll", "wg_river_tile")] == [11, 6, 6]
     assert [len(wg[k]) for k in ("wg_exchange_office", "wg_provision", "wg_alms")] == [2, 6, 2]
     assert all(e["source"] in ("rulebook", "assumed") for t in wg.values() for e in t.values())
-    names, mods = set(), set()
-
-    def walk(effects):
-        for e in effects:
-            if e["op"] == "special":
-                names.add(e["name"])
-            for option in e.get("options", []):
-                walk(option)
-
+    names, mods = named_rules((wg["wg_scroll"], wg["wg_river_tile"], wg["wg_provision"]))
     for brick in wg["brick"].values():
-        walk(brick["brown"] + brick["green"])
+        names |= specials_named(brick["brown"] + brick["green"])
     for bonus in c["walls_guards"]["wall"]["bonuses"]:
-        walk(bonus)
-    for table in (wg["wg_scroll"], wg["wg_river_tile"], wg["wg_provision"]):
-        for e in table.values():
-            for key in ("effect", "first", "second"):
-                walk(e.get(key, []))
-            if "modifier" in e:
-                mods.add(e["modifier"])
-    assert names <= set(SPECIALS)
-    engine = DEFAULT_PATH.parent.parent
-    source = "".join(p.read_text() for p in [*engine.glob("*.py"), *engine.glob("modules/*.py")])
+        names |= specials_named(bonus)
+    assert names and names <= set(known().specials)
+    source = engine_source("sectors", "modules")
     assert [m for m in sorted(mods) if f'"{m}"' not in source] == []
 
 

@@ -3,7 +3,7 @@ combination has its rules, and every combination plays.
 
 For every module alone, every pair the rules allow and the largest combinations, the
 assembled components of a game are checked against what the engine implements: every
-special effect is registered (:data:`tower.marrakesh.effects.SPECIALS`), every scroll's
+special effect is in the game's rule set (``Game.ruleset.specials``), every scroll's
 modifier is one the engine reads (``has_mod``/``mod_values`` in its source), every oasis
 and desert town has a value, and every special building that can be dealt is one whose
 ability the engine asks for (``owns(state, p, name)`` in its source). Then a random game
@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from tower.marrakesh import MODULES, Game, GameConfig, RandomAgent, play
-from tower.marrakesh.effects import SPECIALS
 from tower.marrakesh.hooks import maximal_sets, refusal
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import special_buildings as sb
+from tower.marrakesh.rules import known
 from tower.marrakesh.scoring import town_value
 from tower.marrakesh.worth import oasis_value
 
@@ -66,7 +66,8 @@ def test_every_special_effect_of_the_data_files_is_registered():
     """The modules' own files too (edicts, gifts, gems, experts, ...), on or off."""
     files = sorted((ENGINE / "data").glob("*.toml"))
     named = specials([tomllib.loads(f.read_text(encoding="utf-8")) for f in files])
-    assert named and named <= set(SPECIALS), named - set(SPECIALS)
+    every = set(known().specials)
+    assert named and named <= every, named - every
 
 
 def test_the_source_scan_finds_what_it_looks_for():
@@ -79,9 +80,12 @@ def test_every_component_dealt_has_its_rules_and_the_game_plays(modules):
     players = 4 if refusal(4, modules) is None else 2
     game = Game(GameConfig(players=players, modules=modules))
     comps = game.components
-    every = [comps.scrolls, comps.oases, comps.luxuries, comps.desert_towns, comps.tables]
-    every += [comps.river_tiles, comps.provisions, comps.exchange_offices, comps.raw]
-    assert specials(every) <= set(SPECIALS), specials(every) - set(SPECIALS)
+    dealt = [comps.scrolls, comps.oases, comps.luxuries, comps.desert_towns]
+    dealt += [comps.river_tiles, comps.provisions, comps.exchange_offices]
+    # The game's rule set has the effects of what it deals; the raw file and the modules'
+    # own tables (read on or off) need some module's.
+    assert specials(dealt) <= set(game.ruleset.specials), specials(dealt)
+    assert specials([comps.tables, comps.raw]) <= set(known().specials)
     unread = {s.get("modifier") for s in comps.scrolls.values()} - READ_MODIFIERS - {None}
     assert not unread, f"scroll modifiers nobody reads: {unread}"
     state = game.new_initial_state(0)

@@ -28,9 +28,9 @@ from tower.marrakesh import (
     State,
     play,
 )
+from tower.marrakesh.catalogue import CATALOGUE, GEMS_EXPERTS
 from tower.marrakesh.hooks import REGISTRY, maximal_sets, refusal
 from tower.marrakesh.invariants import check
-from tower.marrakesh.modules.catalogue import CATALOGUE, GEMS_EXPERTS
 
 #: Every combination of the modules that the rules allow.
 COMBOS = [

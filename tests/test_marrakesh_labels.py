@@ -13,13 +13,13 @@ import random
 import re
 
 import pytest
-from test_marrakesh_rules import blank, run
+from marrakesh_checks import blank, run
 
 from tower.marrakesh import Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.hooks import maximal_sets
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import gems
-from tower.marrakesh.rules import LABELS, OPTIONS, T
+from tower.marrakesh.rules import T, known
 
 #: An action's plain form (``choice:3``, ``shop:2``), an internal key (``gems_souk``), a
 #: component number (``#51``) or a number that counts nothing (``3`` not followed by a
@@ -29,8 +29,9 @@ RAW = re.compile(r"\w:\w|_|#|\b\d+\b(?!\s+[A-Za-z])")
 
 def test_every_decision_kind_has_a_labeller():
     """Every decision kind of the engine and its modules (not a test's own toy kinds)."""
-    engine = {k for k, fn in OPTIONS.items() if fn.__module__.startswith("tower.marrakesh")}
-    assert len(engine) > 90 and sorted(engine - set(LABELS)) == []
+    rules = known()
+    engine = {k for k, fn in rules.options.items() if fn.__module__.startswith("tower.marrakesh")}
+    assert len(engine) > 90 and sorted(engine - set(rules.labels)) == []
 
 
 def _labels(state: State) -> list[str]:
@@ -39,7 +40,8 @@ def _labels(state: State) -> list[str]:
     labels = [d.label for d in decisions]
     for d in decisions:
         assert d.label and not RAW.search(d.label), (d.kind, d.label)
-        assert d.kind in LABELS or f"{d.kind}/{d.action.kind}" in LABELS, d.kind
+        labels = state.game.ruleset.labels
+        assert d.kind in labels or f"{d.kind}/{d.action.kind}" in labels, d.kind
         assert all(isinstance(n, int) for n in [*d.gives.values(), *d.costs.values()])
         assert state.action_to_string(d.action) == d.label
     assert len(set(labels)) == len(labels), labels

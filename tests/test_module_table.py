@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import tower.marrakesh  # noqa: F401 (registers the modules)
-from tower.marrakesh.hooks import REGISTRY
-from tower.marrakesh.modules.catalogue import (
+from tower.marrakesh.catalogue import (
     ACTIONS_BEGIN,
     ACTIONS_END,
     BEGIN,
@@ -17,6 +16,7 @@ from tower.marrakesh.modules.catalogue import (
     action_table,
     table,
 )
+from tower.marrakesh.hooks import REGISTRY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "engine.md"
 
@@ -27,7 +27,7 @@ def _between(text: str, begin: str, end: str) -> str:
 
 
 def test_module_table_is_current():
-    # Regenerate with: python -m tower.marrakesh.modules.catalogue
+    # Regenerate with: python -m tower.marrakesh.catalogue
     assert _between(DOC.read_text(encoding="utf-8"), BEGIN, END) == table()
 
 

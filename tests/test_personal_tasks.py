@@ -16,10 +16,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run, sequences_with
+from marrakesh_checks import act, after_setup, legal_sequence, round_trip, run_only, sequences_with
 
 from tower.errors import InputFileError
-from tower.marrakesh import ConfigError, Game, GameConfig, IllegalActionError, State, play
+from tower.marrakesh import (
+    ConfigError,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    State,
+    module_data,
+    play,
+)
 from tower.marrakesh.adapters.views import TensorLayout, view
 from tower.marrakesh.agents import RandomAgent
 from tower.marrakesh.hooks import maximal_sets
@@ -114,7 +122,7 @@ def test_decision_after_season_two_keeps_one_card_and_lays_the_other_open():
     assert pt.season_tasks(state) == []  # season 1: no decision
     state.season = 2
     state.start = 1
-    run(state, *pt.season_tasks(state))
+    run_only(state, *pt.season_tasks(state))
     assert state.stack[-1]["k"] == "task_keep" and state.stack[-1]["p"] == 1
     act(state, "choice:1")
     # Player 1's choice stays hidden from the others until everyone has chosen.
@@ -171,7 +179,7 @@ def test_kept_card_scores_by_conditions_fulfilled_open_card_scores_for_the_other
     state.players[1].scrolls = [3, 4, 23]
     before = state.scores()
     for p in range(3):
-        pt.final_scoring(state, p)
+        pt.PersonalTasks().final_scoring(state, p)
     gained = [a - b for a, b in zip(state.scores(), before, strict=True)]
     assert gained[0] == 13 + 3  # 4 of own card; 2 of player 1's open card
     kept1 = len(pt.card_fulfilled(state, 1, 5))
@@ -185,11 +193,11 @@ def test_landing_space_during_season_three():
     state.players[0].jetty = 1
     state.season = 2
     assert not pt.fulfilled(state, 0, jetty)  # season 2's landing does not count
-    run(state, T("river_reset"))
+    run_only(state, T("river_reset"))
     state.season = 3
     assert not pt.fulfilled(state, 0, jetty)  # and the fisherman went back
     state.players[0].jetty = 0
-    run(state, T("river_reset"))  # season 3's river evaluation leaves him at the jetty
+    run_only(state, T("river_reset"))  # season 3's river evaluation leaves him at the jetty
     assert pt.fulfilled(state, 0, jetty) and not pt.fulfilled(state, 1, jetty)
 
 
@@ -215,7 +223,7 @@ def test_tasks_scored_after_edicts_and_before_the_other_final_steps():
 def test_illegal_keep_choice_changes_nothing():
     state = pt_state(players=2)
     state.season = 2
-    run(state, *pt.season_tasks(state))
+    run_only(state, *pt.season_tasks(state))
     before = state.to_json()
     with pytest.raises(IllegalActionError, match="task_keep"):
         state.apply("choice:2")
@@ -223,7 +231,7 @@ def test_illegal_keep_choice_changes_nothing():
 
 
 def test_bad_card_file_is_refused(tmp_path):
-    text = (pt.tables.DATA_DIR / "personal_tasks.toml").read_text()
+    text = (module_data.DATA / "personal_tasks.toml").read_text()
     bad = tmp_path / "personal_tasks.toml"
     bad.write_text(text.replace('{kind = "jetty_season3"}', '{kind = "camels_race"}', 1))
     with pytest.raises(InputFileError, match=r"card 4\.conditions\[3\]"):
@@ -269,7 +277,7 @@ def test_terminal_board_shows_own_cards_only_and_the_choice():
 
     state = pt_state(players=2)
     state.season = 2
-    run(state, *pt.season_tasks(state))
+    run_only(state, *pt.season_tasks(state))
     p = state.current_player
     own, other = pt.mine(state)["hands"][p], pt.mine(state)["hands"][1 - p]
     text = render(state, p)

@@ -18,8 +18,7 @@ souk condition, oases 39 and 40, and the rulings.
 from __future__ import annotations
 
 import pytest
-from marrakesh_checks import legal_sequence, round_trip, sequences_with
-from test_marrakesh_rules import blank, give, legal, run
+from marrakesh_checks import blank, give, legal, legal_sequence, round_trip, run, sequences_with
 
 from tower.marrakesh import Game, GameConfig
 from tower.marrakesh.invariants import check

@@ -33,9 +33,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marrakesh_checks import hold_experts
+from marrakesh_checks import blank, give, hold_experts, legal, run
 from test_chess import action_sequence, assert_bad_file
-from test_marrakesh_rules import blank, give, legal, run
 from test_walls_guards import BRIGAND, ScriptedTower
 
 from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play

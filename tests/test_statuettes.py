@@ -12,14 +12,17 @@ import json
 
 import pytest
 from marrakesh_checks import (
+    blank,
+    give,
     hold_experts,
+    legal,
     legal_sequence,
     openspiel_sim,
     pettingzoo_api,
     round_trip,
+    run,
     sequences_with,
 )
-from test_marrakesh_rules import blank, give, legal, run
 
 from tower.errors import InputFileError
 from tower.marrakesh import Game, GameConfig, IllegalActionError, State

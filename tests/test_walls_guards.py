@@ -22,6 +22,7 @@ import random
 from collections import Counter
 
 import pytest
+from marrakesh_checks import run_only
 
 from tower.marrakesh import (
     CHANCE,
@@ -33,11 +34,11 @@ from tower.marrakesh import (
     State,
     play,
 )
+from tower.marrakesh import wall_battle as bt
 from tower.marrakesh.hooks import maximal_sets
 from tower.marrakesh.invariants import check
-from tower.marrakesh.modules import battle as bt
 from tower.marrakesh.modules import walls_guards as wg
-from tower.marrakesh.rules import T, advance, push, thrown
+from tower.marrakesh.rules import T, thrown
 from tower.model.baseline import BaselineModel
 from tower.model.interface import Resident, TowerModel, TowerState
 from tower.pieces import NEUTRAL, Kind, Piece, Place
@@ -79,13 +80,6 @@ def wg_state(players: int = 3, tower: TowerModel | None = None, seed: int = 0) -
         state.apply(state.legal_action_ids()[0])
     assert state.stack[-1]["t"] == "select"
     return state
-
-
-def run(state: State, *tasks) -> None:
-    """Replace the game's pending work by ``tasks`` and run them to the first decision."""
-    state.stack = []
-    push(state, *tasks)
-    advance(state)
 
 
 def give(state: State, p: int, colour: str, n: int = 1) -> None:
@@ -133,7 +127,7 @@ def test_rulebook_battle_through_the_engine():
     stuck = [Resident(watchman("yellow"), Place.FLOOR1, 0)] * 2
     state.tower = TowerState(tuple(stuck), 5)
     check(state)
-    run(state, *wg.season_tasks(state))
+    run_only(state, *wg.season_tasks(state))
     # The battle throw is a chance node of the tower model, with pawns as pawns.
     assert state.current_player == CHANCE
     assert sorted(thrown(state, state.stack[-1])) == sorted([watchman("red"), BRIGAND, BRIGAND])
@@ -163,7 +157,7 @@ def test_rulebook_firing_two_bricks():
     pl.wood = 5
     res = (pl.water, pl.dates, pl.dinars)
     check(state)
-    run(state, T("action", p=0, s="brown"))
+    run_only(state, T("action", p=0, s="brown"))
     assert state.stack[-1]["k"] == "fire"
     assert {str(a) for a in state.legal_actions()} == {"pass", "slot:2", "slot:3"}
     act(state, "slot:2")  # (3 - 1) wood; wall section 1: 1 goods keshi
@@ -182,7 +176,7 @@ def test_firing_is_refused_without_the_wood():
     pl = state.players[0]
     explore(state, 0, 0, 1, brickworks=1)
     pl.wood = 4
-    run(state, T("action", p=0, s="brown"))
+    run_only(state, T("action", p=0, s="brown"))
     act(state, "slot:2")
     act(state, "colour:yellow")
     assert pl.wood == 2
@@ -195,7 +189,7 @@ def test_rulebook_hiring_costs():
     state = wg_state(2)
     pl = state.players[0]
     pl.water = pl.dates = pl.dinars = 1
-    run(state, T("action", p=0, s="brown"))
+    run_only(state, T("action", p=0, s="brown"))
     assert state.stack[-1]["k"] == "hire"
     assert {str(a) for a in state.legal_actions()} == {"pass", "slot:0", "slot:1", "slot:2"}
     act(state, "slot:0")  # bottom: 1 dinar
@@ -212,7 +206,7 @@ def test_scroll_82_hires_for_one_resource_fewer_of_the_players_choice():
     pl = state.players[0]
     pl.scrolls.append(82)
     pl.water, pl.dates, pl.dinars = 1, 1, 0
-    run(state, T("action", p=0, s="brown"))
+    run_only(state, T("action", p=0, s="brown"))
     act(state, "slot:0")  # bottom: 1 dinar - 1 = free
     act(state, "slot:1")  # middle: water or date
     assert state.stack[-1]["k"] == "hire_waive" and len(state.legal_actions()) == 2
@@ -225,14 +219,14 @@ def test_green_keshi_explores_a_brick_tile():
     pl = state.players[0]
     pl.bricks[0] = 2  # brick 02: brown 1 wood, green 1 date
     dates, score = pl.dates, pl.score
-    run(state, T("deploy", p=0, c="green", src="supply"))
+    run_only(state, T("deploy", p=0, c="green", src="supply"))
     assert {str(a) for a in state.legal_actions()} == {"sector:green", "slot:0", "slot:2", "slot:5"}
     act(state, "slot:2")
     assert pl.dates == dates + 1 and pl.explored[0] and pl.sahara_green == [2]
-    run(state, T("deploy", p=0, c="brown", src="supply"))
+    run_only(state, T("deploy", p=0, c="brown", src="supply"))
     act(state, "sector:green")  # into the date orchard: 1 point
     assert pl.score == score + 1 and wg.orchard(pl) == (0, 1)
-    run(state, T("deploy", p=0, c="brown", src="supply"))
+    run_only(state, T("deploy", p=0, c="brown", src="supply"))
     act(state, "slot:0")  # the brickworks: no bonus, cheaper bricks
     assert wg.fire_cost(state, 0, 1) == 2 and pl.dates == dates + 1  # tile 01: 3 wood
 
@@ -243,7 +237,7 @@ def test_rulebook_date_orchard_action():
     in_orchard(state, 0, 2, 3)
     dates, wood = pl.dates, pl.wood
     check(state)
-    run(state, T("action", p=0, s="green"))
+    run_only(state, T("action", p=0, s="green"))
     assert (pl.dates, pl.wood) == (dates + 2, wood + 3)
 
 
@@ -261,7 +255,7 @@ def test_battles_of_a_season_and_their_aftermath():
     state.tower = TowerState((Resident(Piece.keshi("black"), Place.FLOOR2, 0),), 3)
     state.issued["black"] += 1
     check(state)
-    run(state, *wg.season_tasks(state))
+    run_only(state, *wg.season_tasks(state))
     # Season 3: the first player throws their 2 watchmen and 3 brigands.
     assert sorted(thrown(state, state.stack[-1])) == sorted([watchman("red")] * 2 + [BRIGAND] * 3)
     state.sample_chance()
@@ -314,7 +308,7 @@ def test_partial_payment_and_forfeit():
     pl = state.players[0]
     pl.water, pl.dates, pl.dinars = 1, 0, 0
     pl.luxuries = []
-    run(state, T("malus", p=0, pen="two_resources"), T("malus", p=0, pen="luxury_good"))
+    run_only(state, T("malus", p=0, pen="two_resources"), T("malus", p=0, pen="luxury_good"))
     assert state.is_terminal()  # one way each: pay the 1 water, forfeit the luxury good
     assert (pl.water, pl.dates, pl.dinars) == (0, 0, 0)
 
@@ -325,14 +319,14 @@ def test_two_steps_back_never_move_a_pawn_off_the_final_staircase_space():
     final = state.game.components["staircase"]["final"]
     pl = state.players[0]
     pl.mosque, pl.palace = final, 5
-    run(state, T("malus", p=0, pen="two_steps"))
+    run_only(state, T("malus", p=0, pen="two_steps"))
     assert state.is_terminal()  # the only way: 2 steps back on the palace staircase
     assert (pl.mosque, pl.palace) == (final, 3)
     pl.palace = final
-    run(state, T("malus", p=0, pen="two_steps"))
+    run_only(state, T("malus", p=0, pen="two_steps"))
     assert state.is_terminal() and (pl.mosque, pl.palace) == (final, final)  # forfeited
     pl.mosque, pl.palace = final - 1, final
-    run(state, T("malus", p=0, pen="two_steps"))
+    run_only(state, T("malus", p=0, pen="two_steps"))
     assert (pl.mosque, pl.palace) == (final - 3, final)
 
 
@@ -341,7 +335,7 @@ def test_river_tile_22_protects_the_whole_wall():
     state = wg_state(2, tower)
     state.season, state.start = 2, 0
     state.wall_protected = 0
-    run(state, *wg.season_tasks(state))
+    run_only(state, *wg.season_tasks(state))
     state.sample_chance()
     assert state.score_events[-1] == [0, 2, "battle at the wall: 2 repelled"]
 
@@ -350,7 +344,7 @@ def test_battle_chance_node_has_the_models_exact_law():
     state = wg_state(2)
     state.season, state.start = 1, 0
     state.players[0].posts, state.players[0].recruited = [False, True, True], 1
-    run(state, *wg.season_tasks(state))
+    run_only(state, *wg.season_tasks(state))
     law = dict(state.chance_outcomes())
     assert abs(sum(law.values()) - 1) < 1e-9
     assert ("brigand:neutral", "watchman:red") in law and () in law
@@ -438,16 +432,16 @@ def test_scrolls_79_81_and_84():
     state = wg_state(2)
     pl = state.players[0]
     wood = pl.wood
-    run(state, T("fx", p=0, e=state.game.components.scrolls[79]["effect"][0]))
+    run_only(state, T("fx", p=0, e=state.game.components.scrolls[79]["effect"][0]))
     assert pl.wood == wood + 2  # scroll 79
     pl.scrolls.append(81)
     palace = pl.palace
-    run(state, T("stair", p=0, w="palace", n=1))
+    run_only(state, T("stair", p=0, w="palace", n=1))
     assert state.stack[-1]["k"] == "stair_buy" and len(state.legal_actions()) == pl.wood + 1
     act(state, f"number:{pl.wood}")  # 1 wood = 1 further step
     assert pl.palace == palace + 1 + wood + 2 and pl.wood == 0
     explore(state, 0, 0, 3)
-    run(state, T("fx", p=0, e={"op": "special", "name": "fire_free", "n": 2}))  # scroll 84
+    run_only(state, T("fx", p=0, e={"op": "special", "name": "fire_free", "n": 2}))  # scroll 84
     assert {str(a) for a in state.legal_actions()} == {"slot:2", "slot:5"}
     act(state, "slot:5")
     while state.current_player >= 0:
@@ -462,7 +456,7 @@ def test_river_tile_23_and_the_fire_discount_provision_tile():
     pl.wall = pl.bricks[:2]
     before = pl.score
     tile = state.game.components.river_tiles[23]
-    run(state, *[T("fx", p=0, e=e, why="river tile 23") for e in tile["first"]])
+    run_only(state, *[T("fx", p=0, e=e, why="river tile 23") for e in tile["first"]])
     assert pl.score == before + 2 * 2  # 2 points per repaired wall section
     assert wg.fire_cost(state, 0, 5) == 5
     pl.provisions.append([14, True])  # 1 fewer wood per brick tile fired
@@ -488,7 +482,7 @@ def test_scroll_83_watchman_tiles():
     red = state.players[0]
     red.scrolls.append(83)
     red.posts, red.recruited = [False, True, True], 1
-    run(state, *wg.season_tasks(state))
+    run_only(state, *wg.season_tasks(state))
     state.sample_chance()
     # Tiles on sections 1 and 2, the watchman on section 3: 3 repelled, 2 by the tiles.
     assert state.score_events[-2:] == [
@@ -501,7 +495,7 @@ def test_scroll_83_watchman_tiles():
             state.legal_action_ids()[0]
         )
     assert red.posts == [True, True, True]
-    wg.final_scoring(state, 0)
+    wg.WallsGuards().final_scoring(state, 0)
     assert red.score == before + 2 * 3  # 2 points per own watchman on the board
 
 
@@ -515,7 +509,7 @@ def test_terminal_board_shows_walls_guards():
     state.tower = TowerState((Resident(watchman("yellow"), Place.FLOOR1, 0),) * 2, 4)
     give(state, 0, "gray")
     give(state, 0, "white")
-    run(state, *wg.season_tasks(state))
+    run_only(state, *wg.season_tasks(state))
     text = render(state, 1)
     assert (
         "Inside the tower: yellow watchman 2 " in text and "pawns inside yellow watchman 2" in text
@@ -601,7 +595,7 @@ def test_the_printed_brick_tiles(tile):
 
 def _river_tile(state: State, tile: int, half: str = "first") -> None:
     effects = state.game.components.river_tiles[tile][half]
-    run(state, *[T("fx", p=0, e=e, why=f"river tile {tile}") for e in effects])
+    run_only(state, *[T("fx", p=0, e=e, why=f"river tile {tile}") for e in effects])
 
 
 def test_river_tiles_19_20_21_and_24():
@@ -642,7 +636,7 @@ def test_scroll_80_a_threshold_also_gives_1_wood():
     first = state.game.components["staircase"]["thresholds"][0]
     pl.mosque = first - 1
     wood, dinars = pl.wood, pl.dinars
-    run(state, T("stair", p=0, w="mosque", n=1))
+    run_only(state, T("stair", p=0, w="mosque", n=1))
     while state.stack and state.current_player >= 0:
         act(state, str(state.legal_actions()[0]))
     without = (pl.wood - wood, pl.dinars - dinars)
@@ -654,7 +648,7 @@ def test_scroll_80_a_threshold_also_gives_1_wood():
             st.remove(80)
     pl.mosque = first - 1
     wood, dinars = pl.wood, pl.dinars
-    run(state, T("stair", p=0, w="mosque", n=1))
+    run_only(state, T("stair", p=0, w="mosque", n=1))
     while state.stack and state.current_player >= 0:
         act(state, str(state.legal_actions()[0]))
     assert (pl.wood - wood, pl.dinars - dinars) == (without[0] + 1, without[1])
@@ -699,7 +693,7 @@ def test_the_gate_wall_bonus_needs_a_free_guard_and_takes_a_leftmost_gate():
     pl.wall = list(pl.bricks[:5])  # the next section covers the gate bonus
     give(state, 0, "beige", 1)
     dinars = pl.dinars
-    run(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
+    run_only(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
     gates = state.legal_actions()
     assert gates and all(a.kind == "gate" and a.arg // 12 in (0, 1) for a in gates)
     act(state, str(gates[0]))
@@ -707,7 +701,7 @@ def test_the_gate_wall_bonus_needs_a_free_guard_and_takes_a_leftmost_gate():
         act(state, str(state.legal_actions()[0]))
     assert sum(g is not None for g in pl.gates) == 1 and pl.dinars == dinars
     state = wg_state(2)  # no free guard: no gate
-    run(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
+    run_only(state, T("fx", p=0, e=state.game.components["walls_guards"]["wall"]["bonuses"][5][0]))
     assert not state.stack or state.stack[-1].get("k") != "free_gate"
 
 
@@ -722,7 +716,7 @@ def test_the_city_gate_malus_puts_a_gate_back_without_dinars_or_points():
     pl.gates[0] = "gray"
     score, dinars, guards = pl.score, pl.dinars, pl.watchtower
     shop = list(state.workshops[1])
-    run(state, T("malus", p=0, pen="city_gate"))  # the one gate is given up
+    run_only(state, T("malus", p=0, pen="city_gate"))  # the one gate is given up
     assert state.stack[-1]["k"] == "gate_back"
     assert [str(a) for a in state.legal_actions()] == ["choice:0", "choice:1"]
     act(state, "choice:1")  # the second-from-left workshop
@@ -739,7 +733,7 @@ def test_the_staircase_malus_crosses_a_threshold_without_dinar_or_bonus():
     first = state.game.components["staircase"]["thresholds"][0]
     pl.mosque, pl.palace = first + 1, 0
     dinars, score = pl.dinars, pl.score
-    run(state, T("malus", p=0, pen="two_steps"))
+    run_only(state, T("malus", p=0, pen="two_steps"))
     while state.stack and state.current_player >= 0:
         act(state, str(state.legal_actions()[0]))
     assert pl.mosque == first - 1 and (pl.dinars, pl.score) == (dinars, score)

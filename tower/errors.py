@@ -58,5 +58,10 @@ def _rebuild(
     return cls(path, message, line=line, field=field)
 
 
+class FitError(TowerError, ValueError):
+    """A calibration fit that cannot run on what it was given: a replay budget too small
+    for its waves, or too few replays that succeeded to fit anything."""
+
+
 class ImplausibleValueWarning(UserWarning):
     """A value is valid but outside its plausible range; the CLI prints one line for it."""

@@ -1,6 +1,6 @@
 // The Battle at the Wall (Walls & Guards, "Battle at the Wall") for the page: which pieces a
 // player throws and what the pieces that fell out do against their wall. The same rules and
-// rulings as tower/marrakesh/modules/battle.py (battle_throw, resolve_battle, the wall of six
+// rulings as tower/marrakesh/wall_battle.py (battle_throw, resolve_battle, the wall of six
 // sections left to right); the chance of what falls out is the tower model's, never here.
 // A classic script (sets globalThis.TowerBattle), so the page works from file://.
 "use strict";

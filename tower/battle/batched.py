@@ -9,7 +9,7 @@ variants of each season at once). The law is the reference sampler's, piece by p
 
 A battle's outcome depends only on how many of the player's own watchmen, of brigands
 and of other players' watchmen came out, so each distinct count is resolved once by
-:func:`~tower.marrakesh.modules.battle.resolve_battle` and tallied as often as it
+:func:`~tower.marrakesh.wall_battle.resolve_battle` and tallied as often as it
 occurred.
 
 Examples
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from tower.battle.season import OutcomeTally, PlayerStats, Situation, TowerStart
-from tower.marrakesh.modules.battle import (
+from tower.marrakesh.wall_battle import (
     PLAYER_COLOURS,
     WATCHMEN_PER_PLAYER,
     Wall,

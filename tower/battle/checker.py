@@ -30,7 +30,7 @@ from typing import Any
 
 from tower.battle.season import Method, OutcomeTally, PlayerStats, Situation, TowerStart
 from tower.errors import TowerError
-from tower.marrakesh.modules.battle import (
+from tower.marrakesh.wall_battle import (
     WATCHMEN_PER_PLAYER,
     BattleOutcome,
     Wall,

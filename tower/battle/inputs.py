@@ -27,7 +27,7 @@ from tower.battle.checker import (
 )
 from tower.errors import InputFileError, TowerError
 from tower.files.inputs import LIMITS, check_count, load_json, load_json_object
-from tower.marrakesh.modules.battle import PLAYER_COLOURS, SECTIONS, Wall, battle_order
+from tower.marrakesh.wall_battle import PLAYER_COLOURS, SECTIONS, Wall, battle_order
 from tower.model.baseline import BaselineModel
 from tower.model.interface import TowerModel, TowerState
 from tower.model.opener import open_model

@@ -30,7 +30,7 @@ from tower.battle.checker import (
     Situation,
     ordinary_round,
 )
-from tower.marrakesh.modules.battle import fight_season, resolve_battle
+from tower.marrakesh.wall_battle import fight_season, resolve_battle
 from tower.pieces import KESHI_COLOURS, Kind, Piece
 
 #: Re-throws allowed for one throw that loses a piece.

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from tower.marrakesh.modules.battle import (
+from tower.marrakesh.wall_battle import (
     PLAYER_COLOURS,
     WATCHMEN_PER_PLAYER,
     BattleOutcome,
@@ -39,7 +39,7 @@ class Situation:
     recruited : dict
         Colour -> watchmen hired this season (0 to 3).
     walls : dict
-        Colour -> :class:`~tower.marrakesh.modules.battle.Wall`.
+        Colour -> :class:`~tower.marrakesh.wall_battle.Wall`.
     """
 
     season: int

@@ -24,7 +24,7 @@ from typing import Any
 
 from tower.battle.checker import Situation
 from tower.battle.physics import season_task
-from tower.marrakesh.modules.battle import PLAYER_COLOURS, Wall
+from tower.marrakesh.wall_battle import PLAYER_COLOURS, Wall
 from tower.runs import Task
 
 

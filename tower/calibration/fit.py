@@ -24,9 +24,9 @@ every replay count:
    the GP neither chases the noise nor passes its own error off as noise.
 3. **Synthetic likelihood.** ``s_obs ~ Normal(mu(theta), Sigma + V(theta))`` (Wood 2010):
    ``Sigma`` the measured noise, ``V`` the GP's own variance at theta, which grows away
-   from the design points, so a sparse design cannot make the fit over-confident. (Until
-   stop 14 ``Sigma`` was the covariance of the leave-one-out residuals: far from the
-   posterior these are many times the noise, and made every interval wide.) It costs
+   from the design points, so a sparse design cannot make the fit over-confident. (The
+   covariance of the leave-one-out residuals would not do for ``Sigma``: far from the
+   posterior these are many times the noise, and make every interval wide.) It costs
    microseconds, so the posterior can be sampled thoroughly.
 4. **Posterior.** Population Monte Carlo: importance sampling from the prior, then three
    rounds with a kernel-mixture proposal around the weighted particles (plus a defensive
@@ -41,7 +41,7 @@ every replay count:
    refocusing): the statistics change fastest far from the posterior, towards a clogging
    tower, and one stationary kernel fitted to both regions is too rough near the
    posterior. Its noise is measured on the second wave. (On the replays of two physics
-   fits, seeds 1201 and 1202, this and the two statistics added at stop 15 took the best
+   fits, seeds 1201 and 1202, this refocusing and the two split statistics took the best
    three directions from 0.14, 0.36, 0.54 to 0.13, 0.32, 0.48 of the prior's width, and
    from 0.26, 0.55, 0.68 to 0.22, 0.46, 0.67.)
 
@@ -71,6 +71,7 @@ from tower.calibration.recording import Session
 from tower.calibration.screen import CLOG_THRESHOLD, ClogClassifier
 from tower.calibration.simulators import Parameter, Plan, Simulator
 from tower.calibration.summaries import STAT_NAMES, summary_split, summary_vector
+from tower.errors import FitError
 
 if TYPE_CHECKING:
     from tower.calibration.behaviour import Predictive
@@ -744,7 +745,7 @@ def _fit(
     observed = summary_vector(training)
     per_wave = [budget // waves + (1 if w < budget % waves else 0) for w in range(waves)]
     if min(per_wave) < 4:
-        raise ValueError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
+        raise FitError(f"budget {budget} too small for {waves} waves (need >= {4 * waves})")
     n_screen = max(budget // 2, 8 * d) if screen is None else screen
     # wall-clock seconds by stage, for the report: where a fit's time goes
     stages = {"screening": 0.0, **{f"wave {w + 1}": 0.0 for w in range(waves)},
@@ -792,7 +793,7 @@ def _fit(
         design_k = np.vstack([design_k, k_ok])
         wave_of = np.concatenate([wave_of, np.full(int(ok.sum()), w)])
         if len(design_u) < 3:
-            raise RuntimeError(f"only {len(design_u)} replays succeeded; cannot fit")
+            raise FitError(f"only {len(design_u)} replays succeeded; cannot fit")
         seen_u = np.vstack([seen_u, u])
         seen_bad = np.concatenate([seen_bad, ~ok])
         seen_full = np.concatenate([seen_full, ~ok])

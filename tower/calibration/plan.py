@@ -275,10 +275,15 @@ def run_plan(
     shown = {"simulator": f"`{simulator!r}`", "truths per protocol": truths,
              "design budget per fit": budget, "minutes recording": minutes, "seed": seed,
              **(settings or {})}  # fmt: skip
+    write_plan(out_dir, found, shown)
+    return found
+
+
+def write_plan(out_dir: Path, found: Sequence[Assessment], shown: dict[str, Any]) -> None:
+    """Write ``plan.md`` and ``plan.json`` of the assessed protocols into ``out_dir``."""
     atomic_write_text(out_dir / "plan.md", plan_markdown(found, shown))
     atomic_write_text(
         out_dir / "plan.json",
-        json.dumps({"recommended": recommend(found).protocol.name,
+        json.dumps({"recommended": recommend(found).protocol.name, "settings": shown,
                     "protocols": {a.protocol.name: a.to_json() for a in found}}, indent=2) + "\n",
     )  # fmt: skip
-    return found

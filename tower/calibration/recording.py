@@ -69,7 +69,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tower.errors import InputFileError
+from tower.errors import InputFileError, TowerError
 from tower.files.inputs import check_count, csv_rows, json_lines, parse_json, read_text
 from tower.files.outputs import write_text
 from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
@@ -105,7 +105,7 @@ COLOUR_CODES: dict[str, str] = {
 _TOKEN = re.compile(r"^(?P<name>[a-z][a-z:_-]*?)(?:=?(?P<count>-?\d+))?$")
 
 
-class CountsError(ValueError):
+class CountsError(TowerError, ValueError):
     """A count notation that cannot be read; ``token`` is the offending piece of text."""
 
     def __init__(self, token: str, message: str) -> None:

@@ -416,5 +416,30 @@ def write_report(
         lines += ["![fresh vs old](fresh_old.png)", "", "![colour mixing](colour_mixing.png)", ""]
     else:
         lines.append("No held-out throws (holdout 0): goodness of fit not assessed.")
+    if not isinstance(result, FitResult):
+        lines += ["", *_model_file_lines(result)]
     atomic_write_text(out_dir / "report.md", "\n".join(lines) + "\n")
     return found
+
+
+def _model_file_lines(result: BankFit) -> list[str]:
+    """How to turn this calibration into a tower model file for the game."""
+    preset = result.surrogate.provenance.get("bank", {}).get("preset", "marrakesh")
+    return [
+        "## Your tower as a model file",
+        "",
+        "`params.json` holds the posterior medians. To play with your tower (the engine, "
+        "`tower battle`, the web page and the JavaScript port load any model file), distil "
+        "it from physics throws at those values, then check it against fresh ones:",
+        "",
+        "```",
+        f"tower distill --preset {preset} --params params.json --sims 2000 --mixed-sims 2000 "
+        "--out model.json",
+        f"tower simulate --preset {preset} --params params.json --sequences 300 --throws 12 "
+        "--seed 9001 --out held-out.jsonl",
+        "tower validate-model model.json --traces held-out.jsonl --out validation",
+        "```",
+        "",
+        "The learned likelihood cannot write the file itself: it knows the pieces out of each "
+        "throw, not where the others lie inside, which a model file needs.",
+    ]

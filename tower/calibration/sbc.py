@@ -239,18 +239,25 @@ def run_bank_coverage(
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool = True,
+    new_recordings: bool = True,
 ) -> dict[str, Any]:
     """Run (or resume) a coverage check; writes coverage.json, coverage.md and the rank
-    histograms into ``out_dir`` and returns the summary."""
+    histograms into ``out_dir`` and returns the summary. ``new_recordings=False`` fits
+    only the recordings already in ``out_dir`` (a committed set, a new surrogate: minutes)
+    and runs no physics."""
+    from tower.errors import TowerError
     from tower.files.outputs import write_text
     from tower.runs.batch import Task, read_records, run_tasks
 
     out_dir.mkdir(parents=True, exist_ok=True)
     rec_path = out_dir / "recordings.jsonl"
-    run_tasks([Task(i, t) for i, t in enumerate(recording_tasks(settings))], recording_point,
-              rec_path, workers=workers, scheduler=scheduler, progress=progress,
-              desc="coverage recordings (physics)",
-              header=run_header("calibrate coverage", asdict(settings)))  # fmt: skip
+    if new_recordings:
+        run_tasks([Task(i, t) for i, t in enumerate(recording_tasks(settings))],
+                  recording_point, rec_path, workers=workers, scheduler=scheduler,
+                  progress=progress, desc="coverage recordings (physics)",
+                  header=run_header("calibrate coverage", asdict(settings)))  # fmt: skip
+    elif not rec_path.is_file():
+        raise TowerError(f"{rec_path}: no recordings to fit (run without --fits-only first)")
     recordings = read_records(rec_path)
     digest = hashlib.sha256(Path(surrogate_path).read_bytes()).hexdigest()[:16]
     fit_tasks = [

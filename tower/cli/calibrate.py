@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tower.calibration import DEFAULT_BUDGET, DEFAULT_CHECKS
 from tower.cli.options import cluster_options, force_option, preset_option
 from tower.files.outputs import OutputFolder
+
+if TYPE_CHECKING:
+    from tower.calibration.calibrate import Calibration
+    from tower.calibration.plan import Protocol
 
 #: What ``calibrate`` writes into --out (checked against the output policy before the fit).
 OUTPUTS = (
@@ -133,7 +138,6 @@ def fit_command(
     """
     from tower.calibration.calibrate import Settings
     from tower.calibration.calibrate import calibrate as run
-    from tower.calibration.report import headline
 
     settings = Settings(
         budget=budget, holdout=holdout, seed=seed, checks=checks, waves=waves,
@@ -155,6 +159,17 @@ def fit_command(
     with folder.claiming(OUTPUTS):
         done = run(recording, out_dir, simulator_name, settings, preset=preset,
                    fit_names=names, params_path=params_path)  # fmt: skip
+    _echo_calibration(done)
+    click.echo(
+        f"wrote {out_dir / 'report.md'} and {out_dir / 'params.json'} ({done.seconds:.0f} s)"
+    )
+
+
+def _echo_calibration(done: Calibration) -> None:
+    """The fit in a few lines: the headline statistics, each parameter's 90% interval, the
+    method and the held-out checks."""
+    from tower.calibration.report import headline
+
     truth = {k: float(v) for k, v in done.truth_theta.items()} if done.truth_theta else None
     click.echo("\n".join(headline(done.result, done.truth_keys, truth)))
     width = max(len(f.parameter.name) for f in done.result.fits)
@@ -168,9 +183,6 @@ def fit_command(
             click.echo(line.removeprefix("- "))
     poor = [c.name for c in done.checks if c.p_value < 0.05]
     click.echo(f"held-out checks: {len(done.checks)} run, poor fit on: {', '.join(poor) or 'none'}")
-    click.echo(
-        f"wrote {out_dir / 'report.md'} and {out_dir / 'params.json'} ({done.seconds:.0f} s)"
-    )
 
 
 @calibrate.command("plan")
@@ -181,6 +193,13 @@ def fit_command(
 @click.option("--protocols", default=None,
               help="Comma-separated protocol names (default: all; see --list).")  # fmt: skip
 @click.option("--list", "list_only", is_flag=True, help="List the protocols and exit.")
+@click.option("--engine", type=click.Choice(["bank", "gp"]), default=None,
+              help="bank (the default for the physics): recordings drawn from the learned "
+              "likelihood and fitted by it, minutes, no physics; only protocols of 12 keshis "
+              "a throw. gp (the default for the baseline): simulate and fit by replaying.")
+@click.option("--surrogate", "surrogate_path", default=None,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Bank engine: the learned likelihood (default: the shipped one).")
 @click.option("--truths", type=click.IntRange(min=1), default=3, show_default=True,
               help="True parameter values drawn from the prior, per protocol.")  # fmt: skip
 @_design_budget
@@ -192,8 +211,8 @@ def fit_command(
 @force_option
 def plan_command(
     out_dir: Path | None, simulator_name: str, preset: str, protocols: str | None, list_only: bool,
-    truths: int, budget: int, minutes: float, seed: int, scheduler: str | None,
-    workers: int | None, quiet: bool, force: bool = False,
+    engine: str | None, surrogate_path: Path | None, truths: int, budget: int, minutes: float,
+    seed: int, scheduler: str | None, workers: int | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Compare recording protocols by simulation and recommend one.
 
@@ -205,7 +224,6 @@ def plan_command(
     from tower.calibration.execute import ReplayRunner
     from tower.calibration.plan import load_protocols, plan_markdown, protocol_plan, run_plan
     from tower.calibration.recording import Recording
-    from tower.errors import TowerError
 
     known = load_protocols()
     if list_only:
@@ -213,15 +231,12 @@ def plan_command(
             n = sum(len(s.throws) for s in protocol_plan(p, minutes))
             click.echo(f"{p.name:<20} {n:4d} throws  {p.text}")
         return
-    chosen = known
-    if protocols:
-        wanted = [n.strip() for n in protocols.split(",") if n.strip()]
-        unknown = sorted(set(wanted) - {p.name for p in known})
-        if unknown:
-            raise TowerError(f"unknown protocol(s) {unknown}; known: {[p.name for p in known]}")
-        chosen = [p for p in known if p.name in wanted]
+    chosen = _chosen_protocols(known, protocols)
     if out_dir is None:
         raise click.UsageError("Missing option '--out' (needed unless --list).")
+    if (engine or ("bank" if simulator_name == "physics" else "gp")) == "bank":
+        _bank_plan(chosen, out_dir, surrogate_path, preset, truths, seed, minutes, force)
+        return
     simulator = make_simulator(simulator_name, Recording(()), preset=preset)
     outputs = ("plan.md", "plan.json", "cache/replays.jsonl")
     folder = OutputFolder(out_dir, "calibrate plan", force=force)
@@ -233,6 +248,38 @@ def plan_command(
                          seed=seed, minutes=minutes)  # fmt: skip
     click.echo(plan_markdown(found, {}))
     click.echo(f"wrote {out_dir / 'plan.md'} and {out_dir / 'plan.json'}")
+
+
+def _bank_plan(
+    chosen: list[Protocol], out_dir: Path, surrogate_path: Path | None, preset: str, truths: int,
+    seed: int, minutes: float, force: bool,
+) -> None:  # fmt: skip
+    """``plan`` by the bank engine: no physics, minutes."""
+    from tower.calibration.bankplan import run_bank_plan
+    from tower.calibration.plan import plan_markdown
+    from tower.calibration.surrogate import DEFAULT_SURROGATE
+
+    folder = OutputFolder(out_dir, "calibrate plan", force=force)
+    folder.check(("plan.md", "plan.json"))
+    with folder.claiming(("plan.md", "plan.json")):
+        found, skipped = run_bank_plan(chosen, out_dir, surrogate_path or DEFAULT_SURROGATE,
+                                       preset=preset, truths=truths, seed=seed,
+                                       minutes=minutes)  # fmt: skip
+    click.echo(plan_markdown(found, {f"left out {k}": v for k, v in skipped.items()}))
+    click.echo(f"wrote {out_dir / 'plan.md'} and {out_dir / 'plan.json'}")
+
+
+def _chosen_protocols(known: list[Protocol], protocols: str | None) -> list[Protocol]:
+    """The protocols named in the comma-separated ``protocols`` (all ``known`` if none)."""
+    from tower.errors import TowerError
+
+    if not protocols:
+        return known
+    wanted = [n.strip() for n in protocols.split(",") if n.strip()]
+    unknown = sorted(set(wanted) - {p.name for p in known})
+    if unknown:
+        raise TowerError(f"unknown protocol(s) {unknown}; known: {[p.name for p in known]}")
+    return [p for p in known if p.name in wanted]
 
 
 @calibrate.command("coverage")
@@ -258,6 +305,9 @@ def plan_command(
 @click.option("--surrogate", "surrogate_path", default=None,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Bank engine: the learned likelihood (default: the shipped one).")
+@click.option("--fits-only", is_flag=True,
+              help="Bank engine: fit the recordings already in --out (such as the committed "
+              "calibration/coverage), making no new ones: minutes, no physics.")
 @_design_budget
 @click.option("--fit", "fit_names", default=None,
               help="GP engine: comma-separated physics parameters to fit.")
@@ -269,9 +319,9 @@ def plan_command(
 def coverage_command(
     out_dir: Path, engine: str | None, simulator_name: str, preset: str, recordings: int,
     throws: int,
-    pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, budget: int,
-    fit_names: str | None, seed: int | None, scheduler: str | None, workers: int | None,
-    quiet: bool, force: bool = False,
+    pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, fits_only: bool,
+    budget: int, fit_names: str | None, seed: int | None, scheduler: str | None,
+    workers: int | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Coverage of the 90% intervals over recordings at truths from the prior.
 
@@ -285,7 +335,7 @@ def coverage_command(
             raise click.UsageError("--engine bank checks the physics; use --engine gp")
         _bank_coverage(out_dir, preset, recordings, throws, colours, truth_throws,
                        surrogate_path, 7001 if seed is None else seed, scheduler, workers,
-                       quiet, force)  # fmt: skip
+                       quiet, force, fits_only)  # fmt: skip
     else:
         _gp_coverage(out_dir, simulator_name, preset, recordings, throws, pieces, budget,
                      fit_names, seed or 0, scheduler, workers, quiet, force)  # fmt: skip
@@ -327,7 +377,7 @@ def _gp_coverage(
 def _bank_coverage(
     out_dir: Path, preset: str, recordings: int, throws: int, colours: int, truth_throws: int,
     surrogate_path: Path | None, seed: int, scheduler: str | None, workers: int | None,
-    quiet: bool, force: bool,
+    quiet: bool, force: bool, fits_only: bool,
 ) -> None:  # fmt: skip
     from tower.calibration.sbc import CoverageSettings, run_bank_coverage
     from tower.calibration.surrogate import DEFAULT_SURROGATE
@@ -339,7 +389,8 @@ def _bank_coverage(
     folder.check(outputs)
     with folder.claiming(outputs):
         run_bank_coverage(out_dir, settings, surrogate_path or DEFAULT_SURROGATE,
-                          workers=workers, scheduler=scheduler, progress=not quiet)  # fmt: skip
+                          workers=workers, scheduler=scheduler, progress=not quiet,
+                          new_recordings=not fits_only)  # fmt: skip
     click.echo((out_dir / "coverage.md").read_text())
 
 
@@ -382,12 +433,15 @@ def bank_build_command(
               required=True, help="The surrogate file to write (JSON).")
 @click.option("--members", type=click.IntRange(min=1), default=4, show_default=True,
               help="Ensemble members, each on a bootstrap resample of the bank's points.")
+@click.option("--train-points", type=click.IntRange(min=20), default=None,
+              help="Train on the bank's first N points and temper on the rest "
+              "(default: three quarters).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @force_option
 def bank_train_command(
-    bank_path: Path | None, out_path: Path, members: int, seed: int, quiet: bool,
-    force: bool = False,
+    bank_path: Path | None, out_path: Path, members: int, train_points: int | None, seed: int,
+    quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Learn the per-throw likelihood from the bank (minutes; the fit then takes seconds)."""
     from tower.calibration.bank import DEFAULT_BANK, read_bank
@@ -396,7 +450,9 @@ def bank_train_command(
 
     check_output(out_path, force=force)
     bank = read_bank(bank_path or DEFAULT_BANK)
-    surrogate = train(bank, members=members, seed=seed, progress=not quiet)
+    surrogate = train(bank, members=members, seed=seed, progress=not quiet,
+                      train_points=train_points)  # fmt: skip
     surrogate.save(out_path, force=force)
-    click.echo(f"wrote {out_path}: {members} members from {len(bank.u)} points "
-               f"({bank.throws} physics throws)")  # fmt: skip
+    click.echo(f"wrote {out_path}: {members} members from the first "
+               f"{surrogate.provenance['train_points']} of {len(bank.u)} points, tempered by "
+               f"{', '.join(f'{k:.3f}' for k in surrogate.temper)}")  # fmt: skip

@@ -91,7 +91,7 @@ def build(preset: str | None, spec_file: Path | None, out_dir: Path, force: bool
 @force_option
 def show(preset: str | None, spec_file: Path | None, out_png: Path, force: bool) -> None:
     """Render the tower(s) cut away, beside the pieces at scale, into a PNG."""
-    from tower.geometry.render import render_png
+    from tower.geometry.picture import render_png
 
     specs = _specs(preset, spec_file)
     check_output(out_png, force=force)

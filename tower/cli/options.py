@@ -72,6 +72,18 @@ def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def modules_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--modules``: the Marrakesh expansion modules of a game, by name or ``all``."""
+    return click.option(
+        "--modules",
+        default="",
+        help=(
+            "Comma-separated expansion modules, or 'all' (every compatible module; "
+            "default: base game only)."
+        ),
+    )(f)
+
+
 def force_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--force``: replace outputs this command did not write (see :mod:`tower.files`)."""
     return click.option(

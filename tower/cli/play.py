@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from tower.cli.options import modules_option
+
 
 @click.command()
 @click.option("--players", type=click.IntRange(2, 4), default=4, show_default=True)
@@ -19,14 +21,7 @@ import click
     show_default=True,
     help="The agents that play the other seats.",
 )
-@click.option(
-    "--modules",
-    default="",
-    help=(
-        "Comma-separated expansion modules, or 'all' (every compatible module; "
-        "default: base game only)."
-    ),
-)
+@modules_option
 @click.option(
     "--model",
     "model_spec",

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from tower.cli.options import force_option
+from tower.cli.options import force_option, modules_option
 
 
 def game_record(args: dict[str, Any]) -> dict[str, Any]:
@@ -62,14 +62,7 @@ def _run_to_file(
     help="Tower model: baseline, no-retention, shipped[:NAME] or a model file (default: the "
     "shipped distilled model, else the baseline).",
 )
-@click.option(
-    "--modules",
-    default="",
-    help=(
-        "Comma-separated expansion modules, or 'all' (every compatible module; "
-        "default: base game only)."
-    ),
-)
+@modules_option
 @click.option(
     "--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Local processes."
 )

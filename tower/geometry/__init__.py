@@ -3,7 +3,7 @@
 Units are millimetres and grams; z is up; the origin lies on the tube's vertical axis at
 the courtyard floor. See :mod:`tower.geometry.data` for the spec data types,
 :mod:`tower.geometry.spec` for the spec format and its rules,
-:mod:`tower.geometry.meshes` for the builders and :mod:`tower.geometry.render` for the
+:mod:`tower.geometry.meshes` for the builders and :mod:`tower.geometry.picture` for the
 picture.
 
 >>> from tower.geometry import PRESETS, load_preset

@@ -38,21 +38,25 @@ Core API
 
 Layers
 ------
-The engine's files import one way: a file imports only files of its own layer or of the
+The engine's files import one way: a file imports only files of its own layer or of
 an earlier layer in this list (``tests/test_imports.py`` checks it, and that no import
 loops at all, type-only imports and imports inside functions included):
 
-1. ``actions``, ``component_data``: plain data (the action space, the component tables).
+1. ``actions``, ``component_data``, ``tasks``: plain data (the action space, the component
+   tables, the fields of a task);
+   ``wall_battle``: the *Walls & Guards* Battle at the Wall as data and pure functions.
 2. ``hooks``: the module interface (:class:`~tower.marrakesh.hooks.Module`, generic over
    the state it receives, so it names no state class), the registry and ``Hooks``.
 3. ``config`` (``GameConfig``, ``ConfigError``, ``CHANCE``/``SIMULTANEOUS``/``TERMINAL``),
-   ``components`` (the component file's loader).
+   ``components`` (the component file's loader), ``module_data`` (the reader of a
+   module's own component file).
 4. ``board``: a position's data (``Player``, ``Board``: fields, ``clone``, JSON); it knows
    its game only through the ``GameLike`` protocol.
 5. ``rules``: the task machine; it works on a ``Board``.
-6. ``worth``, ``effects``, ``sectors``, ``phases``, ``scoring``: the rules of the game,
-   registered as tasks and decisions; ``labels``: those decisions in words;
-   ``invariants``: what holds in every position.
+6. ``worth``, ``effects``, ``sectors`` (a package, one file per sector of the player
+   board), ``phases``, ``scoring``: the rules of the game, registered as tasks and
+   decisions; ``labels``: those decisions in words; ``invariants``: what holds in every
+   position.
 7. ``state``: ``State``, the ``Board`` with the player-facing API (delegates to ``rules``).
 8. ``game``: ``Game`` makes states and imports the rule files so that they register.
 9. ``agents``, ``greedy``, ``ui``, ``state_file``, ``adapters``: what plays, shows and
@@ -60,7 +64,7 @@ loops at all, type-only imports and imports inside functions included):
 10. ``modules/``: the plug-ins; they may import any layer above, and no core file imports
     them (nor names them).
 11. this package (``tower.marrakesh``): assembles the game and registers every module.
-12. ``selfplay`` and ``modules.catalogue``: command-line tools that import this package
+12. ``selfplay`` and ``catalogue``: command-line tools that import this package
     (so that every module is registered, in worker processes too).
 
 Examples

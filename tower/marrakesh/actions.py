@@ -19,7 +19,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from tower.pieces import KESHI_COLOURS
@@ -101,19 +101,22 @@ def _arg_text(kind: str, arg: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One choice of a player: a kind and an argument; ``id`` is its integer encoding."""
+    """One choice of a player: a kind and an argument; ``id`` is its integer encoding.
+    The id and the string form are computed once, when the action is made: the engine
+    reads both for every move."""
 
     kind: str
     arg: int = 0
+    id: int = field(init=False, repr=False, compare=False)
+    _text: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def id(self) -> int:
-        return OFFSETS[self.kind] + self.arg
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", OFFSETS[self.kind] + self.arg)
+        text = "pass" if self.kind == "pass" else f"{self.kind}:{_arg_text(self.kind, self.arg)}"
+        object.__setattr__(self, "_text", text)
 
     def __str__(self) -> str:
-        if self.kind == "pass":
-            return "pass"
-        return f"{self.kind}:{_arg_text(self.kind, self.arg)}"
+        return self._text
 
     @classmethod
     def parse(cls, text: str) -> Action:

@@ -9,6 +9,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from tower.marrakesh import rules
+from tower.marrakesh.actions import ACTIONS
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, State
 
 if TYPE_CHECKING:
@@ -27,7 +29,8 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def step(self, state: State, player: int) -> Action:
-        return self.rng.choice(state.legal_actions(player))
+        # The rules' own list of legal ids (read, not copied): one agent step per move.
+        return ACTIONS[self.rng.choice(rules.legal_ids(state, player))]
 
 
 def play(
@@ -42,8 +45,8 @@ def play(
     if len(agents) != game.config.players:
         raise ValueError(f"{game.config.players} players need {game.config.players} agents")
     state = game.new_initial_state(seed)
-    while not state.is_terminal():
-        cp = state.current_player
+    while state.stack:  # until state.is_terminal()
+        cp = rules.current_player(state)  # state.current_player, one call less per move
         if cp == CHANCE:
             state.sample_chance()
         elif cp == SIMULTANEOUS:

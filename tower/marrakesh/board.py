@@ -34,7 +34,7 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
     from tower.marrakesh.config import GameConfig
-    from tower.marrakesh.hooks import Hooks
+    from tower.marrakesh.hooks import Hooks, RuleSet
 
 __all__ = ["JSON_VERSION", "Board", "GameLike", "Player"]
 
@@ -43,12 +43,14 @@ JSON_VERSION = "tower.marrakesh.state/1"
 
 class GameLike(Protocol):
     """What a board and the rules read of their game (:class:`tower.marrakesh.game.Game`
-    is one): the configuration, the assembled components, the enabled modules' hooks and
-    the scroll modifiers."""
+    is one): the configuration, the assembled components, the enabled modules' hooks, the
+    game's rule set and the scroll modifiers."""
 
     config: GameConfig
     components: Components
     hooks: Hooks
+    #: The core's tasks, decisions, labels and effects with those of the enabled modules.
+    ruleset: RuleSet
     #: scroll id -> the modifier name of a permanent (or timed) enhancement
     modifiers: dict[int, str]
 
@@ -128,7 +130,7 @@ class Player:
     @property
     def watchtower(self) -> int:
         """Guards not yet committed to a city gate."""
-        return self.keshis["beige"] - sum(g is not None for g in self.gates)
+        return self.keshis["beige"] - (len(self.gates) - self.gates.count(None))
 
     def resource(self, name: str) -> int:
         return getattr(self, name)

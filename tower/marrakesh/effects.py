@@ -3,7 +3,8 @@
 :func:`run_effects` schedules an effect list; the ``fx`` task performs one effect of the
 vocabulary documented at the top of ``data/components.toml``. Choices inside effects (a
 keshi colour, a resource, palace or mosque, an option of ``choose``) are pending decisions.
-Named one-off rules (``special``) are the functions in :data:`SPECIALS`.
+Named one-off rules (``special``) are the functions in :data:`SPECIALS` (the core's) and
+in the ``specials`` of a game's enabled modules (``Game.ruleset``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh.actions import GOODS, RESOURCES, SECTORS, STAIRS, Action, action_id
-from tower.marrakesh.rules import T, Task, add_wood, ask, options, push, resolve, score, task
+from tower.marrakesh.rules import CORE, T, Task, add_wood, ask, options, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ PASS = action_id("pass")
 def run_effects(state: Board, p: int, effects: list[Effect], why: str = "bonus") -> None:
     """Schedule ``effects`` for player ``p`` to run next, in order; ``why`` names the source
     in the score events."""
-    push(state, *[T("fx", p=p, e=e, why=why) for e in effects])
+    # push(state, *[T("fx", ...) for e in effects]), spelt out: every bonus passes here.
+    state.stack += [{"t": "fx", "p": p, "e": e, "why": why} for e in reversed(effects)]
 
 
 @task("fx")
@@ -60,7 +62,7 @@ def _fx(state: Board, t: Task) -> None:
     elif op == "choose":
         push(state, ask("choose", p, options=e["options"], why=t.get("why", "bonus")))
     elif op == "special":
-        SPECIALS[e["name"]](state, p, e)
+        state.game.ruleset.specials[e["name"]](state, p, e)
     else:
         raise AssertionError(f"unknown effect op {op!r}")
 
@@ -174,10 +176,17 @@ def _square_actions(state: Board, p: int, e: Effect) -> None:
     push(state, *[T("square_once", p=p) for _ in range(e["n"])])
 
 
+def _keshi_exchange(state: Board, p: int, e: Effect) -> None:
+    """The oasis track's keshi exchange, with its restrictions (a brick of Walls & Guards,
+    an alms tile of Gems & Experts)."""
+    push(state, ask("exchange_return", p))
+
+
 def _crocodile(state: Board, p: int, e: Effect) -> None:
     state.players[p].crocodile = True
 
 
+#: The core's counts of a ``per_count`` effect (a game's are its ``ruleset.counts``).
 COUNTS: dict[str, Callable[[Board, int], int]] = {
     "gates": lambda s, p: sum(g is not None for g in s.players[p].gates),
     "green": lambda s, p: s.players[p].keshis["green"],
@@ -186,6 +195,7 @@ COUNTS: dict[str, Callable[[Board, int], int]] = {
     "keshis_per_4": lambda s, p: board_keshis(s, p) // 4,
     "luxuries": lambda s, p: len(s.players[p].luxuries),
 }
+CORE.counts = COUNTS
 
 
 def board_keshis(state: Board, p: int, goods: bool = True) -> int:
@@ -196,7 +206,7 @@ def board_keshis(state: Board, p: int, goods: bool = True) -> int:
 
 
 def _per_count(state: Board, p: int, e: Effect) -> None:
-    k = COUNTS[e["count"]](state, p)
+    k = state.game.ruleset.counts[e["count"]](state, p)
     pl = state.players[p]
     for r in RESOURCES:
         setattr(pl, r, getattr(pl, r) + k * e.get(r, 0))
@@ -209,6 +219,7 @@ def _deploy_held(state: Board, t: Task) -> None:
     push(state, *[T("deploy", p=t["p"], c=c, src="held") for c in list(held)])
 
 
+#: The core's named one-off effects (a game's are its ``ruleset.specials``).
 SPECIALS: dict[str, Callable[[Board, int, Effect], None]] = {
     "sector_action": _sector_action,
     "keshi_then_action": _keshi_then_action,
@@ -218,4 +229,6 @@ SPECIALS: dict[str, Callable[[Board, int, Effect], None]] = {
     "square_actions": _square_actions,
     "crocodile": _crocodile,
     "per_count": _per_count,
+    "keshi_exchange": _keshi_exchange,
 }
+CORE.specials = SPECIALS

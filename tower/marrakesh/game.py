@@ -17,7 +17,7 @@ from tower.marrakesh import actions, effects, labels, phases, rules, scoring, se
 from tower.marrakesh.actions import ACTIONS, Action
 from tower.marrakesh.components import Components, load
 from tower.marrakesh.config import ConfigError, GameConfig
-from tower.marrakesh.hooks import Hooks
+from tower.marrakesh.hooks import Hooks, RuleSet
 from tower.marrakesh.state import State
 
 __all__ = ["ConfigError", "Game", "GameConfig"]
@@ -40,6 +40,13 @@ def _assembled(base: Components, modules: frozenset[str], hooks: Hooks) -> Compo
     return comps
 
 
+def _ruleset(hooks: Hooks) -> RuleSet:
+    """The core's rule set merged with those of the enabled modules."""
+    return rules.CORE.merged(
+        *(m.adds for m in hooks.modules), where=[m.name for m in hooks.modules]
+    )
+
+
 class Game:
     """A Marrakesh game definition.
 
@@ -55,6 +62,9 @@ class Game:
         self.config = config or GameConfig()
         #: The enabled modules' hooks, in the documented order (:mod:`~tower.marrakesh.hooks`).
         self.hooks = Hooks(self.config.modules)
+        #: The core's tasks, decisions, labels and effects, with those of the enabled
+        #: modules (a module's entries exist only in games that switch it on).
+        self.ruleset = _ruleset(self.hooks)
         #: Size of the fixed action space (the core's kinds and every known module's).
         self.num_distinct_actions: int = actions.freeze()
         self.components = _assembled(components or load(), self.config.modules, self.hooks)
@@ -62,6 +72,14 @@ class Game:
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s
         }
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The rule set holds plain functions and lambdas: a pickled game rebuilds it.
+        return {k: v for k, v in vars(self).items() if k != "ruleset"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self.ruleset = _ruleset(self.hooks)
 
     def has(self, module: str) -> bool:
         return module in self.config.modules

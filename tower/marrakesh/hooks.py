@@ -1,132 +1,28 @@
 """Hook points: how a module plugs into the rules engine.
 
 A *module* (an expansion of the rulebooks) is a subclass of :class:`Module` that lives in
-``tower/marrakesh/modules/`` and is registered with :func:`register`. The core (rules,
-state, sectors, effects, phases, scoring, invariants, ui, adapters) never names a module
-and never imports one: it calls the hooks of the modules a game switched on, which
-:class:`Hooks` collects once per :class:`~tower.marrakesh.game.Game`.
+``tower/marrakesh/modules/`` and is registered with :func:`register`. It overrides the
+hooks it needs; every hook's docstring says when the engine calls it and what it may
+change. The core (rules, state, sectors, effects, phases, scoring, invariants, ui,
+adapters) never names a module and never imports one: it calls the hooks of the modules
+a game switched on, which :class:`Hooks` collects once per
+:class:`~tower.marrakesh.game.Game` (a hook no enabled module overrides costs nothing).
 
-Order
------
 Every hook runs for the enabled modules **in the order of their names** (``sorted``), so
-two games with the same modules run the same hooks in the same order, whatever the order
-in which the modules were registered or listed in ``GameConfig.modules``. A hook that
+two games with the same modules run the same hooks in the same order. A hook that
 answers a question (``room``, ``filled``, ...) takes the first answer that is not
 ``None``; a hook that acts (``setup``, ``final_scoring``, ...) runs for every module.
-Season-scoring steps are placed by their anchors (:class:`SeasonStep`), not by name.
 
-The hook points
----------------
-Class attributes (data):
+Besides hooks, a module holds class attributes that are data: its name and rulebook,
+the modules it needs or excludes, its action kinds, the core features it replaces, its
+season-scoring steps, and ``adds``, a :class:`RuleSet` of the tasks, decisions, labels
+and effects it adds to a game. A game merges the core's rule set with those of the
+modules it switches on, so nothing of a module exists in a game without it.
 
-``name``, ``title``, ``rulebook``, ``playable``
-    The name that switches the module on in ``GameConfig.modules``, its printed title,
-    the rulebook it comes from (its title, such as ``"Gems & Experts"``), and whether the
-    engine plays it (the README's module table lists every module of the rulebooks,
-    playable or not).
-``requires``, ``excludes``
-    Config compatibility: modules that must (must not) be switched on with this one.
-    :meth:`Module.check_config` can refuse a configuration for any other reason.
-``action_kinds``
-    Extra action kinds, ``((kind, size), ...)``. They are appended to the fixed action
-    space (:mod:`tower.marrakesh.actions`) when the module registers, in registration
-    order, so every game sees the same ids. Register new modules at the end of
-    ``modules/__init__.py`` to keep the ids of older kinds stable.
-``replaces``
-    Core features the module replaces (names in :data:`FEATURES`): the core skips them.
-``redirects``
-    Core decisions the module answers in its own way, ``((core kind, module kind), ...)``: a
-    pending decision of the core kind is answered by the module's options and resolution
-    (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the souk). Two enabled
-    modules may not redirect the same kind.
-``season_steps``
-    Steps of the season scoring, each anchored after (or ``before``) a core step or an
-    earlier module step (:data:`SEASON_STEPS` are the core's: ``river``, ``provisions``,
-    ``prepare``). Every step runs before the next season's first round (or the final
-    scoring), which follows the last step.
-``setup_last``
-    The module's ``setup_asks`` come after those of every module without it (in name
-    order among themselves): e.g. a keshi deployed at setup needs the other modules'
-    boards set up first.
-
-Methods (hooks), in the order a game meets them:
-
-1. ``read_tables(path, data) -> {name: {id: entry}}``: the module's own tables of the
-   component file, checked when the file is loaded (``Components.tables``);
-   ``components(comps) -> comps``: component data the module adds or replaces in a game.
-2. ``setup(state)``: setup steps, after the core's setup (random elements from
-   ``state.rng``); ``setup_asks(state) -> [task]``: the players' setup decisions,
-   after the core's (``setup_last`` modules' after the others').
-3. Deploying a keshi: ``room(state, p, colour) -> int | None`` (how many more fit),
-   ``deploy(state, task) -> bool`` (True: the module placed it), ``sahara(layout)``
-   (which sahara spaces exist: a dict with ``start`` and ``towns``).
-4. The round and the turn: ``round_tasks(state, when) -> [task]`` runs at the start of a
-   round (``when == "start"``, before the keshi selection) and at its end (``"end"``,
-   after the river bonus); ``turn_tasks(state, p, when) -> [task]`` at the start of
-   player ``p``'s phase-3 turn (before their assistants) and at its end (before the
-   turn's reveals). These are the places for extra decisions of a module (an ability
-   used once per round or turn: push an ``ask``), and for per-round resets.
-   Claiming (phase 2): ``claim_options(state, p) -> [action ids]`` (what a module offers
-   in place of keshis of one colour; a player with such an option does not forfeit the
-   phase) and ``claim(state, p, action) -> bool`` (True: the module resolved it). A
-   module adds pieces to a round's throw by listing them (``str(piece)``) under
-   ``"extra"`` in the pending ``throw`` task (:func:`tower.marrakesh.rules.thrown`).
-5. Actions: ``sector_action(state, p, sector) -> bool`` (runs before the core's sector
-   action; True replaces it), ``count(state, p, what) -> int | None`` (the keshis that
-   count for ``what``, e.g. ``"date_pickers"``), ``after_stair_move(state, p, which)``,
-   ``after_score(state, p, delta, reason)`` (after every logged score change, the
-   setup's start scores included, which come before any module's ``setup``; a module
-   may push tasks, which run next),
-   ``discount(state, p, what) -> int`` (``"scroll_dates"``, ``"luxury_keshis"``),
-   ``returnable(state, p, colours) -> colours`` and ``return_keshi(state, p, colour) ->
-   bool`` (the oasis track's exchange icon), ``track_slot(state, p) -> int | None``
-   (the oasis-track space the activated oasis just added to ``claimed`` takes: a module
-   that frees spaces, e.g. the Second-Hand Shop, fills its gaps first; it records the
-   placement; ``None``: the next space on the right). Extra decisions are registered with
-   :func:`tower.marrakesh.rules.task`, :func:`~tower.marrakesh.rules.options` and
-   :func:`~tower.marrakesh.rules.resolve`; effects of new components with
-   :data:`tower.marrakesh.effects.SPECIALS` and ``COUNTS``; pieces other than keshis
-   falling out of the tower with :data:`tower.marrakesh.rules.PIECE_OUT`, and what a
-   throw's pieces do with :data:`tower.marrakesh.rules.AFTER_THROW`.
-   ``reached(state, p, what, where)``: player ``p`` just reached a place of the board
-   (after the core's own effects of it are scheduled; pushed tasks run first): ``what`` is
-   ``"river"`` (``where`` = the fisherman's new position), ``"connection"`` (a connection
-   bonus of the line ``[mosque segment, palace segment]`` is due), ``"audience"`` (the
-   bonus of the audience-disc section ``where`` was chosen in a main-square action),
-   ``"sahara"`` (the oasis of sahara space ``where`` was discovered), ``"gate"`` (a city
-   gate with its guard on gate space ``where``), ``"keshi"`` (a keshi of colour ``where``
-   deployed on the player board by the core), ``"track"`` (an activated oasis took
-   oasis-track space ``where``).
-   ``vendor_water(state, p)``: a water vendor just gave ``p`` water for an assistant in
-   its sector. Resources: ``extra_wood(state, p, received) -> int`` (wood
-   added when ``p`` receives ``received`` wood; the answers are summed),
-   ``pay_options(state, task) -> ids`` and ``pay_resolve(state, task, action) -> bool``
-   (other ways to pay a ``pay_resource`` decision, "1 resource of your choice"; resolve
-   returns True for its own actions). Luxury goods: ``luxury_affordable(state, p, lux) ->
-   bool`` (another way to pay for ``lux``), ``luxury_buy(state, p, shop) -> bool`` (the
-   purchase from ``shop`` is chosen; True: the module took over the payment, else the
-   printed price is paid), ``luxury_gained(state, p, lux)`` (``p`` gained ``lux``).
-6. Season scoring: ``season_steps`` (see above).
-7. Final scoring: ``filled(state, p, sector) -> bool | None``, ``towns(state, p) ->
-   [town ids]`` (desert towns that score), ``remaining(state, p) -> int`` (extra
-   remaining resources), ``final_scoring(state, p)`` (a player's module points, before
-   the core's final steps: filled sectors, oases, desert towns, resources).
-8. Invariants: ``invariants(state)`` (raise ``AssertionError``), ``census(state) ->
-   Counter`` (keshis the module holds outside the core's places).
-9. What players see: ``view(state, viewer, v)`` (add the module's public part to the
-   view dict), ``tensor_pieces(comps) -> {name: shape}`` and ``encode(state, viewer,
-   views)`` (the observation tensor), ``render_board(state) -> [lines]``,
-   ``render_player(state, i, pv) -> [lines]`` and ``describe_choices(state, top) ->
-   [lines]`` (the terminal board).
-
-Where module data goes
-----------------------
-Components: the module's tables in ``data/components.toml`` (or its own file) with
-``source = "rulebook"`` or ``"assumed"``, merged by its ``components`` hook. State:
-``state.ext[name]`` and ``state.players[i].ext[name]``, per-module slots the core never
-reads; they must hold plain JSON data (dicts, lists, strings, numbers, booleans, None),
-which :meth:`State.to_json` writes and :meth:`State.clone` copies. Never keep state on
-the module object: one module object serves every game.
+State lives in ``state.ext[name]`` and ``state.players[i].ext[name]``, per-module slots
+the core never reads; they hold plain JSON data, which :meth:`State.to_json` writes and
+:meth:`State.clone` copies. Never keep state on the module object: one module object
+serves every game. ``modules/README.md`` walks through writing a module.
 
 Examples
 --------
@@ -139,22 +35,24 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from tower.errors import TowerError
 from tower.marrakesh import actions
+from tower.marrakesh.tasks import Task
+from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
-
-Task = dict[str, Any]
 
 #: The state a hook receives: a :class:`tower.marrakesh.state.State` in a game. The hook
 #: points are generic over it rather than naming the state's class, because the state
 #: holds the game, which holds these hooks (a module subclasses plain ``Module`` and
 #: annotates its hooks with ``State``).
 StateT = TypeVar("StateT")
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: Core features a module may replace (``Module.replaces``): the core skips them.
 FEATURES: dict[str, str] = {
@@ -184,151 +82,376 @@ class SeasonStep(Generic[StateT]):
     before: str = ""
 
 
-class Module(Generic[StateT]):
-    """Base class of a module: every hook does nothing (see the module docstring)."""
+#: What a labeller returns: a sentence, or ``(sentence, gives, costs)``.
+Label = str | tuple[str, Mapping[str, int], Mapping[str, int]]
 
+
+@dataclass
+class RuleSet:
+    """Named rules: tasks, decisions and effects, by name.
+
+    The core keeps one (:data:`tower.marrakesh.rules.CORE`); a module keeps its own as the
+    class attribute :attr:`Module.adds`, filled by the decorators of this class where its
+    handlers are defined. A game's tables (``Game.ruleset``) are the core's merged with
+    those of its enabled modules (:meth:`merged`), so a module's entries exist only in
+    games that switch it on. The state argument of every handler is the engine's
+    :class:`~tower.marrakesh.board.Board` (typed ``Any`` here, below the board).
+    """
+
+    #: task name -> handler(state, task): a task of the stack (``{"t": name, ...}``).
+    tasks: dict[str, Callable[[Any, Task], None]] = field(default_factory=dict)
+    #: decision kind -> options(state, task) -> the action ids of a pending decision.
+    options: dict[str, Callable[[Any, Task], list[int]]] = field(default_factory=dict)
+    #: decision kind -> resolve(state, task, action): carries out the chosen action.
+    resolve: dict[str, Callable[[Any, Task, Any], None]] = field(default_factory=dict)
+    #: decision kind -> labeller(state, task, action) -> :data:`Label` (the action in
+    #: words); ``"<kind>/<action kind>"`` labels the options added to another's decision.
+    labels: dict[str, Callable[[Any, Task, Any], Label]] = field(default_factory=dict)
+    #: Decision kinds whose options only their player sees.
+    private: set[str] = field(default_factory=set)
+    #: decision kind -> the label of its ``pass`` action.
+    passing: dict[str, str] = field(default_factory=dict)
+    #: name -> fn(state, player, effect): an effect ``{"op": "special", "name": name}``.
+    specials: dict[str, Callable[[Any, int, dict[str, Any]], None]] = field(default_factory=dict)
+    #: name -> fn(state, player) -> int: what a ``per_count`` effect counts.
+    counts: dict[str, Callable[[Any, int], int]] = field(default_factory=dict)
+    #: oasis kind -> value(state, player, oasis entry): the points of an oasis.
+    oasis_kinds: dict[str, Callable[[Any, int, dict[str, Any]], int]] = field(default_factory=dict)
+    #: piece kind -> fn(state, piece): a piece other than a keshi out of a round's throw.
+    piece_out: dict[Kind, Callable[[Any, Piece], None]] = field(default_factory=dict)
+    #: throw kind -> fn(state, throw task, pieces out): what a throw's pieces do.
+    after_throw: dict[str, Callable[[Any, Task, list[Piece]], None]] = field(default_factory=dict)
+
+    def task(self, name: str) -> Callable[[F], F]:
+        """Decorator: the handler of task ``name``."""
+        return self._into(self.tasks, name)
+
+    def option(self, kind: str) -> Callable[[F], F]:
+        """Decorator: the option generator of decision ``kind``."""
+        return self._into(self.options, kind)
+
+    def resolution(self, kind: str) -> Callable[[F], F]:
+        """Decorator: the resolution of decision ``kind``."""
+        return self._into(self.resolve, kind)
+
+    def label(self, kind: str, private: bool = False, passing: str = "") -> Callable[[F], F]:
+        """Decorator: the labeller of decision ``kind``; ``private``: its options are
+        hidden from the other players; ``passing``: the label of its ``pass`` action (the
+        labeller then never sees one)."""
+        if private:
+            self.private.add(kind)
+        if passing:
+            self.passing[kind] = passing
+        return self._into(self.labels, kind)
+
+    def phrase(self, kind: str, text: str, passing: str = "pass") -> None:
+        """Label a decision whose actions' own words suffice: ``text`` with ``{}`` standing
+        for them (:func:`tower.marrakesh.actions.words`); ``passing`` labels ``pass``."""
+        self.label(kind, passing=passing)(lambda state, t, a: text.format(actions.words(a)))
+
+    @staticmethod
+    def _into(table: dict[str, Any], key: str) -> Callable[[F], F]:
+        def deco(fn: F) -> F:
+            table[key] = fn
+            return fn
+
+        return deco
+
+    def merged(self, *others: RuleSet, where: Iterable[str] = ()) -> RuleSet:
+        """A new rule set with this one's entries and those of ``others``; an entry named
+        twice raises :class:`RegistryError` (``where`` names the others in the message)."""
+        out = RuleSet()
+        names = ["the core", *where]
+        for i, rs in enumerate((self, *others)):
+            for f in fields(RuleSet):
+                mine, theirs = getattr(out, f.name), getattr(rs, f.name)
+                twice = sorted(map(str, set(mine) & set(theirs)))
+                if twice:
+                    who = names[i] if i < len(names) else "a rule set"
+                    raise RegistryError(f"{who}: {f.name} {twice} are defined already")
+                if isinstance(mine, set):
+                    mine |= theirs
+                else:
+                    mine.update(theirs)
+        return out
+
+
+class Module(Generic[StateT]):
+    """Base class of a module: every hook does nothing.
+
+    The class attributes are the module's data; the methods are its hooks, listed in the
+    order a game meets them.
+    """
+
+    #: The name that switches the module on in ``GameConfig.modules`` (an identifier).
     name: ClassVar[str] = ""
+    #: The printed title ("Walls & Guards").
     title: ClassVar[str] = ""
+    #: The rulebook it comes from, by title ("Gems & Experts").
     rulebook: ClassVar[str] = ""
+    #: Whether the engine plays it (the README's module table lists every module of the
+    #: rulebooks, playable or not).
     playable: ClassVar[bool] = True
+    #: Modules that must be switched on with this one.
     requires: ClassVar[frozenset[str]] = frozenset()
+    #: Modules that must not be switched on with this one.
     excludes: ClassVar[frozenset[str]] = frozenset()
+    #: Extra action kinds, ``((kind, size), ...)``, appended to the fixed action space
+    #: (:mod:`tower.marrakesh.actions`) when the module registers, in registration order,
+    #: so every game sees the same ids. Register new modules at the end of
+    #: ``modules/__init__.py`` to keep the ids of older kinds stable.
     action_kinds: ClassVar[tuple[tuple[str, int], ...]] = ()
+    #: Core features the module replaces (names in :data:`FEATURES`): the core skips them.
     replaces: ClassVar[frozenset[str]] = frozenset()
+    #: Core decisions the module answers in its own way, ``((core kind, module kind),
+    #: ...)``: a pending decision of the core kind is answered by the module kind's options
+    #: and resolution (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the
+    #: souk). Two enabled modules may not redirect the same kind.
     redirects: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: Steps of the season scoring (:class:`SeasonStep`), each anchored after (or
+    #: ``before``) a core step (:data:`SEASON_STEPS`) or an earlier module's step. Every
+    #: step runs before the next season's first round (or the final scoring).
     season_steps: ClassVar[tuple[SeasonStep, ...]] = ()
+    #: The module's ``setup_asks`` come after those of every module without it (in name
+    #: order among themselves): e.g. a keshi deployed at setup needs the other modules'
+    #: boards set up first.
     setup_last: ClassVar[bool] = False
+    #: The tasks, decisions, labels and effects the module adds to a game that switches
+    #: it on (a :class:`RuleSet` of the module's own, filled where its handlers are
+    #: defined: ``ADDS = RuleSet()``, ``@ADDS.task("my_task")``, ``adds = ADDS``).
+    adds: ClassVar[RuleSet] = RuleSet()
 
     # -- configuration and components ------------------------------------------------
     def check_config(self, players: int, modules: frozenset[str]) -> str | None:
-        """A reason this configuration is not allowed, or ``None``."""
+        """A reason this configuration is not allowed, or ``None``. Called when a
+        :class:`~tower.marrakesh.config.GameConfig` is checked, beside ``requires`` and
+        ``excludes``; it changes nothing."""
         return None
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
         """The module's own tables of the component file ``data`` (read from ``path``),
         checked (raise :class:`tower.errors.InputFileError` naming the field); they land
-        in ``Components.tables``. Runs for every registered module, on or off."""
+        in ``Components.tables``. Runs when the file is loaded, for every registered
+        module, on or off; it reads ``data`` and changes nothing."""
         return {}
 
     def components(self, comps: Components) -> Components:
+        """The components of a game with this module: ``comps`` with the data the module
+        adds or replaces (return a new :class:`Components`, never change ``comps``). Runs
+        once per game and set of modules, in hook order, each on the last one's result."""
         return comps
 
     # -- setup -------------------------------------------------------------------------
     def setup(self, state: StateT) -> None:
+        """Set the module up in a new game: after the core's setup (the start scores are
+        logged already), before any player decides. May change anything of ``state``
+        (its own slots above all); random elements come from ``state.rng``."""
         return None
 
     def setup_asks(self, state: StateT) -> list[Task]:
+        """The players' setup decisions of the module (tasks, usually ``ask``), run after
+        the core's setup decisions (``setup_last`` modules' after the others')."""
         return []
 
     # -- deploying ---------------------------------------------------------------------
     def room(self, state: StateT, p: int, colour: str) -> int | None:
+        """How many more keshis of ``colour`` fit on player ``p``'s board, when the module
+        decides it (``None``: the core's rule). Asked before a keshi is deployed; it
+        changes nothing."""
         return None
 
     def deploy(self, state: StateT, task: Task) -> bool:
+        """Deploy the keshi of the ``deploy`` task ``task`` the module's way: return True
+        when the module placed it (it may change the player's board and push tasks), False
+        to let the core place it."""
         return False
 
     def sahara(self, layout: dict[str, bool]) -> None:
+        """Which sahara spaces exist in a game with the module: set ``layout["start"]``
+        (the start-oasis spaces 0 and 1) or ``layout["towns"]`` (the desert-town spaces 8
+        and 9). Runs once, when :class:`Hooks` is built; it may change only ``layout``."""
         return None
 
     # -- the round and the turn --------------------------------------------------------
     def round_tasks(self, state: StateT, when: str) -> list[Task]:
+        """Tasks that run at the start of a round (``when == "start"``, before the keshi
+        selection) and at its end (``"end"``, after the river bonus): a module's extra
+        decisions of the round (push an ``ask``) and per-round resets."""
         return []
 
     def turn_tasks(self, state: StateT, p: int, when: str) -> list[Task]:
+        """Tasks that run at the start of player ``p``'s phase-3 turn (``when ==
+        "start"``, before their assistants) and at its end (``"end"``, before the turn's
+        reveals): an ability used once per turn (push an ``ask``), per-turn resets."""
         return []
 
     def claim_options(self, state: StateT, p: int) -> list[int]:
+        """Action ids the module offers player ``p`` at claiming (phase 2) in place of
+        keshis of one colour; a player with such an option does not forfeit the phase.
+        It changes nothing. A module adds pieces to a round's throw by listing them
+        (``str(piece)``) under ``"extra"`` in the pending ``throw`` task
+        (:func:`tower.marrakesh.rules.thrown`)."""
         return []
 
     def claim(self, state: StateT, p: int, action: Any) -> bool:
+        """Resolve claiming ``action`` (an :class:`~tower.marrakesh.actions.Action`) of
+        player ``p``: True when the module resolved it (it may change the display and the
+        player), False to let the core resolve it."""
         return False
 
     # -- actions -----------------------------------------------------------------------
     def sector_action(self, state: StateT, p: int, sector: str) -> bool:
+        """Player ``p`` carries out the action of ``sector``; runs before the core's
+        sector action. True: the module carried it out (pushing its tasks), and the core's
+        is skipped; False: the core's runs."""
         return False
 
     def count(self, state: StateT, p: int, what: str) -> int | None:
+        """The number of player ``p``'s keshis that count for ``what`` (e.g.
+        ``"date_pickers"``) when the module decides it (``None``: the core counts).
+        It changes nothing."""
         return None
 
     def after_stair_move(self, state: StateT, p: int, which: str) -> None:
+        """Player ``p`` just moved up the staircase ``which``; the module may change
+        ``state`` and push tasks, which run next."""
         return None
 
     def after_score(self, state: StateT, p: int, delta: int, reason: str) -> None:
+        """Player ``p``'s score just changed by ``delta`` for ``reason`` (every logged
+        score change, the setup's start scores included, which come before any module's
+        ``setup``): e.g. a threshold on the scoring track. May push tasks, which run
+        next."""
         return None
 
     def discount(self, state: StateT, p: int, what: str) -> int:
+        """How much cheaper ``what`` (``"scroll_dates"``, ``"luxury_keshis"``) is for
+        player ``p``; the answers are summed. It changes nothing."""
         return 0
 
     def returnable(self, state: StateT, p: int, colours: list[str]) -> list[str]:
+        """The keshi colours player ``p`` may return at the oasis track's exchange icon,
+        given the core's ``colours`` (return a new list). It changes nothing."""
         return colours
 
     def return_keshi(self, state: StateT, p: int, colour: str) -> bool:
+        """Return a keshi of ``colour`` of player ``p`` at the exchange icon the module's
+        way (True: the module took it from where it holds it; False: the core does)."""
         return False
 
     def track_slot(self, state: StateT, p: int) -> int | None:
+        """The oasis-track space the oasis player ``p`` just activated (the last of
+        ``claimed``) takes: a module that frees spaces (the Second-Hand Shop) fills its
+        gaps first and records the placement. ``None``: the next space on the right."""
         return None
 
     def reached(self, state: StateT, p: int, what: str, where: Any) -> None:
+        """Player ``p`` just reached a place of the board, after the core scheduled its
+        own effects of it (tasks the module pushes run first). ``what`` is ``"river"``
+        (``where``: the fisherman's new position), ``"connection"`` (a connection bonus
+        of the line ``[mosque segment, palace segment]`` is due), ``"audience"`` (the
+        bonus of the audience-disc section ``where`` was chosen in a main-square action),
+        ``"sahara"`` (the oasis of sahara space ``where`` was discovered), ``"gate"`` (a
+        city gate with its guard on gate space ``where``), ``"keshi"`` (a keshi of colour
+        ``where`` was deployed on the player board by the core) or ``"track"`` (an
+        activated oasis took oasis-track space ``where``)."""
         return None
 
     def vendor_water(self, state: StateT, p: int) -> None:
+        """A water vendor just gave player ``p`` water for an assistant in its sector; the
+        module may change ``state`` and push tasks."""
         return None
 
     def extra_wood(self, state: StateT, p: int, received: int) -> int:
+        """Wood added when player ``p`` receives ``received`` wood; the answers are
+        summed and added by the core. It changes nothing."""
         return 0
 
     def pay_options(self, state: StateT, task: Task) -> list[int]:
+        """Other ways to pay a ``pay_resource`` decision ``task`` ("1 resource of your
+        choice"): action ids added to the core's options. It changes nothing."""
         return []
 
     def pay_resolve(self, state: StateT, task: Task, action: Any) -> bool:
+        """Pay ``task`` with ``action`` when it is one of the module's ``pay_options``
+        (return True after paying), else False."""
         return False
 
     def luxury_affordable(self, state: StateT, p: int, lux: int) -> bool:
+        """Whether player ``p`` can pay for luxury tile ``lux`` the module's way when the
+        printed price is out of reach. It changes nothing."""
         return False
 
     def luxury_buy(self, state: StateT, p: int, shop: int) -> bool:
+        """Player ``p`` chose the purchase from luxury shop ``shop``: True when the module
+        took over the payment (pushing its decisions), False to pay the printed price."""
         return False
 
     def luxury_gained(self, state: StateT, p: int, lux: int) -> None:
+        """Player ``p`` just gained luxury tile ``lux``; the module may change ``state``
+        and push tasks."""
         return None
 
     # -- final scoring -----------------------------------------------------------------
     def filled(self, state: StateT, p: int, sector: str) -> bool | None:
+        """Whether ``sector`` counts as filled for player ``p`` at the final scoring when
+        the module decides it (``None``: the core's rule). It changes nothing."""
         return None
 
     def towns(self, state: StateT, p: int) -> list[int]:
+        """Desert towns (ids) that score for player ``p`` at the final scoring, beside the
+        core's. It changes nothing."""
         return []
 
     def remaining(self, state: StateT, p: int) -> int:
+        """Extra resources player ``p`` has left at the final scoring (summed with the
+        core's). It changes nothing."""
         return 0
 
     def final_scoring(self, state: StateT, p: int) -> None:
+        """Score player ``p``'s module points (with :func:`tower.marrakesh.rules.score`),
+        before the core's final steps (filled sectors, oases, desert towns, resources)."""
         return None
 
     # -- invariants --------------------------------------------------------------------
     def invariants(self, state: StateT) -> None:
+        """Check what must hold in every position of a game with the module; raise
+        ``AssertionError`` otherwise. It changes nothing."""
         return None
 
     def census(self, state: StateT) -> Counter[str]:
+        """Keshis (by colour) the module holds outside the core's places, so that the
+        keshi census adds up. It changes nothing."""
         return Counter()
 
     # -- what players see --------------------------------------------------------------
     def view(self, state: StateT, viewer: int, v: dict[str, Any]) -> None:
+        """Add the module's part of the position that ``viewer`` may see to the view dict
+        ``v`` (the only thing it changes)."""
         return None
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
+        """The module's pieces of the observation tensor, ``{name: shape}``, for a game
+        with components ``comps``. It changes nothing."""
         return {}
 
     def encode(self, state: StateT, viewer: int, views: dict[str, Any]) -> None:
+        """Fill the module's ``tensor_pieces`` in ``views`` (arrays by name) with what
+        ``viewer`` sees (the only thing it changes)."""
         return None
 
     def render_board(self, state: StateT) -> list[str]:
+        """Lines the terminal board shows for the module's shared pieces."""
         return []
 
     def render_player(self, state: StateT, i: int, pv: dict[str, Any]) -> list[str]:
+        """Lines the terminal board shows for player ``i`` (``pv``: their part of the
+        view)."""
         return []
 
     def describe_choices(self, state: StateT, top: Task) -> list[str]:
+        """Lines that explain the pending decision ``top`` when it is one of the module's
+        (else none)."""
         return []
 
 
@@ -343,7 +466,7 @@ HOOKS: tuple[str, ...] = tuple(
 REGISTRY: dict[str, Module] = {}
 
 
-class RegistryError(ValueError):
+class RegistryError(TowerError, ValueError):
     """A module that cannot be registered (no name, a name taken, a bad action kind)."""
 
 
@@ -433,29 +556,86 @@ class Hooks:
     """The hooks of the enabled modules of one game, in the documented order.
 
     ``hooks.<hook>`` is a tuple of the bound methods of the enabled modules that override
-    that hook (empty without modules, so the base game pays nothing for them).
+    that hook (:class:`Module` documents each): empty without modules, so the base game
+    pays nothing for them. The state argument is typed ``Any``: the engine passes its
+    :class:`~tower.marrakesh.board.Board`.
     """
 
     def __init__(self, names: Iterable[str]) -> None:
         self.modules: tuple[Module, ...] = tuple(REGISTRY[n] for n in sorted(names))
-        for hook in HOOKS:
-            base = getattr(Module, hook)
-            bound = tuple(
-                getattr(m, hook) for m in self.modules if getattr(type(m), hook) is not base
-            )
-            setattr(self, hook, bound)
-        self.replaced: frozenset[str] = frozenset(f for m in self.modules for f in m.replaces)
+        ms = self.modules
+        self.components: tuple[Callable[[Components], Components], ...] = _bound(ms, "components")
+        self.setup: tuple[Callable[[Any], None], ...] = _bound(ms, "setup")
+        self.setup_asks: tuple[Callable[[Any], list[Task]], ...] = tuple(
+            sorted(_bound(ms, "setup_asks"), key=lambda fn: fn.__self__.setup_last)
+        )
+        self.room: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "room")
+        self.deploy: tuple[Callable[[Any, Task], bool], ...] = _bound(ms, "deploy")
+        self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")
+        self.turn_tasks: tuple[Callable[[Any, int, str], list[Task]], ...] = _bound(
+            ms, "turn_tasks"
+        )
+        self.claim_options: tuple[Callable[[Any, int], list[int]], ...] = _bound(
+            ms, "claim_options"
+        )
+        self.claim: tuple[Callable[[Any, int, Any], bool], ...] = _bound(ms, "claim")
+        self.sector_action: tuple[Callable[[Any, int, str], bool], ...] = _bound(
+            ms, "sector_action"
+        )
+        self.count: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "count")
+        self.after_stair_move: tuple[Callable[[Any, int, str], None], ...] = _bound(
+            ms, "after_stair_move"
+        )
+        self.after_score: tuple[Callable[[Any, int, int, str], None], ...] = _bound(
+            ms, "after_score"
+        )
+        self.discount: tuple[Callable[[Any, int, str], int], ...] = _bound(ms, "discount")
+        self.returnable: tuple[Callable[[Any, int, list[str]], list[str]], ...] = _bound(
+            ms, "returnable"
+        )
+        self.return_keshi: tuple[Callable[[Any, int, str], bool], ...] = _bound(ms, "return_keshi")
+        self.track_slot: tuple[Callable[[Any, int], int | None], ...] = _bound(ms, "track_slot")
+        self.reached: tuple[Callable[[Any, int, str, Any], None], ...] = _bound(ms, "reached")
+        self.vendor_water: tuple[Callable[[Any, int], None], ...] = _bound(ms, "vendor_water")
+        self.extra_wood: tuple[Callable[[Any, int, int], int], ...] = _bound(ms, "extra_wood")
+        self.pay_options: tuple[Callable[[Any, Task], list[int]], ...] = _bound(ms, "pay_options")
+        self.pay_resolve: tuple[Callable[[Any, Task, Any], bool], ...] = _bound(ms, "pay_resolve")
+        self.luxury_affordable: tuple[Callable[[Any, int, int], bool], ...] = _bound(
+            ms, "luxury_affordable"
+        )
+        self.luxury_buy: tuple[Callable[[Any, int, int], bool], ...] = _bound(ms, "luxury_buy")
+        self.luxury_gained: tuple[Callable[[Any, int, int], None], ...] = _bound(
+            ms, "luxury_gained"
+        )
+        self.filled: tuple[Callable[[Any, int, str], bool | None], ...] = _bound(ms, "filled")
+        self.towns: tuple[Callable[[Any, int], list[int]], ...] = _bound(ms, "towns")
+        self.remaining: tuple[Callable[[Any, int], int], ...] = _bound(ms, "remaining")
+        self.final_scoring: tuple[Callable[[Any, int], None], ...] = _bound(ms, "final_scoring")
+        self.invariants: tuple[Callable[[Any], None], ...] = _bound(ms, "invariants")
+        self.census: tuple[Callable[[Any], Counter[str]], ...] = _bound(ms, "census")
+        self.view: tuple[Callable[[Any, int, dict[str, Any]], None], ...] = _bound(ms, "view")
+        self.tensor_pieces: tuple[Callable[[Components], dict[str, tuple[int, ...]]], ...] = _bound(
+            ms, "tensor_pieces"
+        )
+        self.encode: tuple[Callable[[Any, int, dict[str, Any]], None], ...] = _bound(ms, "encode")
+        self.render_board: tuple[Callable[[Any], list[str]], ...] = _bound(ms, "render_board")
+        self.render_player: tuple[Callable[[Any, int, dict[str, Any]], list[str]], ...] = _bound(
+            ms, "render_player"
+        )
+        self.describe_choices: tuple[Callable[[Any, Task], list[str]], ...] = _bound(
+            ms, "describe_choices"
+        )
+        self.replaced: frozenset[str] = frozenset(f for m in ms for f in m.replaces)
         #: Core decision kind -> the kind of the module that answers it.
         self.redirects: dict[str, str] = {}
-        for m in self.modules:
+        for m in ms:
             for kind, own in m.redirects:
                 if kind in self.redirects:
                     raise RegistryError(f"{m.name}: decision {kind!r} is already redirected")
                 self.redirects[kind] = own
-        self.setup_asks = tuple(sorted(self.setup_asks, key=lambda fn: fn.__self__.setup_last))
-        self.season = _season_steps(self.modules)
+        self.season = _season_steps(ms)
         layout = {"start": True, "towns": False}
-        for m in self.modules:
+        for m in ms:
             m.sahara(layout)
         #: Which sahara spaces exist: ``start`` (the start-oasis spaces 0 and 1),
         #: ``towns`` (the desert-town spaces 8 and 9).
@@ -468,6 +648,12 @@ class Hooks:
             if answer is not None:
                 return answer
         return None
+
+
+def _bound(modules: tuple[Module, ...], hook: str) -> tuple[Any, ...]:
+    """The bound methods ``hook`` of the ``modules`` that override it, in their order."""
+    base = getattr(Module, hook)
+    return tuple(getattr(m, hook) for m in modules if getattr(type(m), hook) is not base)
 
 
 def _season_steps(modules: tuple[Module, ...]) -> tuple[tuple[str, Callable[..., Any] | None], ...]:

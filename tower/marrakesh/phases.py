@@ -7,6 +7,7 @@ actions in :mod:`tower.marrakesh.sectors`.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from tower.marrakesh import sectors
@@ -16,6 +17,7 @@ from tower.marrakesh.actions import (
     SCROLL_COLOURS,
     SECTOR_INDEX,
     SECTORS,
+    SELECTION_INDEX,
     SELECTIONS,
     Action,
     action_id,
@@ -26,6 +28,12 @@ from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
     from tower.marrakesh.board import Board
+
+
+#: Ids of ``colour:<first colour>`` and ``sector:<first sector>``; the others follow in
+#: the order of KESHI_COLOURS and SECTORS.
+_COLOUR = action_id("colour")
+_SECTOR = action_id("sector")
 
 
 def issue(state: Board, colour: str, n: int = 1) -> None:
@@ -190,12 +198,25 @@ def _round(state: Board, t: Task) -> None:
     push(state, *[x for round_tasks in hooks for x in round_tasks(state, "start")])
 
 
+#: The colours behind a screen -> the ids of the selections among them. A screen holds at
+#: most 12 colours, so few sets recur; the selection is asked of every player each round.
+_SELECTABLE: dict[frozenset[str], list[int]] = {}
+
+
 @options("select")
 def _select_options(state: Board, t: Task) -> list[int]:
-    idx = sorted(COLOUR_INDEX[c] for c in state.players[t["p"]].screen)
-    offset = action_id("select", 0)
-    allowed = set(idx)
-    return [offset + i for i, s in enumerate(SELECTIONS) if allowed.issuperset(s)]
+    """The selections open to the player's screen: a list shared by every screen of the
+    same colours, which the rules only read (``State.legal_action_ids`` hands out
+    copies)."""
+    colours = frozenset(state.players[t["p"]].screen)
+    ids = _SELECTABLE.get(colours)
+    if ids is None:
+        # The triples of the screen's colours, in the order of SELECTIONS (both are
+        # lexicographic combinations of sorted colour indices).
+        offset = action_id("select", 0)
+        allowed = sorted(COLOUR_INDEX[c] for c in colours)
+        ids = _SELECTABLE[colours] = [offset + SELECTION_INDEX[s] for s in combinations(allowed, 3)]
+    return ids
 
 
 @resolve("select")
@@ -227,8 +248,7 @@ def _deploy_assistants(state: Board, t: Task) -> None:
 @options("red_assistant")
 def _red_assistant_options(state: Board, t: Task) -> list[int]:
     a = state.players[t["p"]].assistants
-    free = [s for s in SECTORS if a.get(s, 0) < (3 if s == "souk" else 1)]
-    return [action_id("sector", SECTOR_INDEX[s]) for s in free]
+    return [_SECTOR + i for i, s in enumerate(SECTORS) if a.get(s, 0) < (3 if s == "souk" else 1)]
 
 
 @resolve("red_assistant")
@@ -241,26 +261,35 @@ def _red_assistant(state: Board, t: Task, a: Action) -> None:
 # -- phase 2 ----------------------------------------------------------------------------
 def claimable(state: Board, p: int) -> list[str]:
     """Colours player ``p`` may claim from the display now."""
-    return [c for c in KESHI_COLOURS if state.display[c] and sectors.room(state, p, c) > 0]
+    display = state.display
+    return [c for c in KESHI_COLOURS if display[c] and sectors.room(state, p, c) > 0]
 
 
 @task("claim_turn")
 def _claim_turn(state: Board, t: Task) -> None:
     k = t["k"]
-    n = state.num_players
+    n = len(state.players)
     if k == 0:
         for pl in state.players:
             pl.forfeit = False
     for step in range(n):
-        p = order(state)[(k + step) % n]
+        p = (state.start + k + step) % n  # the (k + step)-th player in turn order
         pl = state.players[p]
         if pl.forfeit:
             continue
-        if not claimable(state, p) and not module_claims(state, p):
+        opts = _claim_options(state, {"p": p})
+        if not opts:
             # A player whose only claimable colours are full sectors forfeits the phase.
             pl.forfeit = True
             continue
-        push(state, ask("claim", p), T("claim_turn", k=k + step + 1))
+        # The claim, then the next claim turn. The decision comes with the options just
+        # listed, the same advance would list at once (unless a module redirects it); the
+        # tasks are spelt out rather than made by ask, T and push: this runs for every
+        # claim of the game.
+        claim = {"t": "ask", "k": "claim", "p": p}
+        if "claim" not in state.game.hooks.redirects:
+            claim["o"] = opts
+        state.stack += ({"t": "claim_turn", "k": k + step + 1}, claim)
         return
     # Ruling: keshis nobody may claim stay in the tower base ("must leave the other in the
     # tower base") and can be claimed in a later round.
@@ -273,12 +302,15 @@ def module_claims(state: Board, p: int) -> list[int]:
 
 @options("claim_second")
 def _claim_second_options(state: Board, t: Task) -> list[int]:
-    return [action_id("colour", COLOUR_INDEX[c]) for c in claimable(state, t["p"])]
+    return [_COLOUR + COLOUR_INDEX[c] for c in claimable(state, t["p"])]
 
 
 @options("claim")
 def _claim_options(state: Board, t: Task) -> list[int]:
-    return _claim_second_options(state, t) + module_claims(state, t["p"])
+    out = _claim_second_options(state, t)
+    if state.game.hooks.claim_options:
+        out += module_claims(state, t["p"])
+    return out
 
 
 @resolve("claim")
@@ -307,7 +339,7 @@ def _claim_second(state: Board, t: Task, a: Action) -> None:
 def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
     state.players[p].held.extend([colour] * n)
-    push(state, *[T("deploy", p=p, c=colour, src="held") for _ in range(n)])
+    state.stack += [{"t": "deploy", "p": p, "c": colour, "src": "held"} for _ in range(n)]
 
 
 # -- phase 3 ----------------------------------------------------------------------------
@@ -316,17 +348,20 @@ def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
     if k >= state.num_players:
         return
-    p = order(state)[k]
+    p = (state.start + k) % len(state.players)  # the k-th player in turn order
     state.turn = p
     hooks = state.game.hooks.turn_tasks
-    push(
-        state,
-        *[x for turn_tasks in hooks for x in turn_tasks(state, p, "start")],
-        ask("assistant", p),
-        *[x for turn_tasks in hooks for x in turn_tasks(state, p, "end")],
-        T("end_turn", p=p),
-        T("assist_turn", k=k + 1),
-    )
+    start = [x for turn_tasks in hooks for x in turn_tasks(state, p, "start")]
+    end = [x for turn_tasks in hooks for x in turn_tasks(state, p, "end")]
+    # push(state, *start, ask("assistant", p), *end, T("end_turn", p=p),
+    # T("assist_turn", k=k + 1)), spelt out: it runs for every turn of the game.
+    stack = state.stack
+    stack += ({"t": "assist_turn", "k": k + 1}, {"t": "end_turn", "p": p}, *reversed(end))
+    stack += ({"t": "ask", "k": "assistant", "p": p}, *reversed(start))
+
+
+#: Id of ``assistant:<first sector>/keshi``; sector ``i``'s two actions follow at 2 * i.
+_ASSISTANT = action_id("assistant")
 
 
 @options("assistant")
@@ -336,13 +371,14 @@ def _assistant_options(state: Board, t: Task) -> list[int]:
     for s, n in state.players[p].assistants.items():
         if n <= 0:
             continue
-        i = SECTOR_INDEX[s]
+        keshi = _ASSISTANT + 2 * SECTOR_INDEX[s]
         if s == "souk" or sectors.room(state, p, s) > 0:
-            out.append(action_id("assistant", 2 * i))
+            out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).
-        out.append(action_id("assistant", 2 * i + 1))
-    return sorted(out)
+        out.append(keshi + 1)
+    out.sort()
+    return out
 
 
 @resolve("assistant")
@@ -352,18 +388,21 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     use_action = a.arg % 2 == 1
     state.players[p].assistants[s] -= 1
     if use_action:
-        work = T("action", p=p, s=s)
+        work = {"t": "action", "p": p, "s": s}
     elif s == "souk":
-        work = ask("souk_keshi", p)
+        work = {"t": "ask", "k": "souk_keshi", "p": p}
     else:
-        work = T("deploy", p=p, c=s, src="supply")
-    # The water vendor's water comes first; then the assistant's work; then the next one.
-    push(state, T("vendor_water", p=p, s=s, action=use_action), work, ask("assistant", p))
+        work = {"t": "deploy", "p": p, "c": s, "src": "supply"}
+    # The water vendor's water comes first (what it triggers is pushed over the work);
+    # then the assistant's work; then the next assistant. (The tasks are spelt out, not
+    # made by T and ask: this runs for every assistant of the game.)
+    state.stack += ({"t": "ask", "k": "assistant", "p": p}, work)
+    sectors.vendor_water(state, p, s, use_action)
 
 
 @options("souk_keshi")
 def _souk_keshi_options(state: Board, t: Task) -> list[int]:
-    return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS]
+    return [_COLOUR + COLOUR_INDEX[c] for c in GOODS]
 
 
 @resolve("souk_keshi")
@@ -384,28 +423,41 @@ def _end_turn(state: Board, t: Task) -> None:
     refill_display(state)
 
 
+#: The scroll stacks of each colour: 3 stacks each.
+_SCROLL_GROUPS = tuple(range(3 * g, 3 * g + 3) for g in range(len(SCROLL_COLOURS)))
+
+
 def refill_display(state: Board) -> None:
     """Restock empty souk shops and scroll stacks and reveal every top."""
-    _refill(state.shops, state.shop_open, range(len(state.shops)))
-    for g in range(len(SCROLL_COLOURS)):
-        _refill(state.stacks, state.stack_open, range(3 * g, 3 * g + 3))
+    if not all(state.shops):
+        _refill(state.shops, range(len(state.shops)))
+    if not all(state.stacks):
+        for group in _SCROLL_GROUPS:
+            _refill(state.stacks, group)
+    state.shop_open[:] = map(bool, state.shops)
+    state.stack_open[:] = map(bool, state.stacks)
 
 
-def _refill(stacks: list[list[int]], shown: list[bool], group: range) -> None:
+def _refill(stacks: list[list[int]], group: range) -> None:
     """Refill each empty stack of ``group`` with the lower half (rounded down) of the
-    largest other stack of the group, then reveal every top.
+    largest other stack of the group.
 
     Ruling: shops are restocked at the end of the turn, with the reveals, and from the
     lower half of the largest stack (as for scrolls); ties go to the leftmost stack.
     """
+    sizes = [len(stacks[i]) for i in group]
+    if not sizes or min(sizes) or max(sizes) < 2:
+        return  # no empty stack, or none with a lower half to give
     for i in group:
         if not stacks[i]:
-            donor = max((j for j in group if j != i), key=lambda j: (len(stacks[j]), -j))
+            donor = i  # the largest other stack, the leftmost of equals
+            for j in group:
+                if len(stacks[j]) > len(stacks[donor]):
+                    donor = j
             half = len(stacks[donor]) // 2
-            stacks[i] = stacks[donor][:half]
-            stacks[donor] = stacks[donor][half:]
-    for i in group:
-        shown[i] = bool(stacks[i])
+            if half:
+                stacks[i] = stacks[donor][:half]
+                stacks[donor] = stacks[donor][half:]
 
 
 # -- phase 4 ----------------------------------------------------------------------------

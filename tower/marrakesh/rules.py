@@ -1,9 +1,12 @@
 """The rules machine: the stack of tasks and pending decisions, legal actions, apply.
 
 Everything the game does is a *task* on ``state.stack`` (a small dict naming a handler in
-:data:`TASKS`) or a *pending decision* (``{"t": "ask", "k": kind, "p": player}``) whose
-options come from :data:`OPTIONS` and whose chosen action is carried out by
-:data:`RESOLVE`. :func:`advance` runs tasks until a decision with two or more options, the
+the game's ``ruleset.tasks``) or a *pending decision* (``{"t": "ask", "k": kind, "p":
+player}``) whose options come from ``ruleset.options`` and whose chosen action is carried
+out by ``ruleset.resolve``. A game's rule set is the core's (:data:`CORE`, filled by the
+decorators :func:`task`, :func:`options`, :func:`resolve`, :func:`label` in the rule
+files) merged with those of its enabled modules (:attr:`Module.adds`).
+:func:`advance` runs tasks until a decision with two or more options, the
 simultaneous keshi selection, the tower throw (a chance node) or the end of the game is on
 top. A decision with a single option is taken automatically (unless
 ``GameConfig.ask_single``); one with none is skipped.
@@ -20,33 +23,31 @@ The rules work on a :class:`~tower.marrakesh.board.Board` (a position's data; ev
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import TowerError
 from tower.marrakesh.actions import ACTIONS, OFFSETS, RESOURCES, Action, num_actions, words
 from tower.marrakesh.config import CHANCE, SIMULTANEOUS, TERMINAL
-from tower.pieces import Kind, Piece
+from tower.marrakesh.hooks import REGISTRY, Label, RuleSet
+from tower.marrakesh.tasks import Task
+from tower.pieces import KESHI_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.board import Board, Player
 
-Task = dict[str, Any]
-
-#: task name -> handler(state, task)
-TASKS: dict[str, Callable[[Board, Task], None]] = {}
-#: decision kind -> options(state, task) -> action ids
-OPTIONS: dict[str, Callable[[Board, Task], list[int]]] = {}
-#: decision kind -> resolve(state, task, action)
-RESOLVE: dict[str, Callable[[Board, Task, Action], None]] = {}
-
-
-#: What a labeller returns: a sentence, or ``(sentence, gives, costs)``.
-Label = str | tuple[str, Mapping[str, int], Mapping[str, int]]
-#: decision kind -> labeller(state, task, action): the action in words (:func:`describe`);
-#: ``"<kind>/<action kind>"`` labels the options a module adds to another's decision.
-LABELS: dict[str, Callable[[Board, Task, Action], Label]] = {}
+#: The core's rules: its tasks, decisions, labels and effects (a module keeps its own).
+CORE = RuleSet()
+#: The core's task name -> handler(state, task)
+TASKS = CORE.tasks
+#: The core's decision kind -> options(state, task) -> action ids
+OPTIONS = CORE.options
+#: The core's decision kind -> resolve(state, task, action)
+RESOLVE = CORE.resolve
+#: The core's decision kind -> labeller(state, task, action): the action in words
+#: (:func:`describe`).
+LABELS = CORE.labels
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,9 @@ class Decision:
     what the action brings and takes where it is known when it is chosen (keys such as
     ``water``, ``dates``, ``dinars``, ``wood``, ``points``, ``red keshis``; empty when the
     label says it all). ``kind`` is the decision kind (``"claim"``, ``"gems_souk"``, ...),
-    ``player`` who decides, ``action`` the action (its ``id`` is the stable integer)."""
+    ``player`` who decides, ``action`` the action (its ``id`` is the stable integer).
+    ``private``: only the deciding player may read the label (a choice among hidden cards
+    or offers: a kind labelled with ``private=True``); others see the plain action."""
 
     action: Action
     kind: str
@@ -66,46 +69,36 @@ class Decision:
     label: str
     gives: Mapping[str, int] = field(default_factory=dict)
     costs: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def private(self) -> bool:
-        """Whether only the deciding player may read the label (a choice among hidden
-        cards or offers: :data:`PRIVATE`); others see the plain action."""
-        return self.kind in PRIVATE
+    private: bool = False
 
 
-#: Decision kinds whose options only their player sees (the phase-1 selection and the
-#: kinds a module registers with ``label(kind, private=True)``).
-PRIVATE: set[str] = {"select"}
+#: The core's decision kinds whose options only their player sees.
+PRIVATE = CORE.private
+PRIVATE.add("select")
+#: The core's decision kind -> the label of its ``pass`` action.
+PASSING = CORE.passing
+
+#: The core's decorators: ``@task(name)``, ``@options(kind)``, ``@resolve(kind)``,
+#: ``@label(kind, private=False, passing="")`` and ``phrase(kind, text)`` (see
+#: :class:`~tower.marrakesh.hooks.RuleSet`).
+task = CORE.task
+options = CORE.option
+resolve = CORE.resolution
+label = CORE.label
+phrase = CORE.phrase
 
 
-#: decision kind -> the label of its ``pass`` action (else the labeller says it).
-PASSING: dict[str, str] = {}
+def known() -> RuleSet:
+    """The core's rule set merged with that of every registered module, on or off: what
+    some game may use (a game's own is ``Game.ruleset``)."""
+    mods = tuple(REGISTRY.values())
+    return CORE.merged(*(m.adds for m in mods), where=[m.name for m in mods])
 
 
-def label(
-    kind: str, private: bool = False, passing: str = ""
-) -> Callable[[Callable[..., Label]], Callable[..., Label]]:
-    """Register the labeller of a decision kind: ``fn(state, task, action) -> Label``;
-    ``private``: its options are hidden from the other players (:attr:`Decision.private`);
-    ``passing``: the label of its ``pass`` action (the labeller then never sees one)."""
-
-    def deco(fn: Callable[..., Label]) -> Callable[..., Label]:
-        LABELS[kind] = fn
-        if private:
-            PRIVATE.add(kind)
-        if passing:
-            PASSING[kind] = passing
-        return fn
-
-    return deco
-
-
-def phrase(kind: str, text: str, passing: str = "pass") -> None:
-    """Label a decision whose actions' own words suffice: ``text`` with ``{}`` standing
-    for them (:func:`tower.marrakesh.actions.words`); ``passing`` is the label of
-    ``pass``."""
-    label(kind, passing=passing)(lambda state, t, a: text.format(words(a)))
+def decision_kinds() -> list[str]:
+    """Every decision kind of the core and of every registered module, sorted: the same
+    list in every game, whatever modules it switches on (the observation's one-hot)."""
+    return sorted(known().options)
 
 
 class IllegalActionError(TowerError, ValueError):
@@ -117,43 +110,15 @@ class IllegalActionError(TowerError, ValueError):
         super().__init__(f"illegal action {action}: {reason}")
 
 
-def task(name: str) -> Callable[[Callable[[Board, Task], None]], Callable[[Board, Task], None]]:
-    """Register a task handler."""
-
-    def deco(fn: Callable[[Board, Task], None]) -> Callable[[Board, Task], None]:
-        TASKS[name] = fn
-        return fn
-
-    return deco
-
-
-def options(kind: str) -> Callable[[Callable[..., list[int]]], Callable[..., list[int]]]:
-    """Register the option generator of a decision kind."""
-
-    def deco(fn: Callable[..., list[int]]) -> Callable[..., list[int]]:
-        OPTIONS[kind] = fn
-        return fn
-
-    return deco
-
-
-def resolve(kind: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Register the resolution of a decision kind."""
-
-    def deco(fn: Callable[..., None]) -> Callable[..., None]:
-        RESOLVE[kind] = fn
-        return fn
-
-    return deco
-
-
 # -- building tasks ---------------------------------------------------------------------
 def T(name: str, **kw: Any) -> Task:
-    return {"t": name, **kw}
+    """A task for the handler ``name`` with the fields ``kw`` (:class:`Task`)."""
+    return {"t": name, **kw}  # type: ignore[return-value,typeddict-item]
 
 
 def ask(kind: str, p: int, **kw: Any) -> Task:
-    return {"t": "ask", "k": kind, "p": p, **kw}
+    """A pending decision of ``kind`` for player ``p`` with the fields ``kw``."""
+    return {"t": "ask", "k": kind, "p": p, **kw}  # type: ignore[return-value,typeddict-item]
 
 
 def push(state: Board, *items: Task) -> None:
@@ -184,8 +149,7 @@ def add_wood(state: Board, p: int, n: int) -> None:
 
 
 def has_mod(state: Board, p: int, name: str) -> bool:
-    mods = state.game.modifiers
-    return any(mods.get(s) == name for s in state.players[p].scrolls)
+    return name in map(state.game.modifiers.get, state.players[p].scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
@@ -199,16 +163,15 @@ def mod_values(state: Board, p: int, name: str) -> list[Any]:
 
 def can_pay(state: Board, p: int, cost: dict[str, int]) -> bool:
     pl = state.players[p]
-    short = {r: cost.get(r, 0) - getattr(pl, r) for r in RESOURCES}
-    if short["water"] > 0 or short["dates"] > 0:
+    water = cost.get("water", 0) - pl.water
+    dates = cost.get("dates", 0) - pl.dates
+    if water > 0 or dates > 0:
         return False
-    if short["dinars"] <= 0:
+    dinars = cost.get("dinars", 0) - pl.dinars
+    if dinars <= 0:
         return True
     # Scroll 33: dates and water may stand in for dinars (never the other way round).
-    return (
-        has_mod(state, p, "dinars_substitute")
-        and -short["water"] - short["dates"] >= short["dinars"]
-    )
+    return has_mod(state, p, "dinars_substitute") and -water - dates >= dinars
 
 
 def pay(state: Board, p: int, cost: dict[str, int]) -> None:
@@ -287,6 +250,8 @@ def advance(state: Board) -> None:
     ``config.ask_single`` is set (then only a decision without options is skipped)."""
     stack = state.stack
     ask_single = state.game.config.ask_single
+    rs = state.game.ruleset
+    redirects = state.game.hooks.redirects
     while stack:
         top = stack[-1]
         t = top["t"]
@@ -294,19 +259,26 @@ def advance(state: Board) -> None:
             opts = top.get("o")
             if opts is None:
                 # A module may answer a core decision its own way (Module.redirects).
-                top["k"] = state.game.hooks.redirects.get(top["k"], top["k"])
-                opts = top["o"] = OPTIONS[top["k"]](state, top)
+                kind = top["k"]
+                if kind in redirects:
+                    kind = top["k"] = redirects[kind]
+                opts = top["o"] = rs.options[kind](state, top)
             if len(opts) > 1 or (opts and ask_single):
                 return
             stack.pop()
             if opts:
-                RESOLVE[top["k"]](state, top, ACTIONS[opts[0]])
+                rs.resolve[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
-            for p in pending_players(state):
-                opts = OPTIONS["select"](state, {"p": p})
-                if len(opts) == 1 and not ask_single:
-                    top["chosen"][str(p)] = opts[0]
-            if pending_players(state):
+            chosen = top["chosen"]
+            waiting = False  # a pending player with a real choice
+            for p, a in chosen.items():
+                if a is None:
+                    opts = OPTIONS["select"](state, {"p": int(p)})
+                    if len(opts) == 1 and not ask_single:
+                        chosen[p] = opts[0]
+                    else:
+                        waiting = True
+            if waiting:
                 return
             stack.pop()
             RESOLVE["select"](state, top, ACTIONS[0])
@@ -314,7 +286,7 @@ def advance(state: Board) -> None:
             return
         else:
             stack.pop()
-            TASKS[t](state, top)
+            rs.tasks[t](state, top)
 
 
 def legal_ids(state: Board, player: int | None = None) -> list[int]:
@@ -340,13 +312,14 @@ def describe(state: Board, action: Action, player: int | None = None) -> Decisio
         kind, p = top["k"], top["p"]
     else:
         kind, p = "select", pending_players(state)[0] if player is None else player
-    fn = LABELS.get(f"{kind}/{action.kind}") or LABELS.get(kind)
-    if action.kind == "pass" and kind in PASSING:
-        out: Label = PASSING[kind]
+    rs = state.game.ruleset
+    fn = rs.labels.get(f"{kind}/{action.kind}") or rs.labels.get(kind)
+    if action.kind == "pass" and kind in rs.passing:
+        out: Label = rs.passing[kind]
     else:
         out = fn(state, top, action) if fn is not None else words(action)
     text, gives, costs = (out, {}, {}) if isinstance(out, str) else out
-    return Decision(action, kind, p, text, dict(gives), dict(costs))
+    return Decision(action, kind, p, text, dict(gives), dict(costs), kind in rs.private)
 
 
 def as_action(action: Action | int | str) -> Action:
@@ -400,14 +373,8 @@ def apply(state: Board, action: Action, player: int | None) -> None:
         )
     state.stack.pop()
     state.history.append(f"{p} {action}")
-    RESOLVE[top["k"]](state, top, action)
+    state.game.ruleset.resolve[top["k"]](state, top, action)
     advance(state)
-
-
-#: throw kind -> handler(state, throw task, pieces out) for what the throw's pieces do.
-AFTER_THROW: dict[str, Callable[[Board, Task, list[Piece]], None]] = {}
-#: piece kind -> handler(state, piece) for a non-keshi piece falling out of a round's throw.
-PIECE_OUT: dict[Kind, Callable[[Board, Piece], None]] = {}
 
 
 def thrown(state: Board, top: Task) -> list[Piece]:
@@ -418,7 +385,11 @@ def thrown(state: Board, top: Task) -> list[Piece]:
         return [Piece.parse(s) for s in top["pieces"]]
     hands = [c for pl in state.players for c in pl.hand]
     extra = [Piece.parse(s) for s in top.get("extra", ())]
-    return [Piece.keshi(c) for c in hands + state.carry] + extra
+    return [_KESHIS[c] for c in hands + state.carry] + extra
+
+
+#: colour -> its keshi (a frozen value, made once rather than for every keshi thrown).
+_KESHIS: dict[str, Piece] = {c: Piece.keshi(c) for c in KESHI_COLOURS}
 
 
 def _round_throw_done(state: Board, top: Task, out: list[Piece]) -> None:
@@ -430,15 +401,15 @@ def _round_throw_done(state: Board, top: Task, out: list[Piece]) -> None:
         if piece.kind is Kind.KESHI:
             state.display[piece.colour] += 1
         else:
-            PIECE_OUT[piece.kind](state, piece)
+            state.game.ruleset.piece_out[piece.kind](state, piece)
 
 
-AFTER_THROW["round"] = _round_throw_done
+CORE.after_throw["round"] = _round_throw_done
 
 
 def chance_outcomes(state: Board) -> list[tuple[tuple[str, ...], float]]:
     if not state.stack or state.stack[-1]["t"] != "throw":
-        raise ValueError("not a chance node")
+        raise IllegalActionError("chance_outcomes", "not a chance node")
     law = state.game.config.tower.distribution(state.tower, thrown(state, state.stack[-1]))
     return [(tuple(str(p) for p in out), prob) for out, prob in law.items()]
 
@@ -453,6 +424,6 @@ def sample_chance(state: Board, rng: random.Random | None) -> list[str]:
     state.history.append(
         "chance " + ",".join(p.colour if p.kind is Kind.KESHI else str(p) for p in out)
     )
-    AFTER_THROW[top.get("after", "round")](state, top, list(out))
+    state.game.ruleset.after_throw[top.get("after", "round")](state, top, list(out))
     advance(state)
     return names

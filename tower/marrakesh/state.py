@@ -103,7 +103,7 @@ class State(Board):
         """Apply a legal action; raises :class:`IllegalActionError` and changes nothing
         if it is not legal. At a simultaneous node ``player`` says whose choice it is
         (default: the first pending player)."""
-        rules.apply(self, rules.as_action(action), player)
+        rules.apply(self, action if type(action) is Action else rules.as_action(action), player)
 
     def chance_outcomes(self) -> list[tuple[tuple[str, ...], float]]:
         """Exact law of the keshis coming out of the tower at a chance node, as

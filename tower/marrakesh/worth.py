@@ -6,8 +6,7 @@ one) and by the final scoring (:mod:`tower.marrakesh.scoring`), so it sits below
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tower.marrakesh.actions import VENDOR_SECTORS
 
@@ -25,10 +24,6 @@ def filled(state: Board, p: int, sector: str) -> bool:
     return pl.keshis[sector] >= 8 and sector in pl.vendors
 
 
-#: Oasis kinds added by modules: kind -> value(state, player, oasis entry).
-OASIS_KINDS: dict[str, Callable[[Board, int, dict[str, Any]], int]] = {}
-
-
 def oasis_value(state: Board, p: int, oid: int, consume: bool = False) -> int:
     """Points oasis ``oid`` is worth to player ``p`` now. With ``consume`` the resources
     an oasis 19-21 asks for are returned to the supply.
@@ -39,8 +34,9 @@ def oasis_value(state: Board, p: int, oid: int, consume: bool = False) -> int:
     o = state.game.components.oases[oid]
     pl = state.players[p]
     kind = o["kind"]
-    if kind in OASIS_KINDS:
-        return OASIS_KINDS[kind](state, p, o)
+    added = state.game.ruleset.oasis_kinds.get(kind)  # an oasis kind of a module
+    if added is not None:
+        return added(state, p, o)
     if kind == "gates":
         return o["points"] * sum(g in o["colours"] for g in pl.gates if g is not None)
     if kind == "keshis":

@@ -41,9 +41,10 @@ Examples
 --------
 >>> import random
 >>> from tower.model import load_shipped
->>> sampler = load_shipped("marrakesh").sampler  # doctest: +SKIP
+>>> sampler = load_shipped("marrakesh").sampler
 >>> out, inside = sampler.throw([], [("keshi", i) for i in range(12)], 0, random.Random(1))
-... # doctest: +SKIP
+>>> sorted([*out, *(payload for *_, payload in inside)]) == list(range(12))
+True
 
 Contexts: a throw of 9 keshis and 2 experts into a tower holding one pawn on floor 1
 (entered in throw 0, so aged 3 at throw 3):
@@ -83,7 +84,7 @@ MAKEUP: dict[str, str] = {"w": "pawn", "x": "expert"}
 
 #: A resident as the sampler sees it: (class, place, since, payload). A fresh piece:
 #: (class, payload). Payloads are carried through untouched (pieces, ids, ...).
-Resident = tuple[str, str, int, Any]
+SampledResident = tuple[str, str, int, Any]
 
 
 def bucket_table(edges: Sequence[int]) -> list[int]:
@@ -295,11 +296,11 @@ class ReferenceSampler:
 
     def throw(
         self,
-        residents: Sequence[Resident],
+        residents: Sequence[SampledResident],
         fresh: Sequence[tuple[str, Any]],
         throws: int,
         rng: random.Random,
-    ) -> tuple[list[Any], list[Resident]]:
+    ) -> tuple[list[Any], list[SampledResident]]:
         """One throw. ``throws`` is the index of this throw (residents have ``since < throws``).
 
         Returns the payloads that came out and the residents after the throw (fresh
@@ -309,7 +310,7 @@ class ReferenceSampler:
         """
         gone = 0
         out: list[Any] = []
-        after: list[Resident] = []
+        after: list[SampledResident] = []
         for name, cls, ctx, members in groups(residents, fresh, throws, self.age_cap):
             m = ctx[0]
             counts = self.outcome(name, (*ctx, gone), rng)
@@ -374,7 +375,10 @@ def _single(i: int) -> Any:
 
 
 def groups(
-    residents: Sequence[Resident], fresh: Sequence[tuple[str, Any]], throws: int, age_cap: int
+    residents: Sequence[SampledResident],
+    fresh: Sequence[tuple[str, Any]],
+    throws: int,
+    age_cap: int,
 ) -> list[tuple[str, str, tuple[int, ...], list[tuple[int, Any]]]]:
     """The groups of a throw in visiting order: (name, class, context, members).
 

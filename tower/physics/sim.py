@@ -15,10 +15,13 @@ and restoring replays them, so the restored tower still continues bit for bit.
 
 Examples
 --------
->>> from tower.geometry import load_preset  # doctest: +SKIP
->>> sim = TowerSim(load_preset("marrakesh"), seed=1)  # doctest: +SKIP
->>> result = sim.throw(mixed_keshis(12))  # doctest: +SKIP
->>> len(result.out) + len(result.inside) >= 12  # doctest: +SKIP
+Every piece thrown is out or inside after the throw:
+
+>>> from tower.geometry import load_preset
+>>> from tower.pieces import mixed_keshis
+>>> sim = TowerSim(load_preset("marrakesh"), seed=1)
+>>> result = sim.throw(mixed_keshis(12))
+>>> sorted([*result.out, *result.inside]) == list(result.thrown) == list(range(12))
 True
 """
 

@@ -205,7 +205,7 @@ class TensorLayout:
         self.n_offices = max(c.exchange_offices)
         self.n_river = max(c.river_tiles)
         self.n_towns = max(c.desert_towns)
-        self.decisions = sorted(rules.OPTIONS)
+        self.decisions = rules.decision_kinds()
         self.n_stacks = 3 * len(c["scroll_groups"])
         self.n_shops = c["setup"]["luxury_shops"]
         self.n_jetty = len(c["river"]["jetty_spots"])

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh.actions import ACTIONS, COLOUR_INDEX, GOODS, RESOURCES, Action, action_id
 from tower.marrakesh.components import Components, check_effects, entries
-from tower.marrakesh.effects import SPECIALS, Effect, run_effects
-from tower.marrakesh.hooks import Module, register
+from tower.marrakesh.effects import Effect, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.labels import a_an, amounts, describe_effects
 from tower.marrakesh.rules import (
     LABELS,
@@ -44,16 +44,11 @@ from tower.marrakesh.rules import (
     Task,
     ask,
     can_pay,
-    label,
     mod_values,
-    options,
     pay,
     pay_any,
-    phrase,
     push,
-    resolve,
     score,
-    task,
     total_resources,
 )
 from tower.marrakesh.sectors import returnable
@@ -62,24 +57,15 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
 
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
+
 NAME = "alms"
 #: The Walls & Guards tiles' ids among the alms: 12 + their own id.
 WG_OFFSET = 12
 COSTS = frozenset({"points", "water", "dates", "dinars", "wood", "goods", "resources", "workers"})
 #: Keshis that are no goods ("worker keshis") and can be given up from the board.
 WORKERS = ("green", "gray", "white", "black", "pink", "turquoise")
-
-
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    tiles = entries(path, data, "alms", 12)
-    for tid, tile in {**tiles, **{WG_OFFSET + k: t for k, t in _wg_rows(data).items()}}.items():
-        for half in ("upper", "lower"):
-            where = f"alms {tid}.{half}"
-            option = tile.get(half)
-            if not isinstance(option, dict) or not set(option.get("cost", {})) <= COSTS:
-                raise InputFileError(path, f"needs a cost of {sorted(COSTS)}", field=where)
-            check_effects(path, f"{where}.gain", option.get("gain"))
-    return {"alms": tiles}
 
 
 def _wg_rows(data: dict[str, Any]) -> dict[int, Any]:
@@ -97,23 +83,7 @@ def face_up(state: State) -> dict[str, Any] | None:
 
 
 # -- setup and the rounds ---------------------------------------------------------------
-def setup(state: State) -> None:
-    cfg = state.game.components["alms_setup"]
-    bottom, top = list(cfg["bottom"]), list(cfg["top"])
-    if "walls_guards" in state.game.config.modules:
-        # Ruling: "the new ... alms tiles are shuffled into their corresponding stacks"
-        # (Walls & Guards): each joins the pile whose tiles give up as many points as it
-        # does (13: 3 points, the top pile; 14: 6 points, the bottom pile), so 14 tiles
-        # serve the 12 rounds and the last 2 of the bottom pile stay unused.
-        top.append(WG_OFFSET + 1)
-        bottom.append(WG_OFFSET + 2)
-    state.rng.shuffle(bottom)
-    state.rng.shuffle(top)
-    deck = bottom + top  # the top of the deck is the end of the list
-    state.ext[NAME] = {"up": deck.pop(), "deck": deck}
-
-
-@task("alms_next")
+@ADDS.task("alms_next")
 def _alms_next(state: State, t: Task) -> None:
     """The round's tile goes back to the box; the next one is turned face up."""
     alms = state.ext[NAME]
@@ -144,7 +114,7 @@ def affordable(state: State, p: int, option: dict[str, Any]) -> bool:
     )
 
 
-@options("alms_souk")
+@ADDS.option("alms_souk")
 def _alms_souk_options(state: State, t: Task) -> list[int]:
     # The core's souk options without the exchange office (goods keshis exchanged there).
     out = [i for i in OPTIONS["souk"](state, t) if ACTIONS[i].kind != "colour"]
@@ -156,7 +126,7 @@ def _alms_souk_options(state: State, t: Task) -> list[int]:
     return sorted(out)
 
 
-@resolve("alms_souk")
+@ADDS.resolution("alms_souk")
 def _alms_souk(state: State, t: Task, a: Action) -> None:
     if a.kind != "choice":
         RESOLVE["souk"](state, t, a)
@@ -192,7 +162,7 @@ def worker_keshis(state: State, p: int) -> int:
     return green + sum(pl.keshis[c] for c in WORKERS if c != "green")
 
 
-@options("alms_keshi")
+@ADDS.option("alms_keshi")
 def _alms_keshi_options(state: State, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     if t["among"] == "goods":
@@ -202,7 +172,7 @@ def _alms_keshi_options(state: State, t: Task) -> list[int]:
     return [action_id("colour", COLOUR_INDEX[c]) for c in among]
 
 
-@resolve("alms_keshi")
+@ADDS.resolution("alms_keshi")
 def _alms_keshi(state: State, t: Task, a: Action) -> None:
     # Ruling: a pink worker keshi given up leaves its main-square space (the rightmost
     # one taken), so the square and its keshis agree.
@@ -217,7 +187,7 @@ def _alms_keshi(state: State, t: Task, a: Action) -> None:
 
 
 # -- named decisions --------------------------------------------------------------------
-@label("alms_souk")
+@ADDS.label("alms_souk")
 def _alms_souk_label(state: State, t: Task, a: Action) -> Label:
     if a.kind != "choice":
         return LABELS["souk"](state, t, a)
@@ -231,13 +201,13 @@ def _alms_souk_label(state: State, t: Task, a: Action) -> Label:
     )
 
 
-@label("alms_keshi")
+@ADDS.label("alms_keshi")
 def _alms_keshi_label(state: State, t: Task, a: Action) -> Label:
     c = KESHI_COLOURS[a.arg]
     return f"give up {a_an(c)} keshi", {}, {f"{c} keshis": 1}
 
 
-phrase("alms_gate", "take {} as a city gate (no points)")
+ADDS.phrase("alms_gate", "take {} as a city gate (no points)")
 
 
 # -- the free city gate -----------------------------------------------------------------
@@ -246,13 +216,13 @@ def _alms_gate(state: State, p: int, e: Effect) -> None:
         push(state, ask("alms_gate", p))
 
 
-@options("alms_gate")
+@ADDS.option("alms_gate")
 def _alms_gate_options(state: State, t: Task) -> list[int]:
     w = state.game.components["alms_setup"]["gate_workshop"]
     return [action_id("gate", 12 * w + COLOUR_INDEX[c]) for c in sorted(set(state.workshops[w]))]
 
 
-@resolve("alms_gate")
+@ADDS.resolution("alms_gate")
 def _alms_gate_resolve(state: State, t: Task, a: Action) -> None:
     # "This city gate brings 0 points (instead of negative points) and only the keshi
     # itself." Ruling: the colour-matching bonus of the gate space is the space's, not
@@ -264,7 +234,7 @@ def _alms_gate_resolve(state: State, t: Task, a: Action) -> None:
     push(state, ask("gate_space", p, c=KESHI_COLOURS[colour]), T("deploy_held", p=p, skip=already))
 
 
-SPECIALS["alms_gate"] = _alms_gate
+ADDS.specials["alms_gate"] = _alms_gate
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -286,12 +256,21 @@ class Alms(Module):
     """Alms on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Alms"
     rulebook = "Gems & Experts"
     redirects = (("souk", "alms_souk"),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        tiles = entries(path, data, "alms", 12)
+        for tid, tile in {**tiles, **{WG_OFFSET + k: t for k, t in _wg_rows(data).items()}}.items():
+            for half in ("upper", "lower"):
+                where = f"alms {tid}.{half}"
+                option = tile.get(half)
+                if not isinstance(option, dict) or not set(option.get("cost", {})) <= COSTS:
+                    raise InputFileError(path, f"needs a cost of {sorted(COSTS)}", field=where)
+                check_effects(path, f"{where}.gain", option.get("gain"))
+        return {"alms": tiles}
 
     def components(self, comps: Components) -> Components:
         wg = {WG_OFFSET + k: t for k, t in _wg_rows(comps.raw).items()}
@@ -300,7 +279,19 @@ class Alms(Module):
         )
 
     def setup(self, state: State) -> None:
-        setup(state)
+        cfg = state.game.components["alms_setup"]
+        bottom, top = list(cfg["bottom"]), list(cfg["top"])
+        if "walls_guards" in state.game.config.modules:
+            # Ruling: "the new ... alms tiles are shuffled into their corresponding stacks"
+            # (Walls & Guards): each joins the pile whose tiles give up as many points as it
+            # does (13: 3 points, the top pile; 14: 6 points, the bottom pile), so 14 tiles
+            # serve the 12 rounds and the last 2 of the bottom pile stay unused.
+            top.append(WG_OFFSET + 1)
+            bottom.append(WG_OFFSET + 2)
+        state.rng.shuffle(bottom)
+        state.rng.shuffle(top)
+        deck = bottom + top  # the top of the deck is the end of the list
+        state.ext[NAME] = {"up": deck.pop(), "deck": deck}
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
         return [T("alms_next")] if when == "end" else []

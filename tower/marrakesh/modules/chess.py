@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, check_colours, read
+from tower.marrakesh.module_data import DATA, check_colours, read
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
@@ -82,17 +82,6 @@ def extend(comps: Components) -> Components:
     return dataclasses.replace(comps, luxuries={**comps.luxuries, **sets})
 
 
-def setup(state: State) -> None:
-    """Shuffle 1 random chess set into each luxury-good stack (top = end of the list)."""
-    data = load()
-    sets = sorted(data["chess_set"])
-    state.rng.shuffle(sets)
-    per = data["chess"]["per_shop"]
-    for i, shop in enumerate(state.shops):
-        shop.extend(sets[i * per : (i + 1) * per])
-        state.rng.shuffle(shop)
-
-
 def check(state: State) -> None:
     """Every chess set is in one place at most (a shop or a player's goods; lost ones are in
     the box), and each one a player owns was paid for with its points."""
@@ -120,7 +109,14 @@ class Chess(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Shuffle 1 random chess set into each luxury-good stack (top = end of the list)."""
+        data = load()
+        sets = sorted(data["chess_set"])
+        state.rng.shuffle(sets)
+        per = data["chess"]["per_shop"]
+        for i, shop in enumerate(state.shops):
+            shop.extend(sets[i * per : (i + 1) * per])
+            state.rng.shuffle(shop)
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -40,7 +40,7 @@ import copy
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from tower.errors import InputFileError
+from tower.errors import InputFileError, TowerError
 from tower.marrakesh.actions import (
     COLOUR_INDEX,
     RESOURCES,
@@ -51,21 +51,16 @@ from tower.marrakesh.actions import (
 )
 from tower.marrakesh.components import Components, check_effects, entries
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import amount, describe_effects, effects_label, oasis_text
 from tower.marrakesh.rules import (
     Label,
     T,
     Task,
     ask,
-    label,
-    options,
     order,
-    phrase,
     push,
-    resolve,
     score,
-    task,
 )
 from tower.marrakesh.scoring import provision_cost
 from tower.marrakesh.sectors import buy_gate, discount, spectators
@@ -75,12 +70,15 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
 
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
+
 NAME = "closed_madrasa"
 PASS = action_id("pass")
 POOLS = ("single", "double_goods", "double")
 
 
-class MadrasaSidesError(ValueError):
+class MadrasaSidesError(TowerError, ValueError):
     """A Madrasa board that is not 4 pieces each showing side A or B."""
 
 
@@ -99,19 +97,6 @@ def with_sides(comps: Components, sides: str) -> Components:
     return dataclasses.replace(comps, raw=raw)
 
 
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    scrolls = entries(path, data, "madrasa_scroll", 24)
-    for sid, sc in scrolls.items():
-        if sc.get("area") not in SCROLL_COLOURS or sc.get("side") not in ("A", "B"):
-            raise InputFileError(path, "needs an area and a side", field=f"madrasa_scroll {sid}")
-        if "needs" in sc:
-            check_effects(path, f"madrasa_scroll {sid}.effect_with", sc.get("effect_with"))
-    layout = data["madrasa_layout"]
-    if sum(len(layout[p]) for p in POOLS) != 19:
-        raise InputFileError(path, "the keshi tiles must number 19", field="madrasa_layout")
-    return {"madrasa_scroll": scrolls}
-
-
 # -- the board --------------------------------------------------------------------------
 def _cfg(state: State) -> dict[str, Any]:
     return state.game.components["madrasa"]
@@ -119,12 +104,28 @@ def _cfg(state: State) -> dict[str, Any]:
 
 def board(state: State) -> list[list[int]]:
     """The 3 scroll ids of each area (gray, yellow, pink, orange) on the sides in play."""
-    scrolls = state.game.components.tables["madrasa_scroll"]
-    sides = _cfg(state)["sides"]
-    return [
-        sorted(sid for sid, sc in scrolls.items() if sc["area"] == area and sc["side"] == side)
-        for area, side in zip(SCROLL_COLOURS, sides, strict=True)
-    ]
+    return [list(ids) for ids in _board(state)]
+
+
+#: id of a game's components -> (the components, :func:`board` of them).
+_BOARDS: dict[int, tuple[Any, tuple[tuple[int, ...], ...]]] = {}
+
+
+def _board(state: State) -> tuple[tuple[int, ...], ...]:
+    """:func:`board`, found once per game's components (it reads only them)."""
+    comps = state.game.components
+    hit = _BOARDS.get(id(comps))
+    if hit is None or hit[0] is not comps:
+        scrolls = comps.tables["madrasa_scroll"]
+        sides = comps["madrasa"]["sides"]
+        ids = tuple(
+            tuple(
+                sorted(s for s, sc in scrolls.items() if sc["area"] == area and sc["side"] == side)
+            )
+            for area, side in zip(SCROLL_COLOURS, sides, strict=True)
+        )
+        hit = _BOARDS[id(comps)] = (comps, ids)
+    return hit[1]
 
 
 def _ext(state: State) -> dict[str, Any]:
@@ -152,7 +153,7 @@ def usable(state: State, p: int, area: int, slot: int) -> bool:
     """A free scroll (no marker, not used this turn) whose effect can be carried out."""
     if _ext(state)["markers"][area] == slot:
         return False
-    sid = board(state)[area][slot]
+    sid = _board(state)[area][slot]
     if sid in used_now(state):
         return False
     name = _special(state, sid)
@@ -180,7 +181,7 @@ def _special(state: State, sid: int) -> str | None:
 
 def use(state: State, p: int, area: int, slot: int, dates: int) -> None:
     """Use a printed scroll: pay, move the marker, carry out the effect."""
-    sid = board(state)[area][slot]
+    sid = _board(state)[area][slot]
     ext = _ext(state)
     if ext["used"]["key"] != _turn_key(state):
         ext["used"] = {"key": _turn_key(state), "ids": []}
@@ -209,22 +210,8 @@ def kept_scrolls(state: State) -> set[int]:
     }
 
 
-def setup(state: State) -> None:
-    keep = kept_scrolls(state)  # no scroll tiles from the base game
-    state.stacks = [[sid for sid in st if sid in keep] for st in state.stacks]
-    state.stack_open = [bool(st) for st in state.stacks]
-    layout = state.game.components["madrasa_layout"]
-    state.ext[NAME] = {
-        "markers": list(layout["marker_start"]),
-        "tiles": {p: {"on": list(layout[p]), "aside": []} for p in POOLS},
-        "used": {"key": [0, 0, -1], "ids": []},
-    }
-    for pl in state.players:
-        pl.ext[NAME] = {"reserved": dict.fromkeys(RESOURCES, 0), "uses": 0}
-
-
 # -- the sector action and the oasis track ----------------------------------------------
-@options("madrasa_use")
+@ADDS.option("madrasa_use")
 def _use_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     out = [PASS]
@@ -236,7 +223,7 @@ def _use_options(state: State, t: Task) -> list[int]:
     return sorted(out)
 
 
-@resolve("madrasa_use")
+@ADDS.resolution("madrasa_use")
 def _use(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -250,7 +237,7 @@ def _use(state: State, t: Task, a: Action) -> None:
 YELLOW = SCROLL_COLOURS.index("yellow")
 
 
-@options("madrasa_track")
+@ADDS.option("madrasa_track")
 def _track_options(state: State, t: Task) -> list[int]:
     # "Use one of the two free yellow scrolls, without paying dates or needing scholar
     # keshis. Then move the Madrasa marker." Ruling: the once-per-turn limit holds here too.
@@ -258,7 +245,7 @@ def _track_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("scroll", 3 * YELLOW + k) for k in free]
 
 
-@resolve("madrasa_track")
+@ADDS.resolution("madrasa_track")
 def _track(state: State, t: Task, a: Action) -> None:
     if a.kind != "pass":
         use(state, t["p"], YELLOW, a.arg % 3, dates=0)
@@ -269,13 +256,13 @@ def _tile(state: State, p: int, e: Effect) -> None:
     push(state, ask("madrasa_tile", p, pool=e["pool"]))
 
 
-@options("madrasa_tile")
+@ADDS.option("madrasa_tile")
 def _tile_options(state: State, t: Task) -> list[int]:
     on = _ext(state)["tiles"][t["pool"]]["on"]
     return [action_id("choice", i) for i in range(len(on))]
 
 
-@resolve("madrasa_tile")
+@ADDS.resolution("madrasa_tile")
 def _tile_resolve(state: State, t: Task, a: Action) -> None:
     pool = _ext(state)["tiles"][t["pool"]]
     colour = pool["on"].pop(a.arg)
@@ -301,12 +288,12 @@ def _square(state: State, p: int, e: Effect) -> None:
     push(state, ask("madrasa_square", p, entertainer=e["entertainer"]))
 
 
-@options("madrasa_square")
+@ADDS.option("madrasa_square")
 def _square_options(state: State, t: Task) -> list[int]:
     return [action_id("slot", i) for i in _square_spaces(state, t["p"], t["entertainer"])]
 
 
-@resolve("madrasa_square")
+@ADDS.resolution("madrasa_square")
 def _square_resolve(state: State, t: Task, a: Action) -> None:
     spaces = state.game.components["main_square"]["spaces"]
     run_effects(state, t["p"], spaces[a.arg], "madrasa: audience disc bonus")
@@ -321,12 +308,12 @@ def _provisions(state: State, p: int, e: Effect) -> None:
     push(state, *[ask("madrasa_reserve", p, kinds=k) for k in kinds])
 
 
-@options("madrasa_reserve")
+@ADDS.option("madrasa_reserve")
 def _reserve_options(state: State, t: Task) -> list[int]:
     return [action_id("resource", RESOURCES.index(r)) for r in t["kinds"]]
 
 
-@resolve("madrasa_reserve")
+@ADDS.resolution("madrasa_reserve")
 def _reserve(state: State, t: Task, a: Action) -> None:
     # Ruling: "1 corresponding resource" of a tile that costs two kinds is one of them,
     # the player's choice.
@@ -337,7 +324,7 @@ def _release_tasks(state: State) -> list[Task]:
     return [T("madrasa_release", p=p) for p in order(state)]
 
 
-@task("madrasa_release")
+@ADDS.task("madrasa_release")
 def _release(state: State, t: Task) -> None:
     """The reserved resources pay for the provisions: as many as the revealed tiles cost
     of each kind join the player's supply just before the provisions are paid (the step
@@ -367,13 +354,13 @@ def _return(state: State, p: int, e: Effect) -> None:
     push(state, ask("madrasa_return", p, r=0, left=left, pts=e["points"], then=e.get("then")))
 
 
-@options("madrasa_return")
+@ADDS.option("madrasa_return")
 def _return_options(state: State, t: Task) -> list[int]:
     have = getattr(state.players[t["p"]], RESOURCES[t["r"]])
     return [action_id("number", k) for k in range(min(have, t["left"], 40) + 1)]
 
 
-@resolve("madrasa_return")
+@ADDS.resolution("madrasa_return")
 def _return_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 19: 2 points per resource returned (water, then dates, then dinars), 12 at most.
     p, r = t["p"], RESOURCES[t["r"]]
@@ -388,7 +375,7 @@ def _return_resolve(state: State, t: Task, a: Action) -> None:
         )
     elif t.get("then") and left > 0:
         # "(incl. gems)" with Gems: the effect named `then` returns the rest (data).
-        SPECIALS[t["then"]](
+        state.game.ruleset.specials[t["then"]](
             state, p, {"op": "special", "name": t["then"], "points": t["pts"], "left": left}
         )
 
@@ -398,7 +385,7 @@ def _gate(state: State, p: int, e: Effect) -> None:
         push(state, ask("madrasa_gate", p))
 
 
-@options("madrasa_gate")
+@ADDS.option("madrasa_gate")
 def _gate_options(state: State, t: Task) -> list[int]:
     return [
         action_id("gate", 12 * w + COLOUR_INDEX[c])
@@ -407,7 +394,7 @@ def _gate_options(state: State, t: Task) -> list[int]:
     ]
 
 
-@resolve("madrasa_gate")
+@ADDS.resolution("madrasa_gate")
 def _gate_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 21: any city gate, free, with its points and the colour bonus of its space;
     # then any 1 keshi instead of the gate's.
@@ -417,12 +404,12 @@ def _gate_resolve(state: State, t: Task, a: Action) -> None:
     push(state, *buy_gate(state, p, w, colour, 0), ask("madrasa_gate_keshi", p, c=colour))
 
 
-@options("madrasa_gate_keshi")
+@ADDS.option("madrasa_gate_keshi")
 def _gate_keshi_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("colour", i) for i in range(12)]
 
 
-@resolve("madrasa_gate_keshi")
+@ADDS.resolution("madrasa_gate_keshi")
 def _gate_keshi(state: State, t: Task, a: Action) -> None:
     p, gate = t["p"], t["c"]
     state.players[p].held.remove(gate)  # the gate's own keshi is not taken
@@ -435,12 +422,12 @@ def _keshis(state: State, p: int, e: Effect) -> None:
     push(state, ask("madrasa_keshis", p, n=e["n"], taken=[]))
 
 
-@options("madrasa_keshis")
+@ADDS.option("madrasa_keshis")
 def _keshis_options(state: State, t: Task) -> list[int]:
     return [action_id("colour", i) for i, c in enumerate(KESHI_COLOURS) if c not in t["taken"]]
 
 
-@resolve("madrasa_keshis")
+@ADDS.resolution("madrasa_keshis")
 def _keshis_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 22: 3 keshis of different colours from the supply, each to its sector.
     p, c = t["p"], KESHI_COLOURS[a.arg]
@@ -454,14 +441,14 @@ def _sets(state: State, p: int, e: Effect) -> None:
     push(state, ask("madrasa_sets", p, pts=e["points"]))
 
 
-@options("madrasa_sets")
+@ADDS.option("madrasa_sets")
 def _sets_options(state: State, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     most = min(_cfg(state)["sets_max"], pl.water, pl.dates, pl.dinars)
     return [action_id("number", k) for k in range(most + 1)]
 
 
-@resolve("madrasa_sets")
+@ADDS.resolution("madrasa_sets")
 def _sets_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 23: 6 points per set of 1 dinar, 1 water and 1 date, 3 sets at most.
     pl = state.players[t["p"]]
@@ -474,13 +461,13 @@ def _score_oases(state: State, p: int, e: Effect) -> None:
     push(state, ask("madrasa_oasis", p, n=e["n"], done=[]))
 
 
-@options("madrasa_oasis")
+@ADDS.option("madrasa_oasis")
 def _oasis_options(state: State, t: Task) -> list[int]:
     claimed = state.players[t["p"]].claimed
     return [action_id("choice", i) for i in range(min(16, len(claimed))) if i not in t["done"]]
 
 
-@resolve("madrasa_oasis")
+@ADDS.resolution("madrasa_oasis")
 def _oasis_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 24: 2 different activated oases score now (and again at the end).
     p = t["p"]
@@ -494,63 +481,63 @@ def _oasis_resolve(state: State, t: Task, a: Action) -> None:
 # -- named decisions --------------------------------------------------------------------
 def _madrasa_scroll(state: State, a: Action) -> str:
     area, slot = divmod(a.arg, 3)
-    sid = board(state)[area][slot]
+    sid = _board(state)[area][slot]
     effect = state.game.components.tables["madrasa_scroll"][sid]["effect"]
     where = f"the {ordinal(slot + 1)} {SCROLL_COLOURS[area]} Madrasa scroll"
     return f"{where} ({describe_effects(effect)})"
 
 
-@label("madrasa_use", passing="use no more Madrasa scrolls")
+@ADDS.label("madrasa_use", passing="use no more Madrasa scrolls")
 def _use_label(state: State, t: Task, a: Action) -> Label:
     dates = cost(state, t["p"], a.arg // 3)[1]
     text = f"use {_madrasa_scroll(state, a)} for {amount(dates, 'dates')}"
     return text, {}, {"dates": dates}
 
 
-@label("madrasa_track", passing="use no Madrasa scroll")
+@ADDS.label("madrasa_track", passing="use no Madrasa scroll")
 def _track_label(state: State, t: Task, a: Action) -> Label:
     return f"use {_madrasa_scroll(state, a)}"
 
 
-@label("madrasa_tile")
+@ADDS.label("madrasa_tile")
 def _tile_label(state: State, t: Task, a: Action) -> Label:
     colour = _ext(state)["tiles"][t["pool"]]["on"][a.arg]
     n = 1 if t["pool"] == "single" else 2
     return f"take the keshi tile of {amount(n, colour)}", {f"{colour} keshis": n}, {}
 
 
-@label("madrasa_square")
+@ADDS.label("madrasa_square")
 def _square_label(state: State, t: Task, a: Action) -> Label:
     spaces = state.game.components["main_square"]["spaces"]
     return effects_label(f"the {ordinal(a.arg + 1)} main-square space: ", spaces[a.arg])
 
 
-phrase("madrasa_reserve", "reserve {} for the provisions")
-phrase("madrasa_gate", "take {} as a city gate for free")
-phrase("madrasa_gate_keshi", "take {} instead of the gate's keshi", "take no keshi")
-phrase("madrasa_keshis", "take {}")
+ADDS.phrase("madrasa_reserve", "reserve {} for the provisions")
+ADDS.phrase("madrasa_gate", "take {} as a city gate for free")
+ADDS.phrase("madrasa_gate_keshi", "take {} instead of the gate's keshi", "take no keshi")
+ADDS.phrase("madrasa_keshis", "take {}")
 
 
-@label("madrasa_return")
+@ADDS.label("madrasa_return")
 def _return_label(state: State, t: Task, a: Action) -> Label:
     r, pts = RESOURCES[t["r"]], t["pts"] * a.arg
     return f"return {amount(a.arg, r)} for {amount(pts, 'points')}", {"points": pts}, {r: a.arg}
 
 
-@label("madrasa_sets")
+@ADDS.label("madrasa_sets")
 def _sets_label(state: State, t: Task, a: Action) -> Label:
     n, pts = a.arg, t["pts"] * a.arg
     text = f"return {n} sets of 1 water, 1 date and 1 dinar for {amount(pts, 'points')}"
     return text, {"points": pts}, {"water": n, "dates": n, "dinars": n}
 
 
-@label("madrasa_oasis")
+@ADDS.label("madrasa_oasis")
 def _oasis_label(state: State, t: Task, a: Action) -> Label:
     p = t["p"]
     return f"score {oasis_text(state, p, state.players[p].claimed[a.arg])} now"
 
 
-SPECIALS.update(
+ADDS.specials.update(
     {
         "madrasa_tile": _tile,
         "madrasa_square": _square,
@@ -585,22 +572,12 @@ def check(state: State) -> None:
         assert set(pl.scrolls) <= keep, f"player {i} holds scroll tiles {pl.scrolls}"
 
 
-def _components(comps: Components) -> Components:
-    cfg = comps["madrasa"]
-    return dataclasses.replace(
-        comps,
-        oases={k: v for k, v in comps.oases.items() if k not in cfg["removed_oases"]},
-        desert_towns={
-            k: v for k, v in comps.desert_towns.items() if k not in cfg["removed_desert_towns"]
-        },
-    )
-
-
 @register
 class ClosedMadrasa(Module):
     """The Closed Madrasa on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: The Closed Madrasa"
     rulebook = "Gems & Experts"
     # "You cannot play this module together with the module Second-Hand-Shop!"
@@ -611,13 +588,41 @@ class ClosedMadrasa(Module):
     )
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        scrolls = entries(path, data, "madrasa_scroll", 24)
+        for sid, sc in scrolls.items():
+            if sc.get("area") not in SCROLL_COLOURS or sc.get("side") not in ("A", "B"):
+                raise InputFileError(
+                    path, "needs an area and a side", field=f"madrasa_scroll {sid}"
+                )
+            if "needs" in sc:
+                check_effects(path, f"madrasa_scroll {sid}.effect_with", sc.get("effect_with"))
+        layout = data["madrasa_layout"]
+        if sum(len(layout[p]) for p in POOLS) != 19:
+            raise InputFileError(path, "the keshi tiles must number 19", field="madrasa_layout")
+        return {"madrasa_scroll": scrolls}
 
     def components(self, comps: Components) -> Components:
-        return _components(comps)
+        cfg = comps["madrasa"]
+        return dataclasses.replace(
+            comps,
+            oases={k: v for k, v in comps.oases.items() if k not in cfg["removed_oases"]},
+            desert_towns={
+                k: v for k, v in comps.desert_towns.items() if k not in cfg["removed_desert_towns"]
+            },
+        )
 
     def setup(self, state: State) -> None:
-        setup(state)
+        keep = kept_scrolls(state)  # no scroll tiles from the base game
+        state.stacks = [[sid for sid in st if sid in keep] for st in state.stacks]
+        state.stack_open = [bool(st) for st in state.stacks]
+        layout = state.game.components["madrasa_layout"]
+        state.ext[NAME] = {
+            "markers": list(layout["marker_start"]),
+            "tiles": {p: {"on": list(layout[p]), "aside": []} for p in POOLS},
+            "used": {"key": [0, 0, -1], "ids": []},
+        }
+        for pl in state.players:
+            pl.ext[NAME] = {"reserved": dict.fromkeys(RESOURCES, 0), "uses": 0}
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         if sector != "gray":

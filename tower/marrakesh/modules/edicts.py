@@ -41,30 +41,27 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import components
+from tower.marrakesh import components, module_data
 from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
-from tower.marrakesh.effects import PASS, SPECIALS, Effect, board_keshis, run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.effects import PASS, Effect, board_keshis, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import amount, describe_effects, top_scroll
-from tower.marrakesh.modules import tables
 from tower.marrakesh.rules import (
     Label,
     T,
     Task,
     ask,
-    label,
-    options,
     order,
-    phrase,
     push,
-    resolve,
     score,
-    task,
 )
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "edicts"
 STACKS = ("imam", "sultan")
@@ -75,11 +72,11 @@ USES = ("instant", "end")
 @cache
 def load(path: str | None = None) -> dict[str, Any]:
     """The checked edict file: ``rules`` and ``edicts`` (id -> entry)."""
-    return tables.load("edicts.toml", 1, _build, path)
+    return module_data.load("edicts.toml", 1, _build, path)
 
 
 def _build(where: str, data: dict[str, Any]) -> dict[str, Any]:
-    rules = tables.section(where, data, "rules")
+    rules = module_data.section(where, data, "rules")
     for key in ("imam_step", "sultan_score", "fallback_season"):
         rules[key] = int(rules[key])
     rules["drawn"] = {str(n): int(rules["drawn"][str(n)]) for n in (2, 3, 4)}
@@ -112,26 +109,6 @@ def end_points(end: dict[str, Any], count: int) -> int:
 # -- the module's state -----------------------------------------------------------------
 def mine(state: State) -> dict[str, Any]:
     return state.ext[NAME]
-
-
-def setup(state: State) -> None:
-    data = load()
-    k = data["rules"]["drawn"][str(state.num_players)]
-    stacks: dict[str, list[int]] = {}
-    box: list[int] = []
-    for s in STACKS:
-        ids = sorted(i for i, e in data["edicts"].items() if e["stack"] == s)
-        state.rng.shuffle(ids)
-        stacks[s], rest = ids[:k], ids[k:]
-        box += rest
-    state.ext[NAME] = {
-        "stacks": stacks,
-        "handed": [],
-        "display": [],
-        "busy": "",
-        "held": [[] for _ in state.players],
-        "box": sorted(box),
-    }
 
 
 # -- thresholds and selection -----------------------------------------------------------
@@ -175,7 +152,7 @@ def announce(state: State, stacks: list[str]) -> None:
     push(state, *[T("edicts_hand", s=s) for s in stacks])
 
 
-@task("edicts_hand")
+@ADDS.task("edicts_hand")
 def _hand(state: State, t: Task) -> None:
     """Reveal the stack; the players pick in the order of the moment."""
     m = mine(state)
@@ -203,28 +180,28 @@ def season_tasks(state: State) -> list[Task]:
     return []
 
 
-@task("edicts_fallback")
+@ADDS.task("edicts_fallback")
 def _fallback(state: State, t: Task) -> None:
     announce(state, [s for s in STACKS if s not in mine(state)["handed"]])
 
 
-@options("edict_pick")
+@ADDS.option("edict_pick")
 def _pick_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(mine(state)["display"]))]
 
 
-@resolve("edict_pick")
+@ADDS.resolution("edict_pick")
 def _pick(state: State, t: Task, a: Action) -> None:
     edict = mine(state)["display"].pop(a.arg)
     push(state, ask("edict_use", t["p"], e=edict))
 
 
-@options("edict_use")
+@ADDS.option("edict_use")
 def _use_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
-@resolve("edict_use")
+@ADDS.resolution("edict_use")
 def _use(state: State, t: Task, a: Action) -> None:
     p, edict = t["p"], t["e"]
     mine(state)["held"][p].append([edict, USES[a.arg]])
@@ -232,7 +209,7 @@ def _use(state: State, t: Task, a: Action) -> None:
         run_effects(state, p, load()["edicts"][edict]["instant"], f"edict {edict}")
 
 
-@task("edicts_done")
+@ADDS.task("edicts_done")
 def _done(state: State, t: Task) -> None:
     m = mine(state)
     m["box"] = sorted(m["box"] + m["display"])
@@ -246,7 +223,7 @@ def _free_scroll(state: State, p: int, e: Effect) -> None:
     push(state, ask("edict_scroll", p, g=SCROLL_COLOURS.index(e["colour"])))
 
 
-@options("edict_scroll")
+@ADDS.option("edict_scroll")
 def _scroll_options(state: State, t: Task) -> list[int]:
     g = t["g"]
     return [PASS] + [
@@ -256,7 +233,7 @@ def _scroll_options(state: State, t: Task) -> list[int]:
     ]
 
 
-@resolve("edict_scroll")
+@ADDS.resolution("edict_scroll")
 def _scroll(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.sectors import take_scroll
 
@@ -268,18 +245,18 @@ def _keshi_not_goods(state: State, p: int, e: Effect) -> None:
     push(state, ask("edict_keshi", p))
 
 
-@options("edict_keshi")
+@ADDS.option("edict_keshi")
 def _keshi_options(state: State, t: Task) -> list[int]:
     return [action_id("colour", i) for i, c in enumerate(KESHI_COLOURS) if c not in GOODS]
 
 
-@resolve("edict_keshi")
+@ADDS.resolution("edict_keshi")
 def _keshi(state: State, t: Task, a: Action) -> None:
     push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
 
 
 _SPECIALS = {"free_scroll": _free_scroll, "keshi_not_goods": _keshi_not_goods}
-SPECIALS.update(_SPECIALS)
+ADDS.specials.update(_SPECIALS)
 
 
 # -- final scoring ----------------------------------------------------------------------
@@ -305,19 +282,6 @@ COUNTS: dict[str, Callable[[State, int], int]] = {
     "vendors": lambda s, p: len(s.players[p].vendors) + (1 if s.players[p].souk_vendor else 0),
     "board_keshis": board_keshis,
 }
-
-
-def final_scoring(state: State, p: int) -> None:
-    """Player ``p``'s face-up edicts, before every other final scoring step (the modules'
-    ``final_scoring`` hooks come first, in name order: before the personal tasks).
-    Non-whole values are rounded down."""
-    edicts = load()["edicts"]
-    for edict, use in mine(state)["held"][p]:
-        if use == "end":
-            end = edicts[edict]["end"]
-            score(
-                state, p, end_points(end, COUNTS[end["count"]](state, p)), f"final: edict {edict}"
-            )
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -375,20 +339,20 @@ def edict_text(edict: int) -> str:
     return f"the {e['stack']} edict (now: {now}; or at the end: {each}{cap})".replace("_", " ")
 
 
-phrase("edict_keshi", "deploy {}")
+ADDS.phrase("edict_keshi", "deploy {}")
 
 
-@label("edict_scroll", passing="take no scroll")
+@ADDS.label("edict_scroll", passing="take no scroll")
 def _scroll_label(state: State, t: Task, a: Action) -> Label:
     return f"take {top_scroll(state, a.arg)}"
 
 
-@label("edict_pick")
+@ADDS.label("edict_pick")
 def _pick_label(state: State, t: Task, a: Action) -> Label:
     return f"pick {edict_text(mine(state)['display'][a.arg])}"
 
 
-@label("edict_use")
+@ADDS.label("edict_use")
 def _use_label(state: State, t: Task, a: Action) -> Label:
     return ("use its bonus now", "keep it for its bonus at the end")[a.arg]
 
@@ -402,15 +366,44 @@ class Edicts(Module):
     """Edicts on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Walls & Guards: Edicts"
     rulebook = "Walls & Guards"
     season_steps = (SeasonStep("edicts", after="provisions", tasks=season_tasks),)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        data = load()
+        k = data["rules"]["drawn"][str(state.num_players)]
+        stacks: dict[str, list[int]] = {}
+        box: list[int] = []
+        for s in STACKS:
+            ids = sorted(i for i, e in data["edicts"].items() if e["stack"] == s)
+            state.rng.shuffle(ids)
+            stacks[s], rest = ids[:k], ids[k:]
+            box += rest
+        state.ext[NAME] = {
+            "stacks": stacks,
+            "handed": [],
+            "display": [],
+            "busy": "",
+            "held": [[] for _ in state.players],
+            "box": sorted(box),
+        }
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        """Player ``p``'s face-up edicts, before every other final scoring step (the modules'
+        ``final_scoring`` hooks come first, in name order: before the personal tasks).
+        Non-whole values are rounded down."""
+        edicts = load()["edicts"]
+        for edict, use in mine(state)["held"][p]:
+            if use == "end":
+                end = edicts[edict]["end"]
+                score(
+                    state,
+                    p,
+                    end_points(end, COUNTS[end["count"]](state, p)),
+                    f"final: edict {edict}",
+                )
 
     def after_score(self, state: State, p: int, delta: int, reason: str) -> None:
         if delta > 0:

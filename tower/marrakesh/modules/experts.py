@@ -41,12 +41,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import phases, rules, sectors
+from tower.marrakesh import phases, sectors
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
-from tower.marrakesh.effects import SPECIALS, Effect
-from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import mix_in
+from tower.marrakesh.effects import Effect, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, register
+from tower.marrakesh.module_data import mix_in
 from tower.marrakesh.rules import (
     Label,
     T,
@@ -54,19 +54,17 @@ from tower.marrakesh.rules import (
     ask,
     can_pay,
     has_mod,
-    label,
-    options,
     pay,
     push,
-    resolve,
     score,
-    task,
 )
-from tower.marrakesh.worth import OASIS_KINDS
 from tower.pieces import Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "experts"
 PATH = Path(__file__).parent.parent / "data" / "experts.toml"
@@ -146,21 +144,7 @@ def mine(state: State, p: int) -> dict[str, Any]:
 
 
 # -- setup and the round ----------------------------------------------------------------
-def setup(state: State) -> None:
-    stack = sorted(_d(state)["tiles"])
-    state.rng.shuffle(stack)
-    state.ext[NAME] = {
-        "stack": stack,
-        "display": [],
-        "board": _d(state)["board"]["keshis"],
-        "out": 0,
-        "plain": None,
-    }
-    for pl in state.players:
-        pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
-
-
-@task("experts_round")
+@ADDS.task("experts_round")
 def _round(state: State, t: Task) -> None:
     """1 new tile face up (none once the display is full), then the expert keshis into the
     pending throw, one per face-up tile.
@@ -177,7 +161,7 @@ def _round(state: State, t: Task) -> None:
     b["board"] -= n
     # Expert keshis left in the tower's base after the Battle at the Wall (Walls & Guards)
     # are carried into the next season's first throw with the keshis there (the ruling of
-    # tower.marrakesh.modules.battle.role), on top of those of the face-up tiles.
+    # tower.marrakesh.wall_battle.role), on top of those of the face-up tiles.
     colour = _d(state)["colour"]
     n += state.carry.count(colour)
     state.carry = [c for c in state.carry if c != colour]
@@ -189,10 +173,10 @@ def _expert_out(state: State, piece: Piece) -> None:
     board(state)["out"] += 1  # into the keshi display, with the other keshis
 
 
-rules.PIECE_OUT[Kind.EXPERT] = _expert_out
+ADDS.piece_out[Kind.EXPERT] = _expert_out
 
 
-@task("experts_round_end")
+@ADDS.task("experts_round_end")
 def _round_end(state: State, t: Task) -> None:
     # "Expert keshis that are still in the keshi display after the selection are placed
     # back onto the expert board." Ruling: at the end of the round (nothing between the
@@ -210,52 +194,18 @@ def _can_afford(state: State, p: int) -> bool:
     return s77 or can_pay(state, p, cost)
 
 
-def claim_options(state: State, p: int) -> list[int]:
-    """``choice:i`` for each face-up tile, if an expert keshi lies in the keshi display and
-    the player can pay ("If you cannot pay the cost, you may not choose an expert")."""
-    b = board(state)
-    if not b["out"] or not _can_afford(state, p):
-        return []
-    experts = [action_id("choice", i) for i in range(len(b["display"]))]
-    # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
-    # player may still pass (and forfeit the phase, as without experts).
-    return experts if phases.claimable(state, p) else [PASS, *experts]
-
-
-def claim(state: State, p: int, a: Action) -> bool:
-    if a.kind == "pass":
-        state.players[p].forfeit = True
-        return True
-    if a.kind != "choice":
-        return False
-    b = board(state)
-    tid = b["display"].pop(a.arg)
-    b["out"] -= 1
-    b["board"] += 1  # "place the chosen expert keshi back on the expert board"
-    mine(state, p)["tiles"].append([tid, False])
-    cost = _d(state)["board"]["cost"]
-    s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
-    if s77 and can_pay(state, p, cost):
-        push(state, ask("experts_pay", p))
-    elif s77:
-        _pay_with_point(state, p)
-    else:
-        pay(state, p, cost)
-    return True
-
-
 def _pay_with_point(state: State, p: int) -> None:
     mine(state, p)["s77"] = True
     points = _d(state)["abilities"]["scroll_77_points"]
     score(state, p, points, "scroll 77: an expert for a point")
 
 
-@options("experts_pay")
+@ADDS.option("experts_pay")
 def _pay_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
-@resolve("experts_pay")
+@ADDS.resolution("experts_pay")
 def _pay(state: State, t: Task, a: Action) -> None:
     # choice:0 pays 1 dinar, 1 date and 1 water; choice:1 spends scroll 77 (1 point).
     if a.arg == 0:
@@ -354,7 +304,7 @@ def _keshi(state: State, p: int, colour: str) -> Task:
     return T("experts_virtual", p=p, c=colour)
 
 
-@task("experts_virtual")
+@ADDS.task("experts_virtual")
 def _virtual(state: State, t: Task) -> None:
     extra = mine(state, t["p"])["extra"]
     extra[t["c"]] = extra.get(t["c"], 0) + 1
@@ -365,7 +315,7 @@ def virtual(state: State, p: int, colour: str) -> int:
     return mine(state, p)["extra"].get(colour, 0)
 
 
-@task("experts_vendor")
+@ADDS.task("experts_vendor")
 def _vendor(state: State, t: Task) -> None:
     p = t["p"]
     pl = state.players[p]
@@ -375,7 +325,7 @@ def _vendor(state: State, t: Task) -> None:
     score(state, p, a["vendor_points_each"] * vendors, "red expert: water vendors")
 
 
-@task("experts_river")
+@ADDS.task("experts_river")
 def _river(state: State, t: Task) -> None:
     p = t["p"]
     fish = state.players[p].keshis["turquoise"] + virtual(state, p, "turquoise")
@@ -389,7 +339,7 @@ def _pickers(state: State, p: int) -> int:
     return pickers + virtual(state, p, "green")
 
 
-@task("experts_orchard")
+@ADDS.task("experts_orchard")
 def _orchard(state: State, t: Task) -> None:
     """Ruling: the green expert adds 1 date per date picker to the date orchard's own
     action, which then runs as usual (2 dates per picker in all; with scrolls 23-25 the
@@ -405,20 +355,20 @@ def _orchard(state: State, t: Task) -> None:
     _again(state, p, "green")
 
 
-@task("experts_square")
+@ADDS.task("experts_square")
 def _square(state: State, t: Task) -> None:
     pl = state.players[t["p"]]
     pl.disc = (pl.disc + 1) % 8  # the main-square action turns the disc, as always
     push(state, ask("experts_square_space", t["p"]))
 
 
-@options("experts_square_space")
+@ADDS.option("experts_square_space")
 def _square_space_options(state: State, t: Task) -> list[int]:
     sq = state.players[t["p"]].square
     return [action_id("slot", i) for i in range(8) if sq[i]]
 
 
-@resolve("experts_square_space")
+@ADDS.resolution("experts_square_space")
 def _square_space(state: State, t: Task, a: Action) -> None:
     # Ruling: "the bonus you chose ... 1 more time" is the same bonus again, with its
     # spectators; "the two directly adjacent bonuses also 1 time" are the printed bonuses
@@ -427,29 +377,10 @@ def _square_space(state: State, t: Task, a: Action) -> None:
     spaces = state.game.components["main_square"]["spaces"]
     chosen = sectors.scaled(spaces[i], sectors.spectators(state, p, i))
     effects = chosen + chosen + spaces[(i - 1) % 8] + spaces[(i + 1) % 8]
-    sectors.run_effects(state, p, effects, "pink expert: main square")
+    run_effects(state, p, effects, "pink expert: main square")
 
 
 # -- offering the abilities -------------------------------------------------------------
-def sector_action(state: State, p: int, sector: str) -> bool:
-    """Before a sector action on the owner's turn: offer the matching experts (decision
-    ``experts_use``); else count the sector's virtual keshis in the action.
-
-    A module earlier in the hook order (by name) whose ``sector_action`` replaces an
-    action (returns True) pre-empts the offer; modules that only add to an action
-    should return False."""
-    b = board(state)
-    if b["plain"] == [p, sector]:
-        b["plain"] = None
-    elif state.turn == p:
-        tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
-        options_ = ways(state, p, tids)
-        if options_:
-            push(state, ask("experts_use", p, s=sector, ways=options_))
-            return True
-    return _plain(state, p, sector)
-
-
 def _plain(state: State, p: int, sector: str) -> bool:
     """The sector's own action, with its virtual keshis (True: done here)."""
     if sector == "turquoise" and virtual(state, p, "turquoise"):
@@ -462,12 +393,12 @@ def _plain(state: State, p: int, sector: str) -> bool:
     return False
 
 
-@options("experts_use")
+@ADDS.option("experts_use")
 def _use_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("experts_use")
+@ADDS.resolution("experts_use")
 def _use(state: State, t: Task, a: Action) -> None:
     p, sector = t["p"], t["s"]
     if a.kind == "pass":
@@ -489,13 +420,7 @@ def _again(state: State, p: int, sector: str) -> None:
     push(state, T("action", p=p, s=sector))
 
 
-def turn_tasks(state: State, p: int, when: str) -> list[Task]:
-    if when == "end" and any(tile(state, x)["ability"] == "vendor" for x in unused(state, p)):
-        return [T("experts_red_offer", p=p)]
-    return []
-
-
-@task("experts_red_offer")
+@ADDS.task("experts_red_offer")
 def _red_offer(state: State, t: Task) -> None:
     """Ruling: the red expert (no sector) is offered at the end of the owner's turn, if
     one of the sectors where the player's assistants stood this turn holds their water
@@ -509,12 +434,12 @@ def _red_offer(state: State, t: Task) -> None:
     push(state, ask("experts_use_red", p, ways=[[tids[0], -1]]))
 
 
-@options("experts_use_red")
+@ADDS.option("experts_use_red")
 def _red_options(state: State, t: Task) -> list[int]:
     return [PASS, action_id("choice", 0)]
 
 
-@resolve("experts_use_red")
+@ADDS.resolution("experts_use_red")
 def _red(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -531,12 +456,12 @@ def _scroll_78(state: State, p: int, e: Effect) -> None:
     push(state, ask("experts_78", p, ways=ways(state, p, list(board(state)["display"]))))
 
 
-@options("experts_78")
+@ADDS.option("experts_78")
 def _s78_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("experts_78")
+@ADDS.resolution("experts_78")
 def _s78(state: State, t: Task, a: Action) -> None:
     # Ruling: the ability is used at once, without the assistant or water-vendor condition
     # its tile names (the scroll says "immediately"); the tile stays in the display.
@@ -545,15 +470,10 @@ def _s78(state: State, t: Task, a: Action) -> None:
         use_ability(state, t["p"], tid, shop)
 
 
-SPECIALS["experts_scroll_78"] = _scroll_78
+ADDS.specials["experts_scroll_78"] = _scroll_78
 
 
 # -- final scoring and oases ------------------------------------------------------------
-def final_scoring(state: State, p: int) -> None:
-    n = len(unused(state, p))
-    score(state, p, _d(state)["board"]["unused_points"] * n, "experts: unused experts")
-
-
 def worth(state: State, p: int) -> float:
     """Points player ``p``'s experts are sure to bring at the end: 5 per unused expert
     (what a one-step greedy lookahead can add to its value; the abilities' worth shows
@@ -571,8 +491,8 @@ def _most(state: State, p: int, o: dict[str, Any]) -> int:
     return min(o["max"], o["points"] * n) if n > max(others) else 0
 
 
-OASIS_KINDS["experts_owned"] = _owned
-OASIS_KINDS["experts_most"] = _most
+ADDS.oasis_kinds["experts_owned"] = _owned
+ADDS.oasis_kinds["experts_most"] = _most
 
 
 # -- invariants -------------------------------------------------------------------------
@@ -608,81 +528,10 @@ def check(state: State) -> None:
 
 
 # -- what players see -------------------------------------------------------------------
-def view(state: State, viewer: int, v: dict[str, Any]) -> None:
-    """Public: the face-up tiles, the expert keshis on the board, in the display and
-    carried into the next throw, the tiles the stack still holds (not their order), each
-    player's experts."""
-    b = board(state)
-    v[NAME] = {
-        "display": list(b["display"]),
-        "board": b["board"],
-        "out": b["out"],
-        "stack": len(b["stack"]),
-        "carried": state.carry.count(_d(state)["colour"]),
-        "players": [copy.deepcopy(mine(state, i)) for i in range(state.num_players)],
-    }
-
-
-def tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
-    """Face-up tiles (one-hot by id); expert keshis on the board, in the display, tiles
-    face down, expert keshis carried into the next throw; each seat's tiles (row 0
-    unused, row 1 used)."""
-    return {
-        "experts.display": (12,),
-        "experts.keshis": (4,),
-        **{f"experts.p{i}": (2, 12) for i in range(4)},
-    }
-
-
-def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
-    b = board(state)
-    for tid in b["display"]:
-        d["experts.display"][tid - 1] = 1
-    carried = state.carry.count(_d(state)["colour"])
-    d["experts.keshis"][:] = [b["board"], b["out"], len(b["stack"]), carried]
-    for i in range(state.num_players):
-        for tid, used in mine(state, i)["tiles"]:
-            d[f"experts.p{i}"][int(used), tid - 1] = 1
-
-
 def tile_text(state: State, tid: int) -> str:
     """An expert tile in words: its number, colour and ability."""
     t = tile(state, tid)
     return f"#{tid} {t['colour']} {t['ability']}"
-
-
-def render_board(state: State) -> list[str]:
-    b = board(state)
-    shown = ", ".join(tile_text(state, x) for x in b["display"]) or "-"
-    return [
-        f"Experts: face up {shown}; expert keshis on the board {b['board']}, in the "
-        f"display {b['out']}, stuck in the tower {expert_keshis(state)['tower']}; "
-        f"{len(b['stack'])} tiles face down"
-    ]
-
-
-def render_player(state: State, i: int) -> list[str]:
-    m = mine(state, i)
-    tiles = ", ".join(f"{tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
-    extra = ", ".join(f"{c} +{n}" for c, n in m["extra"].items() if n)
-    return [f"    experts {tiles or '-'}" + (f"; virtual keshis {extra}" if extra else "")]
-
-
-def describe_choices(state: State, top: Task) -> list[str]:
-    if top["k"] == "claim" and board(state)["out"]:
-        return [
-            f"    choice:{i} = expert {tile_text(state, x)}"
-            for i, x in enumerate(board(state)["display"])
-        ]
-    if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
-        return [
-            f"    choice:{i} = {tile_text(state, x)}"
-            + (" (statuette)" if s == STATUETTE else f" (shop {s})" if s >= 0 else "")
-            for i, (x, s) in enumerate(top["ways"])
-        ]
-    if top["k"] == "experts_pay":
-        return ["    choice:0 = 1 dinar, 1 date, 1 water", "    choice:1 = scroll 77: 1 point"]
-    return []
 
 
 # -- named decisions --------------------------------------------------------------------
@@ -717,13 +566,13 @@ def _way_words(state: State, p: int, tid: int, shop: int) -> str:
     return text
 
 
-@label("claim/choice")
+@ADDS.label("claim/choice")
 def _claim_label(state: State, t: Task, a: Action) -> Label:
     tile_ = tile_words(state, board(state)["display"][a.arg])
     return f"take {tile_}, the {ordinal(a.arg + 1)} face-up expert, instead of keshis"
 
 
-@label("experts_pay")
+@ADDS.label("experts_pay")
 def _pay_label(state: State, t: Task, a: Action) -> Label:
     if a.arg == 0:
         return "pay 1 dinar, 1 date and 1 water", {}, {"dinars": 1, "dates": 1, "water": 1}
@@ -735,10 +584,10 @@ def _use_label(state: State, t: Task, a: Action) -> Label:
 
 
 for _kind in ("experts_use", "experts_use_red", "experts_78"):
-    label(_kind, passing="use no expert")(_use_label)
+    ADDS.label(_kind, passing="use no expert")(_use_label)
 
 
-@label("experts_square_space")
+@ADDS.label("experts_square_space")
 def _square_label(state: State, t: Task, a: Action) -> Label:
     from tower.marrakesh.labels import effects_label
 
@@ -752,6 +601,7 @@ class Experts(Module):
     """The Experts on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "The Experts"
     rulebook = "Gems & Experts"
 
@@ -759,29 +609,83 @@ class Experts(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        stack = sorted(_d(state)["tiles"])
+        state.rng.shuffle(stack)
+        state.ext[NAME] = {
+            "stack": stack,
+            "display": [],
+            "board": _d(state)["board"]["keshis"],
+            "out": 0,
+            "plain": None,
+        }
+        for pl in state.players:
+            pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
         return [T("experts_round" if when == "start" else "experts_round_end")]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return turn_tasks(state, p, when)
+        if when == "end" and any(tile(state, x)["ability"] == "vendor" for x in unused(state, p)):
+            return [T("experts_red_offer", p=p)]
+        return []
 
     def claim_options(self, state: State, p: int) -> list[int]:
-        return claim_options(state, p)
+        """``choice:i`` for each face-up tile, if an expert keshi lies in the keshi display and
+        the player can pay ("If you cannot pay the cost, you may not choose an expert")."""
+        b = board(state)
+        if not b["out"] or not _can_afford(state, p):
+            return []
+        experts = [action_id("choice", i) for i in range(len(b["display"]))]
+        # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
+        # player may still pass (and forfeit the phase, as without experts).
+        return experts if phases.claimable(state, p) else [PASS, *experts]
 
-    def claim(self, state: State, p: int, action: Any) -> bool:
-        return claim(state, p, action)
+    def claim(self, state: State, p: int, a: Action) -> bool:
+        if a.kind == "pass":
+            state.players[p].forfeit = True
+            return True
+        if a.kind != "choice":
+            return False
+        b = board(state)
+        tid = b["display"].pop(a.arg)
+        b["out"] -= 1
+        b["board"] += 1  # "place the chosen expert keshi back on the expert board"
+        mine(state, p)["tiles"].append([tid, False])
+        cost = _d(state)["board"]["cost"]
+        s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
+        if s77 and can_pay(state, p, cost):
+            push(state, ask("experts_pay", p))
+        elif s77:
+            _pay_with_point(state, p)
+        else:
+            pay(state, p, cost)
+        return True
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
-        return sector_action(state, p, sector)
+        """Before a sector action on the owner's turn: offer the matching experts (decision
+        ``experts_use``); else count the sector's virtual keshis in the action.
+
+        A module earlier in the hook order (by name) whose ``sector_action`` replaces an
+        action (returns True) pre-empts the offer; modules that only add to an action
+        should return False."""
+        b = board(state)
+        if b["plain"] == [p, sector]:
+            b["plain"] = None
+        elif state.turn == p:
+            tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
+            options_ = ways(state, p, tids)
+            if options_:
+                push(state, ask("experts_use", p, s=sector, ways=options_))
+                return True
+        return _plain(state, p, sector)
 
     def count(self, state: State, p: int, what: str) -> int | None:
         # The expert tiles a player has taken, used or not (Personal Tasks' cards).
         return len(mine(state, p)["tiles"]) if what == "expert_tiles" else None
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        n = len(unused(state, p))
+        score(state, p, _d(state)["board"]["unused_points"] * n, "experts: unused experts")
 
     def invariants(self, state: State) -> None:
         check(state)
@@ -790,19 +694,66 @@ class Experts(Module):
         return sum((Counter(mine(state, i)["extra"]) for i in range(state.num_players)), Counter())
 
     def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
-        view(state, viewer, v)
+        """Public: the face-up tiles, the expert keshis on the board, in the display and
+        carried into the next throw, the tiles the stack still holds (not their order), each
+        player's experts."""
+        b = board(state)
+        v[NAME] = {
+            "display": list(b["display"]),
+            "board": b["board"],
+            "out": b["out"],
+            "stack": len(b["stack"]),
+            "carried": state.carry.count(_d(state)["colour"]),
+            "players": [copy.deepcopy(mine(state, i)) for i in range(state.num_players)],
+        }
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
-        return tensor_pieces(comps)
+        """Face-up tiles (one-hot by id); expert keshis on the board, in the display, tiles
+        face down, expert keshis carried into the next throw; each seat's tiles (row 0
+        unused, row 1 used)."""
+        return {
+            "experts.display": (12,),
+            "experts.keshis": (4,),
+            **{f"experts.p{i}": (2, 12) for i in range(4)},
+        }
 
-    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
-        encode(state, viewer, views)
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        b = board(state)
+        for tid in b["display"]:
+            d["experts.display"][tid - 1] = 1
+        carried = state.carry.count(_d(state)["colour"])
+        d["experts.keshis"][:] = [b["board"], b["out"], len(b["stack"]), carried]
+        for i in range(state.num_players):
+            for tid, used in mine(state, i)["tiles"]:
+                d[f"experts.p{i}"][int(used), tid - 1] = 1
 
     def render_board(self, state: State) -> list[str]:
-        return render_board(state)
+        b = board(state)
+        shown = ", ".join(tile_text(state, x) for x in b["display"]) or "-"
+        return [
+            f"Experts: face up {shown}; expert keshis on the board {b['board']}, in the "
+            f"display {b['out']}, stuck in the tower {expert_keshis(state)['tower']}; "
+            f"{len(b['stack'])} tiles face down"
+        ]
 
     def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
-        return render_player(state, i)
+        m = mine(state, i)
+        tiles = ", ".join(f"{tile_text(state, x)}{' (used)' if u else ''}" for x, u in m["tiles"])
+        extra = ", ".join(f"{c} +{n}" for c, n in m["extra"].items() if n)
+        return [f"    experts {tiles or '-'}" + (f"; virtual keshis {extra}" if extra else "")]
 
     def describe_choices(self, state: State, top: Task) -> list[str]:
-        return describe_choices(state, top)
+        if top["k"] == "claim" and board(state)["out"]:
+            return [
+                f"    choice:{i} = expert {tile_text(state, x)}"
+                for i, x in enumerate(board(state)["display"])
+            ]
+        if top["k"] in ("experts_use", "experts_78", "experts_use_red"):
+            return [
+                f"    choice:{i} = {tile_text(state, x)}"
+                + (" (statuette)" if s == STATUETTE else f" (shop {s})" if s >= 0 else "")
+                for i, (x, s) in enumerate(top["ways"])
+            ]
+        if top["k"] == "experts_pay":
+            return ["    choice:0 = 1 dinar, 1 date, 1 water", "    choice:1 = scroll 77: 1 point"]
+        return []

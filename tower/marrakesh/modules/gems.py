@@ -29,11 +29,8 @@ settle). What the module changes:
 
 No new action kinds: the decisions use ``choice``, ``slot`` and ``pass``.
 
-State: ``state.ext["gems"]`` = ``{"supply": [colours, top last], "dealer": [...],
-"pending": [sold this turn], "river": [...], "palace": [...], "mosque": [...],
-"connection": [...]}``; ``player.ext["gems"]`` = ``{"necklace": [colour or None],
-"loose": [...], "disc": [section, [colours, top last]], "sites": {site: colour or
-None}, "got": [staircase/connection gems taken], "sold": bool, "bought": bool}``.
+State: ``state.ext["gems"]`` (:class:`Shared`) and ``player.ext["gems"]``
+(:class:`Mine`).
 
 Examples
 --------
@@ -49,34 +46,32 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tower.errors import InputFileError
 from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects
-from tower.marrakesh.effects import SPECIALS, Effect, run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.effects import Effect, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
-from tower.marrakesh.modules.datafile import DATA, mix_in, read
+from tower.marrakesh.module_data import DATA, mix_in, read
 from tower.marrakesh.rules import (
     Label,
     T,
     Task,
     ask,
     can_pay,
-    label,
-    options,
     order,
     pay,
     push,
-    resolve,
     score,
-    task,
 )
-from tower.marrakesh.worth import OASIS_KINDS
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "gems"
 COLOURS: tuple[str, ...] = ("yellow", "blue", "red", "green", "orange")
@@ -140,13 +135,54 @@ def extend(comps: Components) -> Components:
     return mix_in(comps, data()["scroll"], data()["oasis"])
 
 
-def _g(state: State) -> dict[str, Any]:
-    return state.ext[NAME]
+class Shared(TypedDict):
+    """``state.ext["gems"]``: the gems of the board (colours; a pile's top is last)."""
+
+    #: The supply bag, shuffled.
+    supply: list[str]
+    #: The gem dealer's gems for sale.
+    dealer: list[str]
+    #: Gems sold this turn, which reach the dealer at the end of the seller's turn.
+    pending: list[str]
+    #: The gems on the river, on the staircases' tops and on the connection line.
+    river: list[str]
+    palace: list[str]
+    mosque: list[str]
+    connection: list[str]
 
 
-def mine(state: State, p: int) -> dict[str, Any]:
+class Mine(TypedDict):
+    """``state.players[p].ext["gems"]``: one player's gems."""
+
+    #: The necklace's spaces: a colour, or ``None`` while empty.
+    necklace: list[str | None]
+    #: Gems found but not on the necklace (they count as remaining resources).
+    loose: list[str]
+    #: The audience disc: ``[section, [colours, top last]]``, indexed with
+    #: :data:`SECTION` (-1 until chosen at setup) and :data:`ON_DISC`. A list, as the
+    #: state's JSON has always written it.
+    disc: list[Any]
+    #: Board site -> the gem lying there (``None``: taken, or no such site).
+    sites: dict[str, str | None]
+    #: The staircase and connection gems taken (``"palace"``, ``"mosque"``,
+    #: ``"connection"``).
+    got: list[str]
+    #: Whether the player sold (bought) a gem this turn.
+    sold: bool
+    bought: bool
+
+
+#: Indices into ``Mine["disc"]``: the chosen section, the gems lying on the disc.
+SECTION, ON_DISC = 0, 1
+
+
+def _g(state: State) -> Shared:
+    return state.ext[NAME]  # type: ignore[no-any-return]
+
+
+def mine(state: State, p: int) -> Mine:
     """Player ``p``'s gems: ``state.players[p].ext["gems"]``."""
-    return state.players[p].ext[NAME]
+    return state.players[p].ext[NAME]  # type: ignore[no-any-return]
 
 
 def _draw(state: State) -> str | None:
@@ -170,60 +206,19 @@ def one_spectator_sections(state: State, p: int) -> list[int]:
     return [s for s, n in enumerate(discs[discs["side"]]) if n == want]
 
 
-def setup(state: State) -> None:
-    """The supply, the dealer and every gem site (see the module docstring)."""
-    d = data()
-    supply = [c for c in COLOURS for _ in range(d["gems"]["counts"][c])]
-    state.rng.shuffle(supply)
-    g: dict[str, Any] = {
-        "supply": supply,
-        "dealer": [],
-        "pending": [],
-        "river": [],
-        "palace": [],
-        "mosque": [],
-        "connection": [],
-    }
-    state.ext[NAME] = g
-    put_back = []
-    while len(g["dealer"]) < d["gems"]["dealer_start"] and supply:
-        c = supply.pop()
-        (put_back if c in g["dealer"] else g["dealer"]).append(c)
-    supply += put_back
-    state.rng.shuffle(supply)  # "You mix all other gems back into the supply."
-    n = state.num_players
-    g["river"] = _draw_many(state, 1)
-    g["palace"] = _draw_many(state, n)
-    g["mosque"] = _draw_many(state, n)
-    g["connection"] = _draw_many(state, n)
-    # Ruling: a game whose oases are replaced (Walls & Guards: brick tiles, no oasis
-    # track) has no space for the oasis-track gem: it is not laid out.
-    absent = {"track"} if "oases" in state.game.hooks.replaced else set()
-    for p in range(n):
-        state.players[p].ext[NAME] = {
-            "necklace": [None] * len(d["necklace"]["colours"]),
-            "loose": [],
-            "disc": [-1, _draw_many(state, d["gems"]["disc_gems"])],
-            "sites": {s: None if s in absent else _draw(state) for s in SITES},
-            "got": [],
-            "sold": False,
-            "bought": False,
-        }
-
-
-@options("gems_disc")
+@ADDS.option("gems_disc")
 def _disc_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(2 * len(one_spectator_sections(state, t["p"])))]
 
 
-@resolve("gems_disc")
+@ADDS.resolution("gems_disc")
 def _disc(state: State, t: Task, a: Action) -> None:
     # choice:2k+o: section k of those with 1 spectator; o = 1 turns the stack over.
     me = mine(state, t["p"])
     section, flip = divmod(a.arg, 2)
-    me["disc"][0] = one_spectator_sections(state, t["p"])[section]
+    me["disc"][SECTION] = one_spectator_sections(state, t["p"])[section]
     if flip:
-        me["disc"][1].reverse()
+        me["disc"][ON_DISC].reverse()
 
 
 # -- finding and placing a gem ----------------------------------------------------------
@@ -248,7 +243,7 @@ def receive(state: State, p: int, colour: str) -> None:
     push(state, T("gems_receive", p=p, c=colour))
 
 
-@task("gems_receive")
+@ADDS.task("gems_receive")
 def _receive(state: State, t: Task) -> None:
     p, c = t["p"], t["c"]
     if free_spaces(state, p, c):
@@ -257,12 +252,12 @@ def _receive(state: State, t: Task) -> None:
         mine(state, p)["loose"].append(c)
 
 
-@options("gems_place")
+@ADDS.option("gems_place")
 def _place_options(state: State, t: Task) -> list[int]:
     return [action_id("slot", i) for i in free_spaces(state, t["p"], t["c"])]
 
 
-@resolve("gems_place")
+@ADDS.resolution("gems_place")
 def _place(state: State, t: Task, a: Action) -> None:
     p, i = t["p"], a.arg
     d = data()
@@ -285,13 +280,13 @@ def _source(state: State, source: str) -> list[str]:
     return _g(state)[source]
 
 
-@options("gems_pick")
+@ADDS.option("gems_pick")
 def _pick_options(state: State, t: Task) -> list[int]:
     have = set(_source(state, t["src"]))
     return [action_id("choice", k) for k, c in enumerate(COLOURS) if c in have]
 
 
-@resolve("gems_pick")
+@ADDS.resolution("gems_pick")
 def _pick(state: State, t: Task, a: Action) -> None:
     colour = COLOURS[a.arg]
     _source(state, t["src"]).remove(colour)
@@ -331,36 +326,6 @@ def sweep(state: State, p: int) -> None:
             _site(state, p, site)
 
 
-def reached(state: State, p: int, what: str, where: Any) -> None:
-    """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
-    oasis-track gem and the sites of :func:`sweep`."""
-    g = _g(state)
-    s = data()["sites"]
-    me = mine(state, p)
-    if what == "river" and where >= s["river_space"] and g["river"]:
-        # "Whoever of you first reaches or moves past the space gets this gem."
-        receive(state, p, g["river"].pop())
-    elif what == "connection" and list(where) == s["connection_line"]:
-        # "You can receive 1 gem tile here as an additional connection bonus ... only one."
-        if g["connection"] and "connection" not in me["got"]:
-            me["got"].append("connection")
-            receive(state, p, g["connection"].pop())
-    elif what == "audience" and where == me["disc"][0] and me["disc"][1]:
-        receive(state, p, me["disc"][1].pop())
-    elif what == "track" and where == s["track_space"]:
-        _site(state, p, "track")
-    sweep(state, p)
-
-
-def after_stair_move(state: State, p: int, which: str) -> None:
-    """The staircase gems: reaching or crossing the step, choose 1 of those there."""
-    step = data()["sites"]["palace_step" if which == "palace" else "mosque_step"]
-    me = mine(state, p)
-    if getattr(state.players[p], which) >= step and which not in me["got"]:
-        me["got"].append(which)
-        _pick_from(state, p, which)
-
-
 # -- the gem dealer ---------------------------------------------------------------------
 def _sale_keshi(colour: str) -> str:
     return data()["sale"]["keshi"][colour]
@@ -385,19 +350,12 @@ def souk_options(state: State, p: int) -> list[int]:
     return sorted(out)
 
 
-def sector_action(state: State, p: int, sector: str) -> bool:
-    """A souk action: after the core's souk, a sale and a purchase at the gem dealer."""
-    if sector == "souk" and souk_options(state, p):
-        push(state, ask("gems_souk", p))
-    return False
-
-
-@options("gems_souk")
+@ADDS.option("gems_souk")
 def _souk_options(state: State, t: Task) -> list[int]:
     return [PASS, *souk_options(state, t["p"])]
 
 
-@resolve("gems_souk")
+@ADDS.resolution("gems_souk")
 def _souk(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     if a.kind == "pass":
@@ -425,23 +383,23 @@ def _souk(state: State, t: Task, a: Action) -> None:
         push(state, T("deploy", p=p, c=_sale_keshi(colour), src="supply"), again)
 
 
-@task("gems_souk_again")
+@ADDS.task("gems_souk_again")
 def _souk_again(state: State, t: Task) -> None:
     if souk_options(state, t["p"]):
         push(state, ask("gems_souk", t["p"]))
 
 
-@options("gems_goods")
+@ADDS.option("gems_goods")
 def _goods_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(GOODS_PAIRS))]
 
 
-@resolve("gems_goods")
+@ADDS.resolution("gems_goods")
 def _goods(state: State, t: Task, a: Action) -> None:
     push(state, *[T("deploy", p=t["p"], c=c, src="supply") for c in GOODS_PAIRS[a.arg]])
 
 
-@options("gems_pay")
+@ADDS.option("gems_pay")
 def _pay_options(state: State, t: Task) -> list[int]:
     d = data()["gems"]
     p = t["p"]
@@ -457,7 +415,7 @@ def _pay_options(state: State, t: Task) -> list[int]:
     return out
 
 
-@resolve("gems_pay")
+@ADDS.resolution("gems_pay")
 def _pay(state: State, t: Task, a: Action) -> None:
     d = data()["gems"]
     p = t["p"]
@@ -469,13 +427,13 @@ def _pay(state: State, t: Task, a: Action) -> None:
     state.issued[c] -= d["buy_goods_keshis"]
 
 
-@task("gems_turn_start")
+@ADDS.task("gems_turn_start")
 def _turn_start(state: State, t: Task) -> None:
     me = mine(state, t["p"])
     me["sold"] = me["bought"] = False
 
 
-@task("gems_turn_end")
+@ADDS.task("gems_turn_end")
 def _turn_end(state: State, t: Task) -> None:
     """Sold gems can be bought from the end of the seller's turn; sites reached."""
     g = _g(state)
@@ -484,13 +442,13 @@ def _turn_end(state: State, t: Task) -> None:
     sweep(state, t["p"])
 
 
-@task("gems_round_end")
+@ADDS.task("gems_round_end")
 def _round_end(state: State, t: Task) -> None:
     for p in order(state):
         sweep(state, p)
 
 
-@task("gems_season")
+@ADDS.task("gems_season")
 def _season(state: State, t: Task) -> None:
     """The start of a further season: exactly 1 gem on the river's 9th space.
 
@@ -521,7 +479,7 @@ def _gem_search(state: State, p: int, e: Effect) -> None:
     push(state, *[T("gems_search", p=p) for _ in range(e.get("n", 1))])
 
 
-@task("gems_search")
+@ADDS.task("gems_search")
 def _search(state: State, t: Task) -> None:
     _pick_from(state, t["p"], "supply")
 
@@ -531,14 +489,14 @@ def _gem_trade(state: State, p: int, e: Effect) -> None:
         push(state, ask("gems_trade", p))
 
 
-@options("gems_trade")
+@ADDS.option("gems_trade")
 def _loose_options(state: State, t: Task) -> list[int]:
     """Pass, or one of the loose gems by colour (``choice:k``, colour ``COLOURS[k]``)."""
     loose = set(mine(state, t["p"])["loose"])
     return [PASS] + [action_id("choice", k) for k, c in enumerate(COLOURS) if c in loose]
 
 
-@resolve("gems_trade")
+@ADDS.resolution("gems_trade")
 def _trade(state: State, t: Task, a: Action) -> None:
     # "trade 1 of your gems lying with the resources for any 1 gem of the gem dealer".
     # Ruling: the gem taken is received like any gem (onto the necklace if it fits); the
@@ -558,7 +516,7 @@ def _gem_return(state: State, p: int, e: Effect) -> None:
         push(state, ask("gems_return", p, left=e["left"], pts=e["points"]))
 
 
-@resolve("gems_return")
+@ADDS.resolution("gems_return")
 def _return(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -573,7 +531,7 @@ def _return(state: State, t: Task, a: Action) -> None:
         _gem_return(state, p, {"left": t["left"] - 1, "points": t["pts"]})
 
 
-options("gems_return")(_loose_options)
+ADDS.option("gems_return")(_loose_options)
 
 
 # -- named decisions --------------------------------------------------------------------
@@ -581,22 +539,22 @@ def _gem(colour: str, n: int = 1) -> str:
     return f"{n} {colour} gem{'' if n == 1 else 's'}"
 
 
-@label("gems_disc")
+@ADDS.label("gems_disc")
 def _disc_label(state: State, t: Task, a: Action) -> Label:
     section, flip = divmod(a.arg, 2)
     where = ordinal(one_spectator_sections(state, t["p"])[section] + 1)
-    gems = mine(state, t["p"])["disc"][1]
+    gems = mine(state, t["p"])["disc"][ON_DISC]
     top = gems[0] if flip else gems[-1]
     how = "turned over" if flip else "as drawn"
     return f"lay the disc gems on its {where} section, {how}: the {top} gem on top"
 
 
-@label("gems_place")
+@ADDS.label("gems_place")
 def _place_label(state: State, t: Task, a: Action) -> Label:
     return f"put the {t['c']} gem on the {ordinal(a.arg + 1)} necklace space", {"points": 1}, {}
 
 
-@label("gems_pick")
+@ADDS.label("gems_pick")
 def _pick_label(state: State, t: Task, a: Action) -> Label:
     where = {"supply": "the gem supply", "dealer": "the gem dealer"}.get(
         t["src"], f"the {t['src']} staircase"
@@ -604,7 +562,7 @@ def _pick_label(state: State, t: Task, a: Action) -> Label:
     return f"take {_gem(COLOURS[a.arg])} from {where}"
 
 
-@label("gems_souk", passing="leave the gem dealer")
+@ADDS.label("gems_souk", passing="leave the gem dealer")
 def _souk_label(state: State, t: Task, a: Action) -> Label:
     kind, k = divmod(a.arg, 5)
     colour = COLOURS[k]
@@ -619,13 +577,13 @@ def _souk_label(state: State, t: Task, a: Action) -> Label:
     return f"buy {_gem(colour)} from the gem dealer", {f"{colour} gems": 1}, {}
 
 
-@label("gems_goods")
+@ADDS.label("gems_goods")
 def _goods_label(state: State, t: Task, a: Action) -> Label:
     first, second = GOODS_PAIRS[a.arg]
     return f"take {a_an(first)} and {a_an(second)} keshi"
 
 
-@label("gems_pay")
+@ADDS.label("gems_pay")
 def _pay_label(state: State, t: Task, a: Action) -> Label:
     d = data()["gems"]
     if a.arg == 0:
@@ -635,22 +593,22 @@ def _pay_label(state: State, t: Task, a: Action) -> Label:
     return f"pay {n} {c} keshis", {}, {f"{c} keshis": n}
 
 
-@label("gems_trade", passing="trade no gem")
+@ADDS.label("gems_trade", passing="trade no gem")
 def _trade_label(state: State, t: Task, a: Action) -> Label:
     return f"trade your loose {COLOURS[a.arg]} gem for a gem of the dealer"
 
 
-@label("gems_return", passing="return no gem")
+@ADDS.label("gems_return", passing="return no gem")
 def _return_label(state: State, t: Task, a: Action) -> Label:
     pts = t["pts"]
     return f"return your loose {COLOURS[a.arg]} gem for {pts} points", {"points": pts}, {}
 
 
-SPECIALS["gem_draw"] = _gem_draw
-SPECIALS["gem_return"] = _gem_return
-SPECIALS["gem_choose"] = _gem_choose
-SPECIALS["gem_search"] = _gem_search
-SPECIALS["gem_trade"] = _gem_trade
+ADDS.specials["gem_draw"] = _gem_draw
+ADDS.specials["gem_return"] = _gem_return
+ADDS.specials["gem_choose"] = _gem_choose
+ADDS.specials["gem_search"] = _gem_search
+ADDS.specials["gem_trade"] = _gem_trade
 
 
 # -- scoring ----------------------------------------------------------------------------
@@ -672,14 +630,10 @@ def necklace_points(state: State, p: int) -> int:
     return points
 
 
-def final_scoring(state: State, p: int) -> None:
-    score(state, p, necklace_points(state, p), "gems: necklace")
-
-
-OASIS_KINDS["gems_owned"] = lambda state, p, o: min(
+ADDS.oasis_kinds["gems_owned"] = lambda state, p, o: min(
     o["max"], o["points"] * len(possessed(state, p))
 )
-OASIS_KINDS["gems_colours"] = lambda state, p, o: min(
+ADDS.oasis_kinds["gems_colours"] = lambda state, p, o: min(
     o["max"], o["points"] * len(set(possessed(state, p)))
 )
 
@@ -694,7 +648,7 @@ def everywhere(state: State) -> Counter[str]:
     for p in range(state.num_players):
         me = mine(state, p)
         out.update(possessed(state, p))
-        out.update(me["disc"][1])
+        out.update(me["disc"][ON_DISC])
         out.update(c for c in me["sites"].values() if c is not None)
     for top in state.stack:  # gems on their way to a player
         if top["t"] == "gems_receive" or top.get("k") == "gems_place":
@@ -718,6 +672,7 @@ class Gems(Module):
     """Gems on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Gems (necklace, gem dealer, scrolls 73-76, 2 oases)"
     rulebook = "Gems & Experts"
     season_steps = (SeasonStep("gems_river", "prepare", season_tasks),)
@@ -726,7 +681,44 @@ class Gems(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """The supply, the dealer and every gem site (see the module docstring)."""
+        d = data()
+        supply = [c for c in COLOURS for _ in range(d["gems"]["counts"][c])]
+        state.rng.shuffle(supply)
+        g: dict[str, Any] = {
+            "supply": supply,
+            "dealer": [],
+            "pending": [],
+            "river": [],
+            "palace": [],
+            "mosque": [],
+            "connection": [],
+        }
+        state.ext[NAME] = g
+        put_back = []
+        while len(g["dealer"]) < d["gems"]["dealer_start"] and supply:
+            c = supply.pop()
+            (put_back if c in g["dealer"] else g["dealer"]).append(c)
+        supply += put_back
+        state.rng.shuffle(supply)  # "You mix all other gems back into the supply."
+        n = state.num_players
+        g["river"] = _draw_many(state, 1)
+        g["palace"] = _draw_many(state, n)
+        g["mosque"] = _draw_many(state, n)
+        g["connection"] = _draw_many(state, n)
+        # Ruling: a game whose oases are replaced (Walls & Guards: brick tiles, no oasis
+        # track) has no space for the oasis-track gem: it is not laid out.
+        absent = {"track"} if "oases" in state.game.hooks.replaced else set()
+        for p in range(n):
+            state.players[p].ext[NAME] = {
+                "necklace": [None] * len(d["necklace"]["colours"]),
+                "loose": [],
+                "disc": [-1, _draw_many(state, d["gems"]["disc_gems"])],
+                "sites": {s: None if s in absent else _draw(state) for s in SITES},
+                "got": [],
+                "sold": False,
+                "bought": False,
+            }
 
     def setup_asks(self, state: State) -> list[Task]:
         return [ask("gems_disc", p) for p in order(state)]
@@ -738,16 +730,41 @@ class Gems(Module):
         return [T("gems_round_end")] if when == "end" else []
 
     def reached(self, state: State, p: int, what: str, where: Any) -> None:
-        reached(state, p, what, where)
+        """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
+        oasis-track gem and the sites of :func:`sweep`."""
+        g = _g(state)
+        s = data()["sites"]
+        me = mine(state, p)
+        if what == "river" and where >= s["river_space"] and g["river"]:
+            # "Whoever of you first reaches or moves past the space gets this gem."
+            receive(state, p, g["river"].pop())
+        elif what == "connection" and list(where) == s["connection_line"]:
+            # "You can receive 1 gem tile here as an additional connection bonus ... only one."
+            if g["connection"] and "connection" not in me["got"]:
+                me["got"].append("connection")
+                receive(state, p, g["connection"].pop())
+        elif what == "audience" and where == me["disc"][SECTION] and me["disc"][ON_DISC]:
+            receive(state, p, me["disc"][ON_DISC].pop())
+        elif what == "track" and where == s["track_space"]:
+            _site(state, p, "track")
+        sweep(state, p)
 
     def after_stair_move(self, state: State, p: int, which: str) -> None:
-        after_stair_move(state, p, which)
+        """The staircase gems: reaching or crossing the step, choose 1 of those there."""
+        step = data()["sites"]["palace_step" if which == "palace" else "mosque_step"]
+        me = mine(state, p)
+        if getattr(state.players[p], which) >= step and which not in me["got"]:
+            me["got"].append(which)
+            _pick_from(state, p, which)
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
-        return sector_action(state, p, sector)
+        """A souk action: after the core's souk, a sale and a purchase at the gem dealer."""
+        if sector == "souk" and souk_options(state, p):
+            push(state, ask("gems_souk", p))
+        return False
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        score(state, p, necklace_points(state, p), "gems: necklace")
 
     def count(self, state: State, p: int, what: str) -> int | None:
         # The gems on the necklace board (Personal Tasks' cards: "8 gems").
@@ -776,7 +793,10 @@ class Gems(Module):
                 {
                     "necklace": list(mine(state, p)["necklace"]),
                     "loose": sorted(mine(state, p)["loose"]),
-                    "disc": [mine(state, p)["disc"][0], list(mine(state, p)["disc"][1])],
+                    "disc": [
+                        mine(state, p)["disc"][SECTION],
+                        list(mine(state, p)["disc"][ON_DISC]),
+                    ],
                     "sites": sorted(s for s, c in mine(state, p)["sites"].items() if c),
                 }
                 for p in range(state.num_players)
@@ -808,7 +828,7 @@ class Gems(Module):
                     views["gems.necklace"][p, i, COLOURS.index(c)] = 1
             for c in me["loose"]:
                 views["gems.loose"][p, COLOURS.index(c)] += 1
-            for c in me["disc"][1]:
+            for c in me["disc"][ON_DISC]:
                 views["gems.disc"][p, COLOURS.index(c)] += 1
             for k, s in enumerate(SITES):
                 views["gems.sites"][p, k] = me["sites"][s] is not None

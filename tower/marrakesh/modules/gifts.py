@@ -34,13 +34,16 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.effects import run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
-from tower.marrakesh.modules.datafile import DATA, read
-from tower.marrakesh.rules import T, Task, task
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
+from tower.marrakesh.module_data import DATA, read
+from tower.marrakesh.rules import T, Task
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "gifts"
 PATH = DATA / "gifts.toml"
@@ -99,55 +102,18 @@ def _g(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    """Shuffle the gifts into a stack and turn over the top one."""
-    stack = sorted(load()["gift"])
-    state.rng.shuffle(stack)
-    state.ext[NAME] = {"stack": stack, "face_up": None, "box": [], "due": None}
-    for pl in state.players:
-        pl.ext[NAME] = []
-    _turn_over(state)
-
-
 def _turn_over(state: State) -> None:
     g = _g(state)
     if g["face_up"] is None and g["stack"]:
         g["face_up"] = g["stack"].pop()
 
 
-def luxury_buy(state: State, p: int, shop: int) -> bool:
-    """Note whether this purchase from ``shop`` wins the face-up gift (the good is still on
-    its stack); the gift is handed over when the good is gained."""
-    g = _g(state)
-    gift = g["face_up"]
-    if gift is not None:
-        entry = load()["gift"][gift]
-        g["due"] = [p, gift] if CONDITIONS[entry["condition"]](state, shop, entry) else None
-    return False
-
-
-def luxury_gained(state: State, p: int, lux: int) -> None:
-    """Hand over the gift a purchase won (:func:`luxury_buy`).
-
-    Ruling: only a purchase in the souk from the 5 stacks wins a gift ("Purchase of ..."):
-    a luxury good taken free by an effect, or a good of another module's stack, does not.
-    """
-    g = _g(state)
-    due, g["due"] = g["due"], None
-    if due is None or due[0] != p or due[1] != g["face_up"]:
-        return
-    gift = g["face_up"]
-    g["face_up"] = None  # the next one is turned over at the end of the turn
-    state.players[p].ext[NAME].append(gift)
-    run_effects(state, p, load()["gift"][gift]["reward"], f"gift {gift}")
-
-
-@task("gifts_turn_over")
+@ADDS.task("gifts_turn_over")
 def _turn_over_task(state: State, t: Task) -> None:
     _turn_over(state)
 
 
-@task("gifts_season")
+@ADDS.task("gifts_season")
 def _season(state: State, t: Task) -> None:
     g = _g(state)
     if g["face_up"] is not None:
@@ -175,18 +141,44 @@ class Gifts(Module):
     """Gifts on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Luxury Goods: Gifts (10 gifts for luxury-good purchases)"
     rulebook = "Gems & Experts"
     season_steps = (SeasonStep("gifts", "prepare", season_tasks),)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Shuffle the gifts into a stack and turn over the top one."""
+        stack = sorted(load()["gift"])
+        state.rng.shuffle(stack)
+        state.ext[NAME] = {"stack": stack, "face_up": None, "box": [], "due": None}
+        for pl in state.players:
+            pl.ext[NAME] = []
+        _turn_over(state)
 
     def luxury_buy(self, state: State, p: int, shop: int) -> bool:
-        return luxury_buy(state, p, shop)
+        """Note whether this purchase from ``shop`` wins the face-up gift (the good is still on
+        its stack); the gift is handed over when the good is gained."""
+        g = _g(state)
+        gift = g["face_up"]
+        if gift is not None:
+            entry = load()["gift"][gift]
+            g["due"] = [p, gift] if CONDITIONS[entry["condition"]](state, shop, entry) else None
+        return False
 
     def luxury_gained(self, state: State, p: int, lux: int) -> None:
-        luxury_gained(state, p, lux)
+        """Hand over the gift a purchase won (:func:`luxury_buy`).
+
+        Ruling: only a purchase in the souk from the 5 stacks wins a gift ("Purchase of ..."):
+        a luxury good taken free by an effect, or a good of another module's stack, does not.
+        """
+        g = _g(state)
+        due, g["due"] = g["due"], None
+        if due is None or due[0] != p or due[1] != g["face_up"]:
+            return
+        gift = g["face_up"]
+        g["face_up"] = None  # the next one is turned over at the end of the turn
+        state.players[p].ext[NAME].append(gift)
+        run_effects(state, p, load()["gift"][gift]["reward"], f"gift {gift}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         return [T("gifts_turn_over")] if when == "end" else []

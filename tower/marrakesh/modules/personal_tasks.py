@@ -40,15 +40,17 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh import components
+from tower.marrakesh import components, module_data
 from tower.marrakesh.actions import Action, action_id
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
-from tower.marrakesh.modules import tables
-from tower.marrakesh.rules import Label, T, Task, ask, label, options, order, resolve, score, task
+from tower.marrakesh.rules import Label, T, Task, ask, order, score
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "personal_tasks"
 Condition = dict[str, Any]
@@ -86,13 +88,13 @@ RESOURCE_KEYS = ("water", "dates", "dinars", "wood")
 def load(path: str | None = None) -> dict[str, Any]:
     """The checked card file: ``rules``, ``needs``, ``excluded_by`` and ``cards`` (card id
     -> its 6 conditions). Raises :class:`InputFileError` naming the file and field."""
-    return tables.load("personal_tasks.toml", 1, _build, path)
+    return module_data.load("personal_tasks.toml", 1, _build, path)
 
 
 def _build(where: str, data: dict[str, Any]) -> dict[str, Any]:
-    rules = tables.section(where, data, "rules")
-    needs = tables.section(where, data, "needs")
-    excluded = tables.section(where, data, "excluded_by")
+    rules = module_data.section(where, data, "rules")
+    needs = module_data.section(where, data, "needs")
+    excluded = module_data.section(where, data, "excluded_by")
     cards: dict[int, list[Condition]] = {}
     for cid, card in components.entries(where, data, "card", 16).items():
         conds = card.get("conditions")
@@ -157,30 +159,6 @@ def mine(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    """Deal 2 secret cards to each player, replacing cards that cannot be fulfilled."""
-    data = load()
-    modules = state.game.config.modules
-    deck = sorted(data["cards"])
-    state.rng.shuffle(deck)
-    discarded: list[int] = []
-    hands: list[list[int]] = [[] for _ in state.players]
-    for p in order(state):
-        while len(hands[p]) < data["rules"]["cards_per_player"]:
-            card = deck.pop()
-            # Rulebook: a card whose conditions cannot all be fulfilled is discarded and a
-            # new one drawn in its place.
-            (hands[p] if possible(data["cards"][card], modules) else discarded).append(card)
-    n = state.num_players
-    state.ext[NAME] = {
-        "deck": deck,
-        "discarded": discarded,
-        "hands": hands,
-        "open": [],
-        "chosen": [-1] * n,
-    }
-
-
 # -- the conditions ---------------------------------------------------------------------
 def sector_count(state: State, p: int, sector: str) -> int:
     """Keshis in a sector, its water vendor included.
@@ -191,12 +169,12 @@ def sector_count(state: State, p: int, sector: str) -> int:
     """
     pl = state.players[p]
     vendor = 1 if sector in pl.vendors else 0
-    if state.game.has("walls_guards") and sector in ("green", "brown"):
-        from tower.marrakesh.modules import walls_guards
-
-        if sector == "green":
-            return sum(walls_guards.orchard(pl)) + vendor
-        return walls_guards.sahara_keshis(pl) + vendor
+    if sector in ("green", "brown"):
+        # A module that lets keshis of both colours stand in either sector counts them.
+        what = "orchard_keshis" if sector == "green" else "sahara_keshis"
+        standing = state.game.hooks.first("count", state, p, what)
+        if standing is not None:
+            return standing + vendor
     return pl.keshis[sector] + vendor
 
 
@@ -292,12 +270,12 @@ def season_tasks(state: State) -> list[Task]:
     return []
 
 
-@options("task_keep")
+@ADDS.option("task_keep")
 def _keep_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(mine(state)["hands"][t["p"]]))]
 
 
-@resolve("task_keep")
+@ADDS.resolution("task_keep")
 def _keep(state: State, t: Task, a: Action) -> None:
     # Ruling: the players choose in turn order, but a choice is only noted here (seen by
     # its player alone) and the cards are laid open together once all have chosen, as
@@ -305,7 +283,7 @@ def _keep(state: State, t: Task, a: Action) -> None:
     mine(state)["chosen"][t["p"]] = a.arg
 
 
-@task("task_reveal")
+@ADDS.task("task_reveal")
 def _task_reveal(state: State, t: Task) -> None:
     """All players have chosen: each lays the other card open with their marker."""
     m = mine(state)
@@ -314,24 +292,6 @@ def _task_reveal(state: State, t: Task) -> None:
         m["open"].append([hand[1 - k], p])
         m["hands"][p] = [hand[k]]
     m["chosen"] = [-1] * state.num_players
-
-
-def final_scoring(state: State, p: int) -> None:
-    """Player ``p``'s kept card and the other players' open cards.
-
-    Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
-    final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
-    hooks come before the core's final steps, in name order (edicts first), so resources
-    shown on a card still count for the oases and the remaining resources afterwards.
-    """
-    m = mine(state)
-    for card in m["hands"][p]:
-        kept, _ = points_for(card_fulfilled(state, p, card))
-        score(state, p, kept, f"final: personal task {card}")
-    for card, owner in m["open"]:
-        if p != owner:
-            _, got = points_for(card_fulfilled(state, p, card))
-            score(state, p, got, f"final: open personal task {card}")
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -424,7 +384,7 @@ def card_text(state: State, p: int | None, card: int) -> str:
     return "; ".join(f"{'[x]' if i in done else '[ ]'} {describe(c)}" for i, c in enumerate(conds))
 
 
-@label("task_keep", private=True)
+@ADDS.label("task_keep", private=True)
 def _keep_label(state: State, t: Task, a: Action) -> Label:
     card = mine(state)["hands"][t["p"]][a.arg]
     return f"keep the task card: {card_text(state, None, card)}"
@@ -440,6 +400,7 @@ class PersonalTasks(Module):
     """Personal Tasks on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Walls & Guards: Personal Tasks"
     rulebook = "Walls & Guards"
     season_steps = (SeasonStep("personal_tasks", after="provisions", tasks=season_tasks),)
@@ -453,10 +414,44 @@ class PersonalTasks(Module):
         return None
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Deal 2 secret cards to each player, replacing cards that cannot be fulfilled."""
+        data = load()
+        modules = state.game.config.modules
+        deck = sorted(data["cards"])
+        state.rng.shuffle(deck)
+        discarded: list[int] = []
+        hands: list[list[int]] = [[] for _ in state.players]
+        for p in order(state):
+            while len(hands[p]) < data["rules"]["cards_per_player"]:
+                card = deck.pop()
+                # Rulebook: a card whose conditions cannot all be fulfilled is discarded and a
+                # new one drawn in its place.
+                (hands[p] if possible(data["cards"][card], modules) else discarded).append(card)
+        n = state.num_players
+        state.ext[NAME] = {
+            "deck": deck,
+            "discarded": discarded,
+            "hands": hands,
+            "open": [],
+            "chosen": [-1] * n,
+        }
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        """Player ``p``'s kept card and the other players' open cards.
+
+        Rulebook: "Order cards are scored at the end of the game BEFORE all other steps of the
+        final scoring (but possibly after the Edicts scoring)": the modules' ``final_scoring``
+        hooks come before the core's final steps, in name order (edicts first), so resources
+        shown on a card still count for the oases and the remaining resources afterwards.
+        """
+        m = mine(state)
+        for card in m["hands"][p]:
+            kept, _ = points_for(card_fulfilled(state, p, card))
+            score(state, p, kept, f"final: personal task {card}")
+        for card, owner in m["open"]:
+            if p != owner:
+                _, got = points_for(card_fulfilled(state, p, card))
+                score(state, p, got, f"final: open personal task {card}")
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -45,29 +45,22 @@ from tower.errors import InputFileError
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.components import Components, entries
 from tower.marrakesh.effects import run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import amount, oasis_text, scroll_text
-from tower.marrakesh.rules import Label, T, Task, ask, label, options, push, resolve, score, task
+from tower.marrakesh.rules import Label, T, Task, ask, push, score
 from tower.marrakesh.sectors import claim_oasis
-from tower.marrakesh.worth import OASIS_KINDS
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "second_hand_shop"
 PASS = action_id("pass")
 #: Items: a scroll is its id, an oasis 100 + its id.
 OASIS = 100
 ITEMS = 150
-
-
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    offers = entries(path, data, "shop_offer", 5)
-    for oid, o in offers.items():
-        price = o.get("price", {})
-        if o.get("kind") not in ("scroll", "oasis") or set(price) - {"dinars", "points"}:
-            raise InputFileError(path, "needs a kind and a price", field=f"shop_offer {oid}")
-    return {"shop_offer": offers, "shop_oasis": entries(path, data, "shop_oasis", 2, first=39)}
 
 
 def _cfg(state: State) -> dict[str, Any]:
@@ -101,19 +94,6 @@ def free_tiles(state: State, p: int, kind: str) -> list[int]:
     return [k for k in _mine(state, p)["tiles"] if _tiles(state)[k]["kind"] == kind]
 
 
-# -- setup ------------------------------------------------------------------------------
-def setup(state: State) -> None:
-    state.ext[NAME] = {"offers": [], "clearance": [], "used": []}
-    for pl in state.players:
-        pl.ext[NAME] = {"tiles": sorted(_tiles(state)), "slots": {}, "gaps": []}
-
-
-def turn_tasks(state: State, p: int, when: str) -> list[Task]:
-    if when != "start" or state.players[p].assistants.get("souk", 0) < 1:
-        return []
-    return [ask("shop_sell", p), ask("shop_buy", p)]
-
-
 # -- selling ----------------------------------------------------------------------------
 def sellable(state: State, p: int) -> list[int]:
     """Items player ``p`` may offer now: own scrolls and activated oases without a used
@@ -132,25 +112,25 @@ def sellable(state: State, p: int) -> list[int]:
     return sorted(out)
 
 
-@options("shop_sell")
+@ADDS.option("shop_sell")
 def _sell_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("shop_sell", i) for i in sellable(state, t["p"])]
 
 
-@resolve("shop_sell")
+@ADDS.resolution("shop_sell")
 def _sell(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
     push(state, ask("shop_price", t["p"], item=a.arg))
 
 
-@options("shop_price")
+@ADDS.option("shop_price")
 def _price_options(state: State, t: Task) -> list[int]:
     kind = "oasis" if t["item"] >= OASIS else "scroll"
     return [action_id("choice", i) for i in range(len(free_tiles(state, t["p"], kind)))]
 
 
-@resolve("shop_price")
+@ADDS.resolution("shop_price")
 def _price(state: State, t: Task, a: Action) -> None:
     p, item = t["p"], t["item"]
     tile = free_tiles(state, p, "oasis" if item >= OASIS else "scroll")[a.arg]
@@ -197,12 +177,12 @@ def buyable(state: State, p: int) -> list[int]:
     return sorted(out)
 
 
-@options("shop_buy")
+@ADDS.option("shop_buy")
 def _buy_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("shop_buy", i) for i in buyable(state, t["p"])]
 
 
-@resolve("shop_buy")
+@ADDS.resolution("shop_buy")
 def _buy(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -239,12 +219,12 @@ def item_text(state: State, p: int, item: int) -> str:
     return scroll_text(state.game.components, item)
 
 
-@label("shop_sell", passing="offer nothing at the second-hand shop")
+@ADDS.label("shop_sell", passing="offer nothing at the second-hand shop")
 def _sell_label(state: State, t: Task, a: Action) -> Label:
     return f"offer {item_text(state, t['p'], a.arg)} at the second-hand shop"
 
 
-@label("shop_price")
+@ADDS.label("shop_price")
 def _price_label(state: State, t: Task, a: Action) -> Label:
     kind = "oasis" if t["item"] >= OASIS else "scroll"
     pr = _tiles(state)[free_tiles(state, t["p"], kind)[a.arg]]["price"]
@@ -252,7 +232,7 @@ def _price_label(state: State, t: Task, a: Action) -> Label:
     return f"ask {amount(dinars, 'dinars')} and {amount(points, 'points')} for it"
 
 
-@label("shop_buy", passing="buy nothing at the second-hand shop")
+@ADDS.label("shop_buy", passing="buy nothing at the second-hand shop")
 def _buy_label(state: State, t: Task, a: Action) -> Label:
     dinars, points, _ = price(state, a.arg)
     text = f"buy {item_text(state, t['p'], a.arg)} for {amount(dinars, 'dinars')}"
@@ -261,20 +241,11 @@ def _buy_label(state: State, t: Task, a: Action) -> Label:
 
 
 # -- the oasis track and the season's end -----------------------------------------------
-def track_slot(state: State, p: int) -> int:
-    """The track space of the oasis just activated: the leftmost gap, else the next one."""
-    pl = state.players[p]
-    mine = _mine(state, p)
-    slot = mine["gaps"].pop(0) if mine["gaps"] else len(pl.claimed) - 1
-    mine["slots"][str(pl.claimed[-1])] = slot
-    return slot
-
-
 def _clearance_tasks(state: State) -> list[Task]:
     return [T("shop_clearance")]
 
 
-@task("shop_clearance")
+@ADDS.task("shop_clearance")
 def _clearance(state: State, t: Task) -> None:
     """Unsold gray scrolls slide onto the clearance space; their offer tiles go back."""
     ext = _ext(state)
@@ -292,8 +263,8 @@ def used_owned(state: State, p: int) -> tuple[int, int]:
     return sum(s in used for s in pl.scrolls), sum(OASIS + o in used for o in pl.claimed)
 
 
-OASIS_KINDS["used_tiles"] = lambda s, p, o: o["points"] * sum(used_owned(s, p))
-OASIS_KINDS["used_pairs"] = lambda s, p, o: o["points"] * min(used_owned(s, p))
+ADDS.oasis_kinds["used_tiles"] = lambda s, p, o: o["points"] * sum(used_owned(s, p))
+ADDS.oasis_kinds["used_pairs"] = lambda s, p, o: o["points"] * min(used_owned(s, p))
 
 
 # -- invariants and views ---------------------------------------------------------------
@@ -329,15 +300,12 @@ def check(state: State) -> None:
     assert len(set(ext["used"])) == len(ext["used"]) <= _cfg(state)["used_tiles"], ext["used"]
 
 
-def _components(comps: Components) -> Components:
-    return dataclasses.replace(comps, oases={**comps.oases, **comps.tables["shop_oasis"]})
-
-
 @register
 class SecondHandShop(Module):
     """The Second-Hand Shop on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Second-Hand Shop"
     rulebook = "Gems & Experts"
     excludes = frozenset({"closed_madrasa"})
@@ -345,19 +313,33 @@ class SecondHandShop(Module):
     season_steps = (SeasonStep("shop_clearance", after="provisions", tasks=_clearance_tasks),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        offers = entries(path, data, "shop_offer", 5)
+        for oid, o in offers.items():
+            price = o.get("price", {})
+            if o.get("kind") not in ("scroll", "oasis") or set(price) - {"dinars", "points"}:
+                raise InputFileError(path, "needs a kind and a price", field=f"shop_offer {oid}")
+        return {"shop_offer": offers, "shop_oasis": entries(path, data, "shop_oasis", 2, first=39)}
 
     def components(self, comps: Components) -> Components:
-        return _components(comps)
+        return dataclasses.replace(comps, oases={**comps.oases, **comps.tables["shop_oasis"]})
 
     def setup(self, state: State) -> None:
-        setup(state)
+        state.ext[NAME] = {"offers": [], "clearance": [], "used": []}
+        for pl in state.players:
+            pl.ext[NAME] = {"tiles": sorted(_tiles(state)), "slots": {}, "gaps": []}
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return turn_tasks(state, p, when)
+        if when != "start" or state.players[p].assistants.get("souk", 0) < 1:
+            return []
+        return [ask("shop_sell", p), ask("shop_buy", p)]
 
-    def track_slot(self, state: State, p: int) -> int | None:
-        return track_slot(state, p)
+    def track_slot(self, state: State, p: int) -> int:
+        """The track space of the oasis just activated: the leftmost gap, else the next one."""
+        pl = state.players[p]
+        mine = _mine(state, p)
+        slot = mine["gaps"].pop(0) if mine["gaps"] else len(pl.claimed) - 1
+        mine["slots"][str(pl.claimed[-1])] = slot
+        return slot
 
     def invariants(self, state: State) -> None:
         check(state)

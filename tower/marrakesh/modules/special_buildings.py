@@ -42,7 +42,7 @@ The abilities
     - Watchtower (Walls & Guards): hiring a watchman costs exactly 1 resource of the
       player's choice; a watchman tile protects the first unrepaired wall section in each
       battle, and repelling a brigand there earns 2 extra points
-      (:class:`tower.marrakesh.modules.battle.Wall` with ``watchtower=True``).
+      (:class:`tower.marrakesh.wall_battle.Wall` with ``watchtower=True``).
     - University (Experts, "once" marker): once per game, at the start of a phase-3 turn
       of the owner holding a used expert tile, the owner may flip 1 used tile back to its
       front side (decision ``sb_university``: ``choice:i`` the ``i``-th used tile of the
@@ -71,26 +71,24 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
-from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, check_colours, read
+from tower.marrakesh.hooks import Module, RuleSet, register
+from tower.marrakesh.module_data import DATA, check_colours, read
 from tower.marrakesh.rules import (
     Label,
     T,
     Task,
     ask,
-    label,
-    options,
     order,
-    phrase,
     push,
-    resolve,
     score,
-    task,
 )
 
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "special_buildings"
 #: What the Great Well's supply space can hold, in the order its ``sb_well`` choices list.
@@ -171,26 +169,7 @@ def _wood_in_play(state: State) -> bool:
 
 
 # -- setup ------------------------------------------------------------------------------
-def setup(state: State) -> None:
-    pool = usable(state.game.config.modules)
-    state.rng.shuffle(pool)
-    state.ext[NAME] = {"pool": pool, "offers": {}}
-    for pl in state.players:
-        pl.ext[NAME] = {"building": 0, "marker": False, "well": {}}
-
-
-def setup_asks(state: State) -> list[Task]:
-    turn = order(state)
-    return [
-        *[T("sb_deal", p=p, seat=k) for k, p in enumerate(turn)],
-        *[T("sb_start", p=p) for p in turn],
-        T("sb_scrolls"),
-        *[ask("sb_scroll", p) for p in turn],
-        T("sb_restack"),
-    ]
-
-
-@task("sb_deal")
+@ADDS.task("sb_deal")
 def _deal(state: State, t: Task) -> None:
     pool = ext(state)["pool"]
     n = min(load()["special_buildings"]["dealt"], len(pool))
@@ -199,12 +178,12 @@ def _deal(state: State, t: Task) -> None:
         push(state, ask("sb_building", t["p"], offer=offer, seat=t["seat"]))
 
 
-@options("sb_building")
+@ADDS.option("sb_building")
 def _building_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["offer"]))]
 
 
-@resolve("sb_building")
+@ADDS.resolution("sb_building")
 def _building(state: State, t: Task, a: Action) -> None:
     p, offer = t["p"], list(t["offer"])
     kept = offer.pop(a.arg)
@@ -220,7 +199,7 @@ def _building(state: State, t: Task, a: Action) -> None:
         _fill_well(state, p)
 
 
-@task("sb_start")
+@ADDS.task("sb_start")
 def _start(state: State, t: Task) -> None:
     """The building's keshi (with its deployment bonus), then its resources, instead of
     the usual starting resources."""
@@ -235,7 +214,7 @@ def _start(state: State, t: Task) -> None:
     push(state, T("deploy", p=p, c=start["keshi"], src="supply"), T("sb_resources", p=p))
 
 
-@task("sb_resources")
+@ADDS.task("sb_resources")
 def _resources(state: State, t: Task) -> None:
     # Ruling: starting resources are set out, not "received": the Woodcutter adds none.
     pl = state.players[t["p"]]
@@ -250,7 +229,7 @@ def _yellow_stacks() -> range:
     return range(3 * g, 3 * g + 3)
 
 
-@task("sb_scrolls")
+@ADDS.task("sb_scrolls")
 def _scrolls(state: State, t: Task) -> None:
     """All yellow scrolls into the bag; each player draws 3."""
     bag = sorted(sid for i in _yellow_stacks() for sid in state.stacks[i])
@@ -263,12 +242,12 @@ def _scrolls(state: State, t: Task) -> None:
     ext(state)["bag"] = bag[state.num_players * k :]
 
 
-@options("sb_scroll")
+@ADDS.option("sb_scroll")
 def _scroll_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(ext(state)["offers"][str(t["p"])]))]
 
 
-@resolve("sb_scroll")
+@ADDS.resolution("sb_scroll")
 def _scroll(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.effects import run_effects
 
@@ -282,7 +261,7 @@ def _scroll(state: State, t: Task, a: Action) -> None:
         run_effects(state, p, entry["effect"], f"scroll {sid}")
 
 
-@task("sb_restack")
+@ADDS.task("sb_restack")
 def _restack(state: State, t: Task) -> None:
     """The remaining yellow scrolls, shuffled, in 3 stacks of as equal a size as possible."""
     bag = sorted(ext(state).pop("bag"))
@@ -315,23 +294,13 @@ def _fill_well(state: State, p: int) -> None:
     mine(state, p)["well"] = {r: n for r, n in well.items() if r != "wood" or _wood_in_play(state)}
 
 
-def vendor_water(state: State, p: int) -> None:
-    """A water vendor gave player ``p`` water for an assistant: the Great Well adds 1
-    resource of the player's choice from its space."""
-    # Ruling: "receives 1 water while using a district action (for 1 water vendor keshi in
-    # the district)" is the vendor's water, which the base rules pay for either use of an
-    # assistant there (a new keshi or the action); scroll 35's 2 water still bring 1.
-    if owns(state, p, "great_well") and any(mine(state, p)["well"].values()):
-        push(state, ask("sb_well", p))
-
-
-@options("sb_well")
+@ADDS.option("sb_well")
 def _well_options(state: State, t: Task) -> list[int]:
     well = mine(state, t["p"])["well"]
     return [action_id("choice", i) for i, r in enumerate(WELL) if well.get(r, 0) > 0]
 
 
-@resolve("sb_well")
+@ADDS.resolution("sb_well")
 def _well(state: State, t: Task, a: Action) -> None:
     r = WELL[a.arg]
     mine(state, t["p"])["well"][r] -= 1
@@ -345,7 +314,7 @@ def turn_end(state: State, p: int) -> None:
         _fill_well(state, p)
 
 
-@task("sb_turn_end")
+@ADDS.task("sb_turn_end")
 def _turn_end(state: State, t: Task) -> None:
     turn_end(state, t["p"])
 
@@ -366,41 +335,12 @@ def merchant_price(state: State, p: int, cost: dict[str, int]) -> int:
     return max(0, sum(cost.values()) - less)
 
 
-def luxury_gained(state: State, p: int, lux: int) -> None:
-    """Every luxury good earns the Flying Merchant's owner 1 more point."""
-    if owns(state, p, "flying_merchant"):
-        score(state, p, building(state, p)["extra_points"], f"flying merchant: luxury good {lux}")
-
-
-def luxury_affordable(state: State, p: int, lux: int) -> bool:
-    """Whether the Flying Merchant lets player ``p`` pay for luxury good ``lux``."""
-    from tower.marrakesh.actions import GOODS
-
-    if not merchant_ready(state, p):
-        return False
-    cost = state.game.components.luxuries[lux]["cost"]
-    return sum(state.players[p].keshis[c] for c in GOODS) >= merchant_price(state, p, cost)
-
-
-def luxury_buy(state: State, p: int, shop: int) -> bool:
-    """Player ``p`` buys the top good of ``shop``: with the Flying Merchant's marker active
-    they choose between the printed price (``choice:0``) and the merchant's
-    (``choice:1``); True when this module took the purchase over."""
-    from tower.marrakesh.sectors import printed_affordable
-
-    lux = state.shops[shop][-1]
-    if not luxury_affordable(state, p, lux):
-        return False
-    push(state, ask("sb_merchant", p, shop=shop, printed=printed_affordable(state, p, lux)))
-    return True
-
-
-@options("sb_merchant")
+@ADDS.option("sb_merchant")
 def _merchant_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in ((0, 1) if t["printed"] else (1,))]
 
 
-@resolve("sb_merchant")
+@ADDS.resolution("sb_merchant")
 def _merchant(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.sectors import pay_luxury
 
@@ -416,7 +356,7 @@ def _merchant(state: State, t: Task, a: Action) -> None:
     )
 
 
-@options("sb_merchant_pay")
+@ADDS.option("sb_merchant_pay")
 def _merchant_pay_options(state: State, t: Task) -> list[int]:
     from tower.marrakesh.actions import COLOUR_INDEX, GOODS
 
@@ -424,7 +364,7 @@ def _merchant_pay_options(state: State, t: Task) -> list[int]:
     return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS if pl.keshis[c] > 0]
 
 
-@resolve("sb_merchant_pay")
+@ADDS.resolution("sb_merchant_pay")
 def _merchant_pay(state: State, t: Task, a: Action) -> None:
     from tower.pieces import KESHI_COLOURS
 
@@ -433,7 +373,7 @@ def _merchant_pay(state: State, t: Task, a: Action) -> None:
     state.issued[c] -= 1
 
 
-@task("sb_merchant_buy")
+@ADDS.task("sb_merchant_buy")
 def _merchant_buy(state: State, t: Task) -> None:
     from tower.marrakesh.sectors import buy_luxury
 
@@ -441,14 +381,6 @@ def _merchant_buy(state: State, t: Task) -> None:
 
 
 # -- the Woodcutter ---------------------------------------------------------------------
-def extra_wood(state: State, p: int, received: int) -> int:
-    """Wood the Woodcutter adds when player ``p`` receives ``received`` wood at once."""
-    if received <= 0 or not owns(state, p, "woodcutter"):
-        return 0
-    table = building(state, p)["extra_wood"]
-    return table[min(received, len(table) - 1)]
-
-
 def wood_for_resource(state: State, p: int) -> bool:
     """Whether player ``p`` may now give up 1 wood instead of 1 resource of their choice."""
     return owns(state, p, "woodcutter") and mine(state, p)["marker"] and state.players[p].wood > 0
@@ -456,21 +388,6 @@ def wood_for_resource(state: State, p: int) -> bool:
 
 #: The Woodcutter's wood instead of a resource of choice, in a ``pay_resource`` decision.
 WOOD_FOR_RESOURCE = action_id("choice", 0)
-
-
-def pay_options(state: State, t: Task) -> list[int]:
-    # Ruling: only where any resource may be given up (not scroll 33's water or dates for
-    # a missing dinar).
-    anything = set(t["among"]) == set(RESOURCES)
-    return [WOOD_FOR_RESOURCE] if anything and wood_for_resource(state, t["p"]) else []
-
-
-def pay_resolve(state: State, t: Task, a: Action) -> bool:
-    if a.id != WOOD_FOR_RESOURCE:
-        return False
-    use_marker(state, t["p"])
-    state.players[t["p"]].wood -= 1
-    return True
 
 
 # -- the University ---------------------------------------------------------------------
@@ -489,14 +406,14 @@ def university_offer(state: State, p: int) -> list[Task]:
     return []
 
 
-@options("sb_university")
+@ADDS.option("sb_university")
 def _university_options(state: State, t: Task) -> list[int]:
     return [action_id("pass")] + [
         action_id("choice", i) for i in range(len(_used_tiles(state, t["p"])))
     ]
 
 
-@resolve("sb_university")
+@ADDS.resolution("sb_university")
 def _university(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.modules import experts
 
@@ -518,98 +435,6 @@ def university_points(state: State, p: int) -> None:
 # -- the Watchtower ---------------------------------------------------------------------
 # Walls & Guards asks ``count(state, p, "watchtower")``; the rules of the tile and of the
 # hiring cost are battle.py's (``Wall(watchtower=True)``, ``hiring_cost(watchtower=True)``).
-
-
-# -- what players see -------------------------------------------------------------------
-def view(state: State, viewer: int, v: dict[str, Any]) -> None:
-    """Everyone's building, marker and Great Well space; the viewer's own offers (the
-    buildings dealt to choose from, the 3 yellow scrolls drawn) while they choose."""
-    top = state.stack[-1] if state.stack else {}
-    offer = top.get("offer") if top.get("k") == "sb_building" and top["p"] == viewer else None
-    v[NAME] = {
-        "players": [
-            {k: mine(state, p)[k] for k in ("building", "marker", "well")}
-            for p in range(state.num_players)
-        ],
-        "building_offer": offer,
-        "scroll_offer": ext(state)["offers"].get(str(viewer)),
-    }
-
-
-def tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
-    """The observation tensor's pieces: per seat the building (one-hot, 0 none), the
-    marker and the Great Well's space; the viewer's offers while they choose."""
-    seats, n = 4, len(load()["building"]) + 1
-    return {
-        f"{NAME}.building": (seats, n),
-        f"{NAME}.marker": (seats,),
-        f"{NAME}.well": (seats, len(WELL)),
-        f"{NAME}.building_offer": (n,),
-        f"{NAME}.scroll_offer": (max(comps.scrolls) + 1,),
-    }
-
-
-def encode(state: State, viewer: int, d: dict[str, Any]) -> None:
-    """Fill this module's tensor pieces from the viewer's view."""
-    v: dict[str, Any] = {}
-    view(state, viewer, v)
-    mine_v = v[NAME]
-    for p, pv in enumerate(mine_v["players"]):
-        d[f"{NAME}.building"][p, pv["building"]] = 1
-        d[f"{NAME}.marker"][p] = float(pv["marker"])
-        for r, k in pv["well"].items():
-            d[f"{NAME}.well"][p, WELL.index(r)] = k
-    for b in mine_v["building_offer"] or []:
-        d[f"{NAME}.building_offer"][b] = 1
-    for sid in mine_v["scroll_offer"] or []:
-        d[f"{NAME}.scroll_offer"][sid] = 1
-
-
-def render_player(state: State, i: int) -> list[str]:
-    me = mine(state, i)
-    if not me["building"]:
-        return ["    special building: none"]
-    b = building(state, i)
-    marker = {"": "", "round": "once per round", "game": "once"}[b["marker"]]
-    marker = f"; marker ({marker}) {'active' if me['marker'] else 'used'}" if marker else ""
-    well = " ".join(f"{r} {n}" for r, n in me["well"].items() if n)
-    well = f"; well: {well or 'empty'}" if "well" in b else ""
-    return [f"    special building: {b['name'].replace('_', ' ')}{marker}{well}"]
-
-
-def describe_choices(state: State, top: Task) -> list[str]:
-    """What the ``choice:i`` actions of this module's decisions mean."""
-    data = load()
-    k = top["k"]
-    if k == "sb_building":
-        head = "  special building to keep (start: keshi, resources):"
-        ways = []
-        for b in top["offer"]:
-            start = data["start"][b]
-            res = " ".join(f"{n} {r}" for r, n in start["resources"].items())
-            ways.append(f"{data['building'][b]['name']} ({start['keshi']}; {res})")
-    elif k == "sb_scroll":
-        head = "  yellow scroll to keep:"
-        scrolls = state.game.components.scrolls
-        offer = ext(state)["offers"].get(str(top["p"]), [])
-        ways = [f"scroll {sid} ({scrolls[sid]['timing'].replace('_', ' ')})" for sid in offer]
-    elif k == "sb_well":
-        head = "  Great Well: take"
-        ways = list(WELL)
-    elif k == "sb_merchant":
-        head = "  luxury good: pay"
-        ways = ["the printed goods keshis", "any goods keshis, fewer (Flying Merchant)"]
-    elif k == "sb_university":
-        from tower.marrakesh.modules import experts
-
-        tiles = experts.mine(state, top["p"])["tiles"]
-        head = "  University (once per game): flip back to its front side"
-        ways = [experts.tile_text(state, tiles[i][0]) for i in _used_tiles(state, top["p"])]
-    elif k == "pay_resource" and pay_options(state, top):
-        return ["  choice:0 = 1 wood instead (Woodcutter, once per round)"]
-    else:
-        return []
-    return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]
 
 
 # -- named decisions --------------------------------------------------------------------
@@ -653,49 +478,22 @@ def _wood_label(state: State, t: Task, a: Action) -> Label:
     return "give up 1 wood instead (Woodcutter, once per round)", {}, {"wood": 1}
 
 
-label("sb_building", private=True)(_building_label)
-label("sb_scroll", private=True)(_scroll_label)
-label("sb_well")(_well_label)
-label("sb_merchant")(_merchant_label)
-label("sb_university", passing="keep the University's flip for later")(_university_label)
-label("pay_resource/choice")(_wood_label)
-phrase("sb_merchant_pay", "pay {}")
+ADDS.label("sb_building", private=True)(_building_label)
+ADDS.label("sb_scroll", private=True)(_scroll_label)
+ADDS.label("sb_well")(_well_label)
+ADDS.label("sb_merchant")(_merchant_label)
+ADDS.label("sb_university", passing="keep the University's flip for later")(_university_label)
+ADDS.label("pay_resource/choice")(_wood_label)
+ADDS.phrase("sb_merchant_pay", "pay {}")
 
 
-# -- invariants -------------------------------------------------------------------------
-def invariants(state: State) -> None:
-    """Each building belongs to one player at most and is usable in this game; a marker is
-    active only on a building that has one; the Great Well's space holds at most what is
-    printed; no scroll is in two places (stacks, boards, the setup bag and offers)."""
-    data = load()
-    owned = [mine(state, p)["building"] for p in range(state.num_players)]
-    held = [b for b in owned if b]
-    assert len(set(held)) == len(held), f"special buildings owned twice: {owned}"
-    allowed = usable(state.game.config.modules)
-    assert all(b in allowed for b in held), f"special buildings {held} not usable here"
-    for p, b in enumerate(owned):
-        me = mine(state, p)
-        assert not me["marker"] or (b and data["building"][b]["marker"]), (
-            f"player {p}: active marker without a building that has one"
-        )
-        well = data["building"][b].get("well", {}) if b else {}
-        for r, n in me["well"].items():
-            assert 0 <= n <= well.get(r, 0), f"player {p}: Great Well holds {n} {r}"
-        if not _wood_in_play(state):
-            assert not me["well"].get("wood"), f"player {p}: wood in the well without wood"
-    g = ext(state)
-    places = [s for st in state.stacks for s in st] + [
-        s for pl in state.players for s in pl.scrolls
-    ]
-    places += g.get("bag", []) + [s for o in g["offers"].values() for s in o]
-    assert len(set(places)) == len(places), "a scroll is in two places"
-
-
+# -- the module -------------------------------------------------------------------------
 @register
 class SpecialBuildings(Module):
     """New Special Buildings on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Walls & Guards: New Special Buildings"
     rulebook = "Walls & Guards"
     # A building's keshi is deployed at setup: after the other modules' setup decisions
@@ -703,10 +501,21 @@ class SpecialBuildings(Module):
     setup_last = True
 
     def setup(self, state: State) -> None:
-        setup(state)
+        pool = usable(state.game.config.modules)
+        state.rng.shuffle(pool)
+        state.ext[NAME] = {"pool": pool, "offers": {}}
+        for pl in state.players:
+            pl.ext[NAME] = {"building": 0, "marker": False, "well": {}}
 
     def setup_asks(self, state: State) -> list[Task]:
-        return setup_asks(state)
+        turn = order(state)
+        return [
+            *[T("sb_deal", p=p, seat=k) for k, p in enumerate(turn)],
+            *[T("sb_start", p=p) for p in turn],
+            T("sb_scrolls"),
+            *[ask("sb_scroll", p) for p in turn],
+            T("sb_restack"),
+        ]
 
     def count(self, state: State, p: int, what: str) -> int | None:
         # Ruling (Walls & Guards meets the Watchtower): the Watchtower's hiring cost and
@@ -727,40 +536,171 @@ class SpecialBuildings(Module):
         university_points(state, p)
 
     def vendor_water(self, state: State, p: int) -> None:
-        vendor_water(state, p)
+        """A water vendor gave player ``p`` water for an assistant: the Great Well adds 1
+        resource of the player's choice from its space."""
+        # Ruling: "receives 1 water while using a district action (for 1 water vendor keshi in
+        # the district)" is the vendor's water, which the base rules pay for either use of an
+        # assistant there (a new keshi or the action); scroll 35's 2 water still bring 1.
+        if owns(state, p, "great_well") and any(mine(state, p)["well"].values()):
+            push(state, ask("sb_well", p))
 
     def extra_wood(self, state: State, p: int, received: int) -> int:
-        return extra_wood(state, p, received)
+        """Wood the Woodcutter adds when player ``p`` receives ``received`` wood at once."""
+        if received <= 0 or not owns(state, p, "woodcutter"):
+            return 0
+        table = building(state, p)["extra_wood"]
+        return table[min(received, len(table) - 1)]
 
-    def pay_options(self, state: State, task: Task) -> list[int]:
-        return pay_options(state, task)
+    def pay_options(self, state: State, t: Task) -> list[int]:
+        # Ruling: only where any resource may be given up (not scroll 33's water or dates for
+        # a missing dinar).
+        anything = set(t["among"]) == set(RESOURCES)
+        return [WOOD_FOR_RESOURCE] if anything and wood_for_resource(state, t["p"]) else []
 
-    def pay_resolve(self, state: State, task: Task, action: Any) -> bool:
-        return pay_resolve(state, task, action)
+    def pay_resolve(self, state: State, t: Task, a: Action) -> bool:
+        if a.id != WOOD_FOR_RESOURCE:
+            return False
+        use_marker(state, t["p"])
+        state.players[t["p"]].wood -= 1
+        return True
 
     def luxury_affordable(self, state: State, p: int, lux: int) -> bool:
-        return luxury_affordable(state, p, lux)
+        """Whether the Flying Merchant lets player ``p`` pay for luxury good ``lux``."""
+        from tower.marrakesh.actions import GOODS
+
+        if not merchant_ready(state, p):
+            return False
+        cost = state.game.components.luxuries[lux]["cost"]
+        return sum(state.players[p].keshis[c] for c in GOODS) >= merchant_price(state, p, cost)
 
     def luxury_buy(self, state: State, p: int, shop: int) -> bool:
-        return luxury_buy(state, p, shop)
+        """Player ``p`` buys the top good of ``shop``: with the Flying Merchant's marker active
+        they choose between the printed price (``choice:0``) and the merchant's
+        (``choice:1``); True when this module took the purchase over."""
+        from tower.marrakesh.sectors import printed_affordable
+
+        lux = state.shops[shop][-1]
+        if not self.luxury_affordable(state, p, lux):
+            return False
+        push(state, ask("sb_merchant", p, shop=shop, printed=printed_affordable(state, p, lux)))
+        return True
 
     def luxury_gained(self, state: State, p: int, lux: int) -> None:
-        luxury_gained(state, p, lux)
+        """Every luxury good earns the Flying Merchant's owner 1 more point."""
+        if owns(state, p, "flying_merchant"):
+            score(
+                state, p, building(state, p)["extra_points"], f"flying merchant: luxury good {lux}"
+            )
 
     def invariants(self, state: State) -> None:
-        invariants(state)
+        """Each building belongs to one player at most and is usable in this game; a marker is
+        active only on a building that has one; the Great Well's space holds at most what is
+        printed; no scroll is in two places (stacks, boards, the setup bag and offers)."""
+        data = load()
+        owned = [mine(state, p)["building"] for p in range(state.num_players)]
+        held = [b for b in owned if b]
+        assert len(set(held)) == len(held), f"special buildings owned twice: {owned}"
+        allowed = usable(state.game.config.modules)
+        assert all(b in allowed for b in held), f"special buildings {held} not usable here"
+        for p, b in enumerate(owned):
+            me = mine(state, p)
+            assert not me["marker"] or (b and data["building"][b]["marker"]), (
+                f"player {p}: active marker without a building that has one"
+            )
+            well = data["building"][b].get("well", {}) if b else {}
+            for r, n in me["well"].items():
+                assert 0 <= n <= well.get(r, 0), f"player {p}: Great Well holds {n} {r}"
+            if not _wood_in_play(state):
+                assert not me["well"].get("wood"), f"player {p}: wood in the well without wood"
+        g = ext(state)
+        places = [s for st in state.stacks for s in st] + [
+            s for pl in state.players for s in pl.scrolls
+        ]
+        places += g.get("bag", []) + [s for o in g["offers"].values() for s in o]
+        assert len(set(places)) == len(places), "a scroll is in two places"
 
     def view(self, state: State, viewer: int, v: dict[str, Any]) -> None:
-        view(state, viewer, v)
+        """Everyone's building, marker and Great Well space; the viewer's own offers (the
+        buildings dealt to choose from, the 3 yellow scrolls drawn) while they choose."""
+        top = state.stack[-1] if state.stack else {}
+        offer = top.get("offer") if top.get("k") == "sb_building" and top["p"] == viewer else None
+        v[NAME] = {
+            "players": [
+                {k: mine(state, p)[k] for k in ("building", "marker", "well")}
+                for p in range(state.num_players)
+            ],
+            "building_offer": offer,
+            "scroll_offer": ext(state)["offers"].get(str(viewer)),
+        }
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
-        return tensor_pieces(comps)
+        """The observation tensor's pieces: per seat the building (one-hot, 0 none), the
+        marker and the Great Well's space; the viewer's offers while they choose."""
+        seats, n = 4, len(load()["building"]) + 1
+        return {
+            f"{NAME}.building": (seats, n),
+            f"{NAME}.marker": (seats,),
+            f"{NAME}.well": (seats, len(WELL)),
+            f"{NAME}.building_offer": (n,),
+            f"{NAME}.scroll_offer": (max(comps.scrolls) + 1,),
+        }
 
-    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
-        encode(state, viewer, views)
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        """Fill this module's tensor pieces from the viewer's view."""
+        v: dict[str, Any] = {}
+        self.view(state, viewer, v)
+        mine_v = v[NAME]
+        for p, pv in enumerate(mine_v["players"]):
+            d[f"{NAME}.building"][p, pv["building"]] = 1
+            d[f"{NAME}.marker"][p] = float(pv["marker"])
+            for r, k in pv["well"].items():
+                d[f"{NAME}.well"][p, WELL.index(r)] = k
+        for b in mine_v["building_offer"] or []:
+            d[f"{NAME}.building_offer"][b] = 1
+        for sid in mine_v["scroll_offer"] or []:
+            d[f"{NAME}.scroll_offer"][sid] = 1
 
     def render_player(self, state: State, i: int, pv: dict[str, Any]) -> list[str]:
-        return render_player(state, i)
+        me = mine(state, i)
+        if not me["building"]:
+            return ["    special building: none"]
+        b = building(state, i)
+        marker = {"": "", "round": "once per round", "game": "once"}[b["marker"]]
+        marker = f"; marker ({marker}) {'active' if me['marker'] else 'used'}" if marker else ""
+        well = " ".join(f"{r} {n}" for r, n in me["well"].items() if n)
+        well = f"; well: {well or 'empty'}" if "well" in b else ""
+        return [f"    special building: {b['name'].replace('_', ' ')}{marker}{well}"]
 
     def describe_choices(self, state: State, top: Task) -> list[str]:
-        return describe_choices(state, top)
+        """What the ``choice:i`` actions of this module's decisions mean."""
+        data = load()
+        k = top["k"]
+        if k == "sb_building":
+            head = "  special building to keep (start: keshi, resources):"
+            ways = []
+            for b in top["offer"]:
+                start = data["start"][b]
+                res = " ".join(f"{n} {r}" for r, n in start["resources"].items())
+                ways.append(f"{data['building'][b]['name']} ({start['keshi']}; {res})")
+        elif k == "sb_scroll":
+            head = "  yellow scroll to keep:"
+            scrolls = state.game.components.scrolls
+            offer = ext(state)["offers"].get(str(top["p"]), [])
+            ways = [f"scroll {sid} ({scrolls[sid]['timing'].replace('_', ' ')})" for sid in offer]
+        elif k == "sb_well":
+            head = "  Great Well: take"
+            ways = list(WELL)
+        elif k == "sb_merchant":
+            head = "  luxury good: pay"
+            ways = ["the printed goods keshis", "any goods keshis, fewer (Flying Merchant)"]
+        elif k == "sb_university":
+            from tower.marrakesh.modules import experts
+
+            tiles = experts.mine(state, top["p"])["tiles"]
+            head = "  University (once per game): flip back to its front side"
+            ways = [experts.tile_text(state, tiles[i][0]) for i in _used_tiles(state, top["p"])]
+        elif k == "pay_resource" and self.pay_options(state, top):
+            return ["  choice:0 = 1 wood instead (Woodcutter, once per round)"]
+        else:
+            return []
+        return [head] + [f"    choice:{i} = {w}" for i, w in enumerate(ways)]

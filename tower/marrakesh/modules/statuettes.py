@@ -52,8 +52,8 @@ from tower.errors import InputFileError
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.components import check_effects
 from tower.marrakesh.effects import run_effects
-from tower.marrakesh.hooks import Module, register
-from tower.marrakesh.modules.datafile import DATA, read
+from tower.marrakesh.hooks import Module, RuleSet, register
+from tower.marrakesh.module_data import DATA, read
 from tower.marrakesh.rules import (
     LABELS,
     OPTIONS,
@@ -62,12 +62,7 @@ from tower.marrakesh.rules import (
     T,
     Task,
     ask,
-    label,
-    options,
-    phrase,
     push,
-    resolve,
-    task,
 )
 from tower.marrakesh.sectors import discount
 from tower.pieces import KESHI_COLOURS
@@ -75,6 +70,9 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.components import Components
     from tower.marrakesh.state import State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 NAME = "statuettes"
 PATH = DATA / "statuettes.toml"
@@ -126,13 +124,6 @@ def _s(state: State) -> dict[str, Any]:
     return state.ext[NAME]
 
 
-def setup(state: State) -> None:
-    """Shuffle the statuettes into their stack and turn over the top one."""
-    stack = sorted(load()["statuette"])
-    state.rng.shuffle(stack)
-    state.ext[NAME] = {"stack": stack, "open": True}
-
-
 def top(state: State) -> int | None:
     """The face-up statuette, if any."""
     s = _s(state)
@@ -158,21 +149,13 @@ def _souk_task(p: int) -> Task:
     return ask("souk", p, ex=0, lux=0)
 
 
-def sector_action(state: State, p: int, sector: str) -> bool:
-    """A souk action while a statuette lies face up: decision ``statuettes_souk``."""
-    if sector != "souk" or top(state) is None:
-        return False
-    push(state, ask("statuettes_souk", p))
-    return True
-
-
-@options("statuettes_souk")
+@ADDS.option("statuettes_souk")
 def _souk_options(state: State, t: Task) -> list[int]:
     core = OPTIONS["souk"](state, _souk_task(t["p"]))
     return [*core, BUY] if affordable(state, t["p"]) else core
 
 
-@resolve("statuettes_souk")
+@ADDS.resolution("statuettes_souk")
 def _souk(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     if a.kind != "choice":
@@ -185,7 +168,7 @@ def _souk(state: State, t: Task, a: Action) -> None:
         buy(state, p, _cost(state))
 
 
-@options("statuettes_waive")
+@ADDS.option("statuettes_waive")
 def _waive_options(state: State, t: Task) -> list[int]:
     keshis = state.players[t["p"]].keshis
     cost = _cost(state)
@@ -196,7 +179,7 @@ def _waive_options(state: State, t: Task) -> list[int]:
     ]
 
 
-@resolve("statuettes_waive")
+@ADDS.resolution("statuettes_waive")
 def _waive(state: State, t: Task, a: Action) -> None:
     # Imam (base game expansion 2): the luxury good costs any 1 goods keshi fewer.
     cost = _cost(state)
@@ -204,7 +187,7 @@ def _waive(state: State, t: Task, a: Action) -> None:
     buy(state, t["p"], cost)
 
 
-@label("statuettes_souk")
+@ADDS.label("statuettes_souk")
 def _souk_label(state: State, t: Task, a: Action) -> Label:
     from tower.marrakesh.labels import luxury_text
 
@@ -215,7 +198,7 @@ def _souk_label(state: State, t: Task, a: Action) -> Label:
     return text, {}, {f"{c} keshis": n for c, n in cost.items() if n}
 
 
-phrase("statuettes_waive", "the Imam waives {} of the statuette's price")
+ADDS.phrase("statuettes_waive", "the Imam waives {} of the statuette's price")
 
 
 def buy(state: State, p: int, cost: dict[str, int]) -> None:
@@ -234,17 +217,7 @@ def buy(state: State, p: int, cost: dict[str, int]) -> None:
     run_effects(state, p, entry["reward"], f"souk: statuette {lux}")
 
 
-def luxury_gained(state: State, p: int, lux: int) -> None:
-    """The pair bonus when ``lux`` completes a pair of statuettes."""
-    data = load()
-    if lux not in data["statuette"] or partner(lux) not in state.players[p].luxuries:
-        return
-    pair = data["pair"][data["statuette"][lux]["pair_id"]]
-    choice = {"op": "choose", "options": data["statuettes"]["bonus_options"]}
-    run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
-
-
-@task("statuettes_turn_over")
+@ADDS.task("statuettes_turn_over")
 def _turn_over(state: State, t: Task) -> None:
     s = _s(state)
     s["open"] = bool(s["stack"])
@@ -272,6 +245,7 @@ class Statuettes(Module):
     """Statuettes on the hooks (see the module docstring)."""
 
     name = NAME
+    adds = ADDS
     title = "Gems & Experts: Luxury Goods: Statuettes (6 statuettes in 3 pairs)"
     rulebook = "Gems & Experts"
 
@@ -279,13 +253,26 @@ class Statuettes(Module):
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Shuffle the statuettes into their stack and turn over the top one."""
+        stack = sorted(load()["statuette"])
+        state.rng.shuffle(stack)
+        state.ext[NAME] = {"stack": stack, "open": True}
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:
-        return sector_action(state, p, sector)
+        """A souk action while a statuette lies face up: decision ``statuettes_souk``."""
+        if sector != "souk" or top(state) is None:
+            return False
+        push(state, ask("statuettes_souk", p))
+        return True
 
     def luxury_gained(self, state: State, p: int, lux: int) -> None:
-        luxury_gained(state, p, lux)
+        """The pair bonus when ``lux`` completes a pair of statuettes."""
+        data = load()
+        if lux not in data["statuette"] or partner(lux) not in state.players[p].luxuries:
+            return
+        pair = data["pair"][data["statuette"][lux]["pair_id"]]
+        choice = {"op": "choose", "options": data["statuettes"]["bonus_options"]}
+        run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         return [T("statuettes_turn_over")] if when == "end" else []

@@ -21,7 +21,7 @@ Switched on by ``"walls_guards"`` in ``GameConfig.modules``. What the module cha
   then providing for citizens. Battle throws are chance nodes of the game's tower model
   with ``Piece(Kind.WATCHMAN, colour)`` and ``Piece(Kind.BRIGAND, NEUTRAL)``; the rules of
   a battle (roles, placing attackers, mali, payments) are
-  :mod:`tower.marrakesh.modules.battle`'s;
+  :mod:`tower.marrakesh.wall_battle`'s;
 - final scoring: a date orchard or sahara is filled by 8 keshis of any green/brown mix and
   a water vendor; wood counts as a remaining resource; scroll 83's watchmen; the wall town.
 
@@ -33,16 +33,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import Counter
+from functools import cache
 from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import rules
+from tower.marrakesh import wall_battle as bt
 from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
-from tower.marrakesh.effects import COUNTS, SPECIALS, Effect, run_effects
-from tower.marrakesh.hooks import Module, SeasonStep, register
-from tower.marrakesh.modules import battle as bt
+from tower.marrakesh.effects import Effect, run_effects
+from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.rules import (
     Label,
     T,
@@ -50,20 +51,19 @@ from tower.marrakesh.rules import (
     ask,
     can_pay,
     has_mod,
-    label,
-    options,
     order,
     pay,
     push,
-    resolve,
     score,
-    task,
 )
 from tower.marrakesh.sectors import brown_room, brown_spaces, take_keshi
 from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import Player, State
+
+#: The tasks, decisions, labels and effects this module adds to a game that switches it on.
+ADDS = RuleSet()
 
 PASS = action_id("pass")
 #: Sahara spaces: 0 and 1 the brickworks (on the double oasis), 2-4 path A and 5-7 path B
@@ -110,74 +110,22 @@ def extend(comps: Components) -> Components:
     return out
 
 
-def read_tables(path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-    """Check the module's settings and read its tables from the component file."""
-    wg = data["walls_guards"]
-    for i, eff in enumerate(wg["wall"]["bonuses"]):
-        check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
-    for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
-        check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
-    tables = {
-        "brick": entries(path, data, "brick", 11),
-        "wg_scroll": entries(path, data, "wg_scroll", 6, first=79),
-        "wg_river_tile": entries(path, data, "wg_river_tile", 6, first=19),
-        "wg_exchange_office": entries(path, data, "wg_exchange_office", 2, first=19),
-        "wg_provision": entries(path, data, "wg_provision", 6, first=13),
-        "wg_alms": entries(path, data, "wg_alms", 2),
-    }
-    for sid, sc in tables["wg_scroll"].items():
-        if sc.get("colour") not in data["scroll_groups"] or sc.get("timing") not in TIMINGS:
-            raise InputFileError(
-                path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
-            )
-    for oid, office in tables["wg_exchange_office"].items():
-        for goods in ("yellow", "purple", "orange"):
-            check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
-    return tables
-
-
 def _wg(state: State) -> dict[str, Any]:
     return state.game.components["walls_guards"]
 
 
 # -- setup ------------------------------------------------------------------------------
-def setup(state: State) -> None:
-    """Setup steps 7-13 (oases and the oasis track are left out by the core setup)."""
-    comps = state.game.components
-    for pl in state.players:
-        pl.wood = _wg(state)["start_wood"]
-        pl.posts = [True] * bt.WATCHMEN_PER_PLAYER
-        pl.bricks = [0] * 6
-    state.brigands = bt.BRIGANDS_IN_BOX
-    # Setup 12: each player gets one desert town without an instant effect, night side up.
-    # Ruling: with the desert-towns module the towns already on display are not drawn again;
-    # a player left without one (too few towns) has none.
-    pool = sorted(
-        t
-        for t, e in comps.desert_towns.items()
-        if e["kind"] != "instant" and t not in state.towns_display
-    )
-    state.rng.shuffle(pool)
-    for pl, town in zip(state.players, pool, strict=False):
-        pl.wall_town = town
-
-
-def setup_asks(state: State) -> list[Task]:
-    """Setup 9: each player picks 2 brick tiles of each cost, in turn order."""
-    return [ask("bricks", p, wood=w) for p in order(state) for w in (3, 4, 5)]
-
-
 def brick_pairs(wood: int) -> list[tuple[int, int]]:
     """Ordered pairs (path A tile, path B tile) of the tiles costing ``wood``."""
     return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
 
 
-@options("bricks")
+@ADDS.option("bricks")
 def _bricks_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(brick_pairs(t["wood"])))]
 
 
-@resolve("bricks")
+@ADDS.resolution("bricks")
 def _bricks(state: State, t: Task, a: Action) -> None:
     # Ruling: the two tiles of one cost lie on the two paths at the same height; the player
     # decides which goes on which path (the choice is an ordered pair).
@@ -207,13 +155,13 @@ def room(state: State, p: int) -> int:
     return orchard_room(state, p) + brown_room(state, p)
 
 
-@options("place_wg")
+@ADDS.option("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
     out = [action_id("sector", 0)] if orchard_room(state, t["p"]) > 0 else []
     return out + [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
 
 
-@resolve("place_wg")
+@ADDS.resolution("place_wg")
 def _place_wg(state: State, t: Task, a: Action) -> None:
     p, c = t["p"], t["c"]
     pl = state.players[p]
@@ -297,7 +245,7 @@ def sahara_action(state: State, p: int) -> None:
     push(state, ask("fire", p), ask("hire", p))
 
 
-@options("fire")
+@ADDS.option("fire")
 def _fire_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     pl = state.players[p]
@@ -305,7 +253,7 @@ def _fire_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("slot", i + 2) for i in ok]
 
 
-@resolve("fire")
+@ADDS.resolution("fire")
 def _fire(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -322,12 +270,12 @@ def _fire_free(state: State, p: int, e: Effect) -> None:
     push(state, *[ask("fire_free", p) for _ in range(e["n"])])
 
 
-@options("fire_free")
+@ADDS.option("fire_free")
 def _fire_free_options(state: State, t: Task) -> list[int]:
     return [action_id("slot", i + 2) for i in _firable(state, t["p"])]
 
 
-@resolve("fire_free")
+@ADDS.resolution("fire_free")
 def _fire_free_resolve(state: State, t: Task, a: Action) -> None:
     # Scroll 84: 2 explored tiles fired for free, with their wall bonuses.
     p = t["p"]
@@ -342,30 +290,39 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
     """The ways to pay for the watchman on ``post`` (0 bottom, 1 middle, 2 top): its
     printed cost less the resources the player waives (scroll 82, provision tile: "1 fewer
     resource of their choice per watchman"), each a payable cost."""
+    ways = _hire_ways(post, _watchtower(state, p), _hire_discount(state, p))
+    costs = [dict(w) for w in ways]
+    return [c for c in costs if can_pay(state, p, c)]
+
+
+@cache
+def _hire_ways(post: int, watchtower: bool, waived: int) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """The ways to pay for the watchman on ``post`` with ``waived`` resources fewer, payable
+    or not, as ``(resource, n)`` pairs (they depend on the printed costs only)."""
     space = bt.WATCHMAN_SPACES[post].position
     units = sorted(
         _RES.get(r, r)
-        for r, n in bt.hiring_cost([space], watchtower=_watchtower(state, p)).items()
+        for r, n in bt.hiring_cost([space], watchtower=watchtower).items()
         for _ in range(n)
     )
-    keep = max(0, len(units) - _hire_discount(state, p))
+    keep = max(0, len(units) - waived)
     if units == ["any"]:
         # Ruling (Watchtower): "exactly 1 resource of their choice", less scroll 82's and
         # the provision tile's 1 fewer resource.
-        ways = [{r: 1} for r in ("water", "dates", "dinars")] if keep else [{}]
-        return [w for w in ways if can_pay(state, p, w)]
-    ways = sorted({tuple(c) for c in combinations(units, keep)})
-    return [dict(Counter(w)) for w in ways if can_pay(state, p, dict(Counter(w)))]
+        return tuple(((r, 1),) for r in ("water", "dates", "dinars")) if keep else ((),)
+    return tuple(
+        tuple(Counter(w).items()) for w in sorted({tuple(c) for c in combinations(units, keep)})
+    )
 
 
-@options("hire")
+@ADDS.option("hire")
 def _hire_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     posts = state.players[p].posts
     return [PASS] + [action_id("slot", k) for k in range(3) if posts[k] and hire_costs(state, p, k)]
 
 
-@resolve("hire")
+@ADDS.resolution("hire")
 def _hire(state: State, t: Task, a: Action) -> None:
     if a.kind == "pass":
         return
@@ -378,12 +335,12 @@ def _hire(state: State, t: Task, a: Action) -> None:
     push(state, ask("hire_waive", p, ways=ways))
 
 
-@options("hire_waive")
+@ADDS.option("hire_waive")
 def _hire_waive_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("hire_waive")
+@ADDS.resolution("hire_waive")
 def _hire_waive(state: State, t: Task, a: Action) -> None:
     pay(state, t["p"], t["ways"][a.arg])
 
@@ -399,8 +356,8 @@ def _brigand_out(state: State, piece: Piece) -> None:
     state.brigands += 1
 
 
-rules.PIECE_OUT[Kind.WATCHMAN] = _watchman_out
-rules.PIECE_OUT[Kind.BRIGAND] = _brigand_out
+ADDS.piece_out[Kind.WATCHMAN] = _watchman_out
+ADDS.piece_out[Kind.BRIGAND] = _brigand_out
 
 
 # -- the Battle at the Wall -------------------------------------------------------------
@@ -414,7 +371,7 @@ def season_tasks(state: State) -> list[Task]:
     return [T("battle", p=p, first=i == 0) for i, p in enumerate(turn)] + [T("battle_end")]
 
 
-@task("battle")
+@ADDS.task("battle")
 def _battle(state: State, t: Task) -> None:
     p = t["p"]
     pl = state.players[p]
@@ -473,10 +430,10 @@ def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
     push(state, *[T("malus", p=p, pen=pen.value) for pen in result.penalties])
 
 
-rules.AFTER_THROW["battle"] = _battle_out
+ADDS.after_throw["battle"] = _battle_out
 
 
-@task("battle_end")
+@ADDS.task("battle_end")
 def _battle_end(state: State, t: Task) -> None:
     after = bt.aftermath(Piece.parse(x) for x in state.battle_base)
     state.battle_base = []
@@ -525,7 +482,7 @@ def holdings(state: State, p: int) -> dict[str, int]:
     return h
 
 
-@task("malus")
+@ADDS.task("malus")
 def _malus(state: State, t: Task) -> None:
     pen = bt.Penalty(t["pen"])
     ways = [list(map(list, w.taken)) for w in bt.payment_options(pen, holdings(state, t["p"]))]
@@ -533,12 +490,12 @@ def _malus(state: State, t: Task) -> None:
     push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
 
 
-@options("malus_pay")
+@ADDS.option("malus_pay")
 def _malus_pay_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", i) for i in range(len(t["ways"]))]
 
 
-@resolve("malus_pay")
+@ADDS.resolution("malus_pay")
 def _malus_pay(state: State, t: Task, a: Action) -> None:
     """Give up the chosen tokens ("if they can pay only partially, they lose everything
     they can pay"; an empty way is the forfeited malus)."""
@@ -582,12 +539,12 @@ def _give_up_keshi(state: State, p: int, c: str) -> None:
         state.issued[c] -= 1
 
 
-@options("gate_back")
+@ADDS.option("gate_back")
 def _gate_back_options(state: State, t: Task) -> list[int]:
     return [action_id("choice", 0), action_id("choice", 1)]
 
 
-@resolve("gate_back")
+@ADDS.resolution("gate_back")
 def _gate_back(state: State, t: Task, a: Action) -> None:
     # The leftmost or second-from-left workshop; no dinars, no points, the keshi stays.
     shop = state.workshops[a.arg]
@@ -607,7 +564,7 @@ def brick_words(state: State, tile: int) -> str:
     )
 
 
-@label("bricks")
+@ADDS.label("bricks")
 def _bricks_label(state: State, t: Task, a: Action) -> Label:
     first, second = brick_pairs(t["wood"])[a.arg]
     return (
@@ -616,7 +573,7 @@ def _bricks_label(state: State, t: Task, a: Action) -> Label:
     )
 
 
-@label("place_wg")
+@ADDS.label("place_wg")
 def _place_wg_label(state: State, t: Task, a: Action) -> Label:
     if a.kind == "sector":
         return f"put the {t['c']} keshi in the date orchard"
@@ -632,11 +589,11 @@ def _fire_label(state: State, t: Task, a: Action) -> Label:
     return f"fire {brick_words(state, tile)} for {cost} wood", {}, {"wood": cost}
 
 
-label("fire", passing="fire no more bricks")(_fire_label)
-label("fire_free")(_fire_label)
+ADDS.label("fire", passing="fire no more bricks")(_fire_label)
+ADDS.label("fire_free")(_fire_label)
 
 
-@label("hire", passing="hire no more watchmen")
+@ADDS.label("hire", passing="hire no more watchmen")
 def _hire_label(state: State, t: Task, a: Action) -> Label:
     post = ("bottom", "middle", "top")[a.arg]
     return f"hire the watchman on the {post} post"
@@ -649,7 +606,7 @@ def _payment_label(state: State, t: Task, a: Action) -> Label:
     return f"pay {amounts(way)}", {}, dict(way)
 
 
-label("hire_waive")(_payment_label)
+ADDS.label("hire_waive")(_payment_label)
 
 
 def _token_words(state: State, token: str, n: int) -> str:
@@ -667,7 +624,7 @@ def _token_words(state: State, token: str, n: int) -> str:
     return f"the city gate on the {ordinal(int(what) + 1)} gate space"
 
 
-@label("malus_pay")
+@ADDS.label("malus_pay")
 def _malus_label(state: State, t: Task, a: Action) -> Label:
     way = t["ways"][a.arg]
     if not way:
@@ -675,7 +632,7 @@ def _malus_label(state: State, t: Task, a: Action) -> Label:
     return "give up " + ", ".join(_token_words(state, tok, n) for tok, n in way)
 
 
-@label("gate_back")
+@ADDS.label("gate_back")
 def _gate_back_label(state: State, t: Task, a: Action) -> Label:
     return f"put the {t['c']} city gate back on the {ordinal(a.arg + 1)} workshop"
 
@@ -700,12 +657,6 @@ def filled(state: State, p: int, sector: str) -> bool:
     return n >= full and sector in pl.vendors
 
 
-def final_scoring(state: State, p: int) -> None:
-    pl = state.players[p]
-    if has_mod(state, p, "watchman_tiles"):
-        score(state, p, _wg(state)["watchman_end_points"] * sum(pl.posts), "scroll 83: watchmen")
-
-
 def wall_towns(state: State, p: int) -> list[int]:
     """The wall board's desert town, if the wall is complete.
 
@@ -723,11 +674,6 @@ def _yellow_scroll(state: State, p: int, e: Effect) -> None:
     push(state, ask("track_scroll", p))
 
 
-def _keshi_exchange(state: State, p: int, e: Effect) -> None:
-    # Brick 09 brown: the oasis track's keshi exchange, with its restrictions.
-    push(state, ask("exchange_return", p))
-
-
 def _pairs_count(state: State, p: int) -> int:
     """Pairs of a green and a brown keshi in the sahara OR the date orchard (the better)."""
     pl = state.players[p]
@@ -737,21 +683,20 @@ def _pairs_count(state: State, p: int) -> int:
 
 
 def _resources_per_count(state: State, p: int, e: Effect) -> None:
-    k = COUNTS[e["count"]](state, p)
+    k = state.game.ruleset.counts[e["count"]](state, p)
     push(state, *[ask("resource", p) for _ in range(k)])
 
 
-SPECIALS.update(
+ADDS.specials.update(
     {
         "orchard_harvest": _orchard_harvest,
         "fire_free": _fire_free,
         "wall_protected": _wall_protected,
         "yellow_scroll": _yellow_scroll,
-        "keshi_exchange": _keshi_exchange,
         "resources_per_count": _resources_per_count,
     }
 )
-COUNTS.update(
+ADDS.counts.update(
     {
         "wall": lambda s, p: len(s.players[p].wall),
         "green_brown_pairs": _pairs_count,
@@ -851,67 +796,13 @@ def _choices(top: Task) -> list[str]:
 _SCALARS = 5
 
 
-def _tensor_pieces(comps: Components) -> dict[str, tuple[int, ...]]:
-    bricks, towns = len(comps.tables["brick"]), max(comps.desert_towns)
-    per_player = {
-        "scalars": (_SCALARS,),
-        "bricks": (6, bricks),
-        "explored": (6,),
-        "wall": (bt.SECTIONS, bricks),
-        "sahara_green": (10,),
-        "wall_town": (towns,),
-    }
-    pieces = {f"wg.p{i}.{k}": shape for i in range(4) for k, shape in per_player.items()}
-    return {
-        "wg.brigands": (1,),
-        "wg.carry": (len(KESHI_COLOURS),),
-        "wg.battle_base": (len(KESHI_COLOURS) + len(PLAYER_COLOURS) + 1,),
-        **pieces,
-    }
-
-
-def _encode(state: State, viewer: int, d: dict[str, Any]) -> None:
-    """Everything of Walls & Guards is public: boards, wall, watchmen, the tower's base."""
-    d["wg.brigands"][0] = state.brigands
-    for c in state.carry:
-        if c in KESHI_COLOURS:  # other pieces carried (expert keshis) are their module's
-            d["wg.carry"][KESHI_COLOURS.index(c)] += 1
-    k = len(KESHI_COLOURS)
-    for x in state.battle_base:  # keshis by colour, then watchmen by colour, then brigands
-        piece = Piece.parse(x)
-        if piece.kind is Kind.KESHI:
-            d["wg.battle_base"][KESHI_COLOURS.index(piece.colour)] += 1
-        elif piece.kind is Kind.WATCHMAN:
-            d["wg.battle_base"][k + PLAYER_COLOURS.index(piece.colour)] += 1
-        else:
-            d["wg.battle_base"][k + len(PLAYER_COLOURS)] += 1
-    for i, pl in enumerate(state.players):
-        pre = f"wg.p{i}."
-        d[pre + "scalars"][:] = [
-            pl.wood,
-            pl.recruited,
-            pl.orchard_brown,
-            len(pl.wall),
-            sum(pl.posts),
-        ]
-        for k, tile in enumerate(pl.bricks):
-            if tile:
-                d[pre + "bricks"][k, tile - 1] = 1
-        d[pre + "explored"][:] = pl.explored
-        for k, tile in enumerate(pl.wall):
-            d[pre + "wall"][k, tile - 1] = 1
-        for s in pl.sahara_green:
-            d[pre + "sahara_green"][s] += 1
-        if pl.wall_town:
-            d[pre + "wall_town"][pl.wall_town - 1] = 1
-
-
 # -- the module -------------------------------------------------------------------------
 @register
 class WallsGuards(Module):
     """Walls & Guards on the hooks (see the module docstring for what it changes)."""
 
     name = "walls_guards"
+    adds = ADDS
     title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
     rulebook = "Walls & Guards"
     # Brick tiles replace the oases and the wall board the oasis track; green and brown
@@ -920,16 +811,56 @@ class WallsGuards(Module):
     season_steps = (SeasonStep("battle", after="river", tasks=season_tasks),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
-        return read_tables(path, data)
+        """Check the module's settings and read its tables from the component file."""
+        wg = data["walls_guards"]
+        for i, eff in enumerate(wg["wall"]["bonuses"]):
+            check_effects(path, f"walls_guards.wall.bonuses[{i}]", eff)
+        for key in ("rapid_bonus", "connection_bonus", "square_bonus"):
+            check_effects(path, f"walls_guards.overlays.{key}", wg["overlays"][key])
+        tables = {
+            "brick": entries(path, data, "brick", 11),
+            "wg_scroll": entries(path, data, "wg_scroll", 6, first=79),
+            "wg_river_tile": entries(path, data, "wg_river_tile", 6, first=19),
+            "wg_exchange_office": entries(path, data, "wg_exchange_office", 2, first=19),
+            "wg_provision": entries(path, data, "wg_provision", 6, first=13),
+            "wg_alms": entries(path, data, "wg_alms", 2),
+        }
+        for sid, sc in tables["wg_scroll"].items():
+            if sc.get("colour") not in data["scroll_groups"] or sc.get("timing") not in TIMINGS:
+                raise InputFileError(
+                    path, "needs a scroll colour and a timing", field=f"wg_scroll {sid}"
+                )
+        for oid, office in tables["wg_exchange_office"].items():
+            for goods in ("yellow", "purple", "orange"):
+                check_effects(path, f"wg_exchange_office {oid}.{goods}", office[goods])
+        return tables
 
     def components(self, comps: Components) -> Components:
         return extend(comps)
 
     def setup(self, state: State) -> None:
-        setup(state)
+        """Setup steps 7-13 (oases and the oasis track are left out by the core setup)."""
+        comps = state.game.components
+        for pl in state.players:
+            pl.wood = _wg(state)["start_wood"]
+            pl.posts = [True] * bt.WATCHMEN_PER_PLAYER
+            pl.bricks = [0] * 6
+        state.brigands = bt.BRIGANDS_IN_BOX
+        # Setup 12: each player gets one desert town without an instant effect, night side up.
+        # Ruling: with the desert-towns module the towns already on display are not drawn again;
+        # a player left without one (too few towns) has none.
+        pool = sorted(
+            t
+            for t, e in comps.desert_towns.items()
+            if e["kind"] != "instant" and t not in state.towns_display
+        )
+        state.rng.shuffle(pool)
+        for pl, town in zip(state.players, pool, strict=False):
+            pl.wall_town = town
 
     def setup_asks(self, state: State) -> list[Task]:
-        return setup_asks(state)
+        """Setup 9: each player picks 2 brick tiles of each cost, in turn order."""
+        return [ask("bricks", p, wood=w) for p in order(state) for w in (3, 4, 5)]
 
     def sahara(self, layout: dict[str, bool]) -> None:
         # Ruling: the brickworks is set on the start (double) oasis, covering it whatever
@@ -960,7 +891,16 @@ class WallsGuards(Module):
         return False
 
     def count(self, state: State, p: int, what: str) -> int | None:
-        return orchard(state.players[p])[0] if what == "date_pickers" else None
+        # Green and brown keshis stand in both sectors: the date pickers are the green
+        # keshis in the orchard; a sector's keshis are all those standing in it.
+        pl = state.players[p]
+        if what == "date_pickers":
+            return orchard(pl)[0]
+        if what == "orchard_keshis":
+            return sum(orchard(pl))
+        if what == "sahara_keshis":
+            return sahara_keshis(pl)
+        return None
 
     def returnable(self, state: State, p: int, colours: list[str]) -> list[str]:
         # Only keshis in the date orchard: the sahara's stand next to brick tiles.
@@ -985,7 +925,11 @@ class WallsGuards(Module):
         return state.players[p].wood
 
     def final_scoring(self, state: State, p: int) -> None:
-        final_scoring(state, p)
+        pl = state.players[p]
+        if has_mod(state, p, "watchman_tiles"):
+            score(
+                state, p, _wg(state)["watchman_end_points"] * sum(pl.posts), "scroll 83: watchmen"
+            )
 
     def invariants(self, state: State) -> None:
         check(state)
@@ -994,10 +938,57 @@ class WallsGuards(Module):
         return Counter(x.colour for x in pending_pieces(state) if x.kind is Kind.KESHI)
 
     def tensor_pieces(self, comps: Components) -> dict[str, tuple[int, ...]]:
-        return _tensor_pieces(comps)
+        bricks, towns = len(comps.tables["brick"]), max(comps.desert_towns)
+        per_player = {
+            "scalars": (_SCALARS,),
+            "bricks": (6, bricks),
+            "explored": (6,),
+            "wall": (bt.SECTIONS, bricks),
+            "sahara_green": (10,),
+            "wall_town": (towns,),
+        }
+        pieces = {f"wg.p{i}.{k}": shape for i in range(4) for k, shape in per_player.items()}
+        return {
+            "wg.brigands": (1,),
+            "wg.carry": (len(KESHI_COLOURS),),
+            "wg.battle_base": (len(KESHI_COLOURS) + len(PLAYER_COLOURS) + 1,),
+            **pieces,
+        }
 
-    def encode(self, state: State, viewer: int, views: dict[str, Any]) -> None:
-        _encode(state, viewer, views)
+    def encode(self, state: State, viewer: int, d: dict[str, Any]) -> None:
+        """Everything of Walls & Guards is public: boards, wall, watchmen, the tower's base."""
+        d["wg.brigands"][0] = state.brigands
+        for c in state.carry:
+            if c in KESHI_COLOURS:  # other pieces carried (expert keshis) are their module's
+                d["wg.carry"][KESHI_COLOURS.index(c)] += 1
+        k = len(KESHI_COLOURS)
+        for x in state.battle_base:  # keshis by colour, then watchmen by colour, then brigands
+            piece = Piece.parse(x)
+            if piece.kind is Kind.KESHI:
+                d["wg.battle_base"][KESHI_COLOURS.index(piece.colour)] += 1
+            elif piece.kind is Kind.WATCHMAN:
+                d["wg.battle_base"][k + PLAYER_COLOURS.index(piece.colour)] += 1
+            else:
+                d["wg.battle_base"][k + len(PLAYER_COLOURS)] += 1
+        for i, pl in enumerate(state.players):
+            pre = f"wg.p{i}."
+            d[pre + "scalars"][:] = [
+                pl.wood,
+                pl.recruited,
+                pl.orchard_brown,
+                len(pl.wall),
+                sum(pl.posts),
+            ]
+            for k, tile in enumerate(pl.bricks):
+                if tile:
+                    d[pre + "bricks"][k, tile - 1] = 1
+            d[pre + "explored"][:] = pl.explored
+            for k, tile in enumerate(pl.wall):
+                d[pre + "wall"][k, tile - 1] = 1
+            for s in pl.sahara_green:
+                d[pre + "sahara_green"][s] += 1
+            if pl.wall_town:
+                d[pre + "wall_town"][pl.wall_town - 1] = 1
 
     def render_board(self, state: State) -> list[str]:
         return _board_lines(state)

@@ -7,9 +7,13 @@ repeats them enlarged with their names. Matplotlib's Agg backend draws it off-sc
 
 Examples
 --------
+>>> import tempfile
+>>> from pathlib import Path
 >>> from tower.geometry import load_preset
->>> from tower.geometry.render import render_png
->>> render_png([load_preset("marrakesh")], "/tmp/marrakesh.png")  # doctest: +SKIP
+>>> from tower.geometry.picture import render_png
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     render_png([load_preset("marrakesh")], Path(tmp) / "marrakesh.png").stat().st_size > 0
+True
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ Nothing here knows the engine's ``State`` or a tower model: a battle's chance no
 battle checker (:mod:`tower.battle`) share one implementation of the rules. Every component
 value carries its provenance (``rulebook``, ``derived`` from the rulebook text, or
 ``assumed``), and every reading of an unclear sentence is a ``# Ruling:`` comment next to
-the rule it settles. Rulebook: *Walls & Guards*.
+the rule it settles. Rulebook: *Walls & Guards*, "Battle at the Wall", "Burn bricks &
+recruit watchmen" and "Brick Tiles".
 
 Examples
 --------
@@ -26,11 +27,11 @@ out against a wall with 2 repaired sections.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from typing import Literal
 
 from tower.pieces import NEUTRAL, Kind, Piece
@@ -324,7 +325,14 @@ class Payment:
 
 
 def _in_pool(token: str, pool: tuple[str, ...]) -> bool:
-    return any(token == p or (p.endswith(":") and token.startswith(p)) for p in pool)
+    """Whether ``token`` is one of ``pool``'s tokens or starts with one of its prefixes
+    (the entries ending in ``:``)."""
+    return token in pool or token.startswith(_prefixes(pool))
+
+
+@cache
+def _prefixes(pool: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p for p in pool if p.endswith(":"))
 
 
 def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
@@ -347,12 +355,24 @@ def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
     for pool in pools:
         if min(rule.amount, sum(pool.values())) < best:
             continue
-        tokens = sorted(pool)
-        for combo in itertools.combinations_with_replacement(tokens, best):
-            taken = Counter(combo)
-            if all(taken[t] <= pool[t] for t in taken):
-                options.add(tuple(sorted(taken.items())))
+        options.update(_takings(sorted(pool), pool, best))
     return [Payment(penalty, taken) for taken in sorted(options)]
+
+
+def _takings(
+    tokens: list[str], pool: dict[str, int], k: int
+) -> Iterator[tuple[tuple[str, int], ...]]:
+    """Every way to take ``k`` tokens of ``tokens`` (sorted), at most ``pool[t]`` of each,
+    as sorted ``(token, n)`` pairs with ``n > 0``."""
+    if k == 0:
+        yield ()
+        return
+    if not tokens:
+        return
+    first, rest = tokens[0], tokens[1:]
+    for n in range(min(k, pool[first]), -1, -1):
+        for tail in _takings(rest, pool, k - n):
+            yield ((first, n), *tail) if n else tail
 
 
 def pay(holdings: Holdings, payment: Payment) -> dict[str, int]:

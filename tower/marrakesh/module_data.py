@@ -1,9 +1,11 @@
 """Reading a module's own component data file (``tower/marrakesh/data/<module>.toml``).
 
-A module file has the same form as ``components.toml``: ``schema = 1``, tables and arrays
-of tables whose entries carry ``source = "rulebook"|"assumed"`` and effect lists in the
-vocabulary of :mod:`tower.marrakesh.effects`. :func:`read` checks the schema, the
-provenance, the ids and every effect list, and raises
+A module whose printed components are not part of ``data/components.toml`` keeps them in a
+file of its own, of the same form: ``schema = 1``, tables and arrays of tables whose
+entries carry ``source = "rulebook"|"assumed"`` and effect lists in the vocabulary of
+:mod:`tower.marrakesh.effects`. :func:`read` checks the schema, the provenance, the ids and
+every effect list; :func:`load` hands the file to the module's own builder once its schema
+is checked, and :func:`section` fetches a table that must exist. Errors are
 :class:`tower.errors.InputFileError` naming the file and the field.
 
 Examples
@@ -11,6 +13,8 @@ Examples
 >>> data = read(DATA / "chess.toml", entries={"chess_set": (5, 26)})
 >>> sorted(data["chess_set"])
 [26, 27, 28, 29, 30]
+>>> load("edicts.toml", 1, lambda path, data: section(path, data, "rules")["imam_step"])
+12
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tower.errors import InputFileError
+from tower.marrakesh import components
 from tower.marrakesh.components import SCHEMA
 from tower.marrakesh.components import entries as read_entries
 from tower.pieces import KESHI_COLOURS
@@ -29,7 +35,9 @@ from tower.pieces import KESHI_COLOURS
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
 
-DATA = Path(__file__).parents[1] / "data"
+T = TypeVar("T")
+
+DATA = Path(__file__).parent / "data"
 
 
 def read(path: Path, entries: dict[str, tuple[int, int]]) -> dict[str, Any]:
@@ -78,3 +86,28 @@ def mix_in(
         scrolls={**comps.scrolls, **priced},
         oases={**comps.oases, **copy.deepcopy(oases)},
     )
+
+
+def load(
+    name: str, schema: int, build: Callable[[str, dict[str, Any]], T], path: str | None = None
+) -> T:
+    """``build(path, data)`` of the file ``path`` (default ``data/<name>``), once its
+    ``schema`` version is checked. Raises :class:`InputFileError` if the file cannot be
+    read, is not TOML, has another schema or lacks an entry."""
+
+    def with_schema(where: str, data: dict[str, Any]) -> T:
+        if data.get("schema") != schema:
+            raise InputFileError(where, f"schema must be {schema}, got {data.get('schema')!r}")
+        return build(where, data)
+
+    return components.checked(Path(path) if path is not None else DATA / name, with_schema)
+
+
+def section(path: str, data: dict[str, Any], name: str) -> dict[str, Any]:
+    """Table ``name``, which must exist and carry a ``source``."""
+    table = data.get(name)
+    if not isinstance(table, dict):
+        raise InputFileError(path, "missing table", field=name)
+    if table.get("source") not in ("rulebook", "assumed"):
+        raise InputFileError(path, "source must be 'rulebook' or 'assumed'", field=name)
+    return table

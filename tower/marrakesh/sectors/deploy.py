@@ -1,0 +1,224 @@
+"""Deploying keshis onto a player's board, shared by every sector (*Marrakesh*, "Phase 2:
+Claim keshis & deploy them" and "Phase 3: Use your assistants", option a): how much room a
+sector has, deploying a keshi (its deployment bonus is in its sector's file), the water
+vendors (*Marrakesh*, "Water vendor"), and the dispatch of option b, an assistant's sector
+action.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tower.marrakesh.actions import (
+    GOODS,
+    SECTOR_INDEX,
+    SECTORS,
+    VENDOR_SECTORS,
+    Action,
+    action_id,
+    sector_of,
+)
+from tower.marrakesh.rules import (
+    T,
+    Task,
+    ask,
+    has_mod,
+    mod_values,
+    options,
+    push,
+    resolve,
+    score,
+    task,
+)
+
+if TYPE_CHECKING:
+    from tower.marrakesh.board import Board
+
+CAPACITY = 8
+#: The id of ``sector:<first sector>``; the others follow in the order of SECTORS.
+_SECTOR = action_id("sector")
+
+
+def brown_spaces(state: Board, p: int) -> list[int]:
+    """Sahara spaces a caravan keshi may be deployed to now (no skipping along a path).
+
+    Spaces: 0 start oasis right, 1 start oasis left (right first), 2-4 path A, 5-7 path B,
+    8 and 9 the desert-town spaces at the ends of the paths. Which of them exist is the
+    game's sahara layout (``game.hooks.layout``, set by the modules' ``sahara`` hooks):
+    ``start`` (spaces 0 and 1) and ``towns`` (spaces 8 and 9).
+    """
+    sa = state.players[p].sahara
+    layout = state.game.hooks.layout
+    towns = layout["towns"]
+    out = []
+    if layout["start"]:
+        if not sa[0]:
+            out.append(0)
+        elif not sa[1]:
+            out.append(1)
+    for first, town in ((2, 8), (5, 9)):
+        nxt = next((i for i in range(first, first + 3) if not sa[i]), None)
+        if nxt is not None:
+            out.append(nxt)
+        elif towns and not sa[town] and state.towns_display:
+            out.append(town)
+    return out
+
+
+#: The colours whose room no module changes: goods (unlimited), red (free vendor sectors)
+#: and pink (free main-square spaces); one lookup tells room() which.
+_OWN_ROOM: dict[str, str] = {**dict.fromkeys(GOODS, "goods"), "red": "red", "pink": "pink"}
+
+
+def room(state: Board, p: int, colour: str) -> int:
+    """How many more keshis of ``colour`` player ``p`` could deploy (goods: unlimited)."""
+    pl = state.players[p]
+    own = _OWN_ROOM.get(colour)
+    if own == "goods":
+        return 99
+    if own == "red":
+        return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
+    if own == "pink":
+        return pl.square.count(False)
+    hooks = state.game.hooks.room
+    if hooks:
+        for hook in hooks:
+            n = hook(state, p, colour)
+            if n is not None:
+                return n
+    if colour == "brown":
+        return brown_room(state, p)
+    return CAPACITY - pl.keshis[colour]
+
+
+def brown_room(state: Board, p: int) -> int:
+    """Free sahara spaces a keshi could still reach."""
+    pl = state.players[p]
+    layout = state.game.hooks.layout
+    free = pl.sahara[0 if layout["start"] else 2 : 8].count(False)
+    if layout["towns"]:
+        return free + min(pl.sahara[8:10].count(False), len(state.towns_display))
+    return free
+
+
+def take_keshi(state: Board, p: int, colour: str, src: str) -> None:
+    """A keshi to be deployed leaves the player's held keshis or the common supply."""
+    if src == "held":
+        state.players[p].held.remove(colour)
+    else:
+        state.issued[colour] += 1
+
+
+def reached(state: Board, p: int, what: str, where: Any) -> None:
+    """Tell the modules (hook ``reached``) that player ``p`` just reached ``where`` on the
+    board part ``what``."""
+    for hook in state.game.hooks.reached:
+        hook(state, p, what, where)
+
+
+@task("deploy")
+def _deploy(state: Board, t: Task) -> None:
+    """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
+    p, c, src = t["p"], t["c"], t["src"]
+    pl = state.players[p]
+    if room(state, p, c) <= 0:
+        # A keshi that fits nowhere goes back to the common supply.
+        if src == "held":
+            pl.held.remove(c)
+            state.issued[c] -= 1
+        if t.get("then") and c != "red":
+            # Ruling (scroll 64): a keshi that fits nowhere still names its sector; a water
+            # vendor that fits nowhere names none, so no action follows.
+            push(state, T("action", p=p, s=sector_of(c)))
+        return
+    for hook in state.game.hooks.deploy:
+        if hook(state, t):
+            return
+    if c in ("red", "pink", "brown"):
+        push(state, ask("place_" + c, p, src=src, then=t.get("then", False)))
+        return
+    take_keshi(state, p, c, src)
+    pl.keshis[c] += 1
+    if state.game.hooks.reached:
+        reached(state, p, "keshi", c)
+    if c == "green":
+        score(
+            state, p, state.game.components["date_orchard"]["deploy_points"], "date picker deployed"
+        )
+    if t.get("then"):
+        # Spelt out rather than made by T: this runs for most keshis deployed.
+        state.stack.append({"t": "action", "p": p, "s": sector_of(c)})
+
+
+@options("place_red")
+def _place_red_options(state: Board, t: Task) -> list[int]:
+    pl = state.players[t["p"]]
+    return [_SECTOR + SECTOR_INDEX[s] for s in VENDOR_SECTORS if s not in pl.vendors]
+
+
+@resolve("place_red")
+def _place_red(state: Board, t: Task, a: Action) -> None:
+    p = t["p"]
+    take_keshi(state, p, "red", t["src"])
+    s = SECTORS[a.arg]
+    # A vendor waters only from the player's next turn on ("during a previous turn").
+    state.players[p].vendors[s] = 2 if state.turn == p else 1
+    if t.get("then"):
+        push(state, T("action", p=p, s=s))
+
+
+def vendor_water(state: Board, p: int, s: str, action: bool) -> None:
+    """The water vendor of sector ``s`` waters player ``p``'s assistant there (if it is
+    active); ``action``: the assistant takes the sector action."""
+    pl = state.players[p]
+    active = pl.souk_vendor == 1 if s == "souk" else pl.vendors.get(s) == 1
+    if not active:
+        return
+    pl.water += 2 if has_mod(state, p, "vendor_double_water") else 1
+    if action and has_mod(state, p, "vendor_points"):
+        score(state, p, 2, "scroll 50: water vendor")
+    for hook in state.game.hooks.vendor_water:
+        hook(state, p)
+
+
+@task("vendor_water")
+def _vendor_water(state: Board, t: Task) -> None:
+    """:func:`vendor_water` as a task (the assistant's resolution calls it directly)."""
+    vendor_water(state, t["p"], t["s"], t["action"])
+
+
+@task("action")
+def _action(state: Board, t: Task) -> None:
+    """Perform the sector action of sector ``s``."""
+    p, s = t["p"], t["s"]
+    pl = state.players[p]
+    for hook in state.game.hooks.sector_action:
+        if hook(state, p, s):
+            return
+    if s == "green":
+        pickers = state.game.hooks.first("count", state, p, "date_pickers")
+        if pickers is None:
+            pickers = pl.keshis["green"]
+        alts = mod_values(state, p, "orchard_alternative")
+        if not alts:
+            pl.dates += pickers
+        else:
+            push(state, *[ask("orchard", p) for _ in range(pickers)])
+    elif s == "turquoise":
+        if pl.keshis["turquoise"]:
+            push(state, T("river", p=p, n=pl.keshis["turquoise"]))
+    elif s == "souk":
+        push(state, ask("souk", p, ex=0, lux=0))
+    elif s == "pink":
+        push(state, T("square", p=p))
+    elif s in ("white", "black"):
+        if pl.keshis[s]:
+            push(state, T("stair", p=p, w="palace" if s == "white" else "mosque", n=pl.keshis[s]))
+    elif s == "gray":
+        push(state, ask("madrasa", p, budget=pl.keshis["gray"], bought=0, forced=-1))
+    elif s == "beige":
+        push(state, ask("medina", p))
+    elif s == "brown":
+        push(state, ask("sahara", p))
+    else:
+        raise AssertionError(f"no sector action for {s!r}")
