@@ -13,7 +13,7 @@ one machine's floating point gives.
 Every lost attempt is printed with its tower, seed and throw and the call that replays it
 (:func:`tower.physics.escapes.replay_lost`). What was lost before, and the fixes, are in
 docs/physics.md. Run with ``.venv/bin/pytest -m slow tests/test_physics_slow.py -s`` to
-see the counts.
+see the counts; ``TOWER_SLOW_WORKERS=1`` runs each check on one process instead of two.
 """
 
 from __future__ import annotations
