@@ -62,6 +62,10 @@ def test_validate_model_writes_a_report(model_path, traces, tmp_path):
     verdicts = {v["model"]: v for v in data["verdicts"]}
     assert verdicts["distilled"]["sequences"] == 200
     assert verdicts["baseline"]["passed"] is False  # it keeps pieces far too long
+    # where the tested model differs, throw by throw, largest first
+    assert "## Where distilled differs, throw by throw" in report
+    z = [abs(d["z"]) for d in data["differences"]]
+    assert z and z == sorted(z, reverse=True)
     assert (tmp_path / "statistics.png").is_file() and (tmp_path / "retention.png").is_file()
 
 

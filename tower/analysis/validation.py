@@ -11,6 +11,9 @@ same order, fresh towers). Then, per model:
 - a classifier two-sample test (logistic regression on per-throw counts and the
   statistics, 5-fold cross-validated accuracy; about 0.5 when the model is faithful).
 
+Where a model differs, throw by throw and by the throw's make-up, is
+:mod:`tower.analysis.makeup`; the report lists its largest differences.
+
 :func:`write_report` writes ``report.md``, ``validation.json`` and the PNGs.
 """
 
@@ -25,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tower.analysis.makeup import Difference, difference_lines
 from tower.analysis.plots import plot_retention, plot_statistics
 from tower.analysis.retention import (
     STATISTICS,
@@ -143,8 +147,13 @@ def write_report(
     header: Mapping[str, Any],
     level: float = 0.01,
     max_accuracy: float = 0.55,
+    differences: Sequence[Difference] = (),
 ) -> Path:
-    """Write ``report.md``, ``validation.json``, ``statistics.png`` and ``retention.png``."""
+    """Write ``report.md``, ``validation.json``, ``statistics.png`` and ``retention.png``.
+
+    ``differences``: the first model's (:func:`tower.analysis.makeup.makeup_differences`),
+    the largest listed in the report, all in ``validation.json``.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stat_samples = {
@@ -184,6 +193,18 @@ def write_report(
                 f"| {t.name} | {t.reference_mean:.3f} | {t.model_mean:.3f} | "
                 f"{t.statistic:.1f} ({t.dof}) | {t.pvalue:.3g} | {'yes' if t.rejected else 'no'} |"
             )
+    if differences:
+        lines += [
+            "",
+            f"## Where {verdicts[0].model} differs, throw by throw",
+            "",
+            "Share of the fresh (thrown) or old (inside before) pieces of a kind that came out,",
+            "pooled by one context field: `n` pieces thrown, `w` pawns thrown, `x` experts",
+            "thrown, `I` pieces inside before. z treats pieces as independent: it ranks, it",
+            "does not test.",
+            "",
+            *difference_lines(differences),
+        ]
     lines += ["", "Statistics:", ""]
     lines += [f"- `{k}`: {v}" for k, v in STATISTICS.items()]
     if verdicts and len(verdicts[0].tests) > len(STATISTICS):
@@ -193,7 +214,11 @@ def write_report(
     report.write_text("\n".join(lines), encoding="utf-8")
     (out_dir / "validation.json").write_text(
         json.dumps(
-            {"header": dict(header), "verdicts": [asdict(v) for v in verdicts]},
+            {
+                "header": dict(header),
+                "verdicts": [asdict(v) for v in verdicts],
+                "differences": [asdict(d) for d in differences],
+            },
             indent=2,
             sort_keys=True,
         )

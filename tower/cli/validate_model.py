@@ -67,9 +67,11 @@ def validate_model(
 
     Runs one chi-square test per sequence statistic (and per kind thrown, when the
     sequences throw several kinds) and a classifier two-sample test, for MODEL and for the
-    baseline, and writes a report with plots to --out. Held-out sequences that the model
+    baseline, and writes a report with plots to --out, with the throw contexts (pieces and
+    pawns thrown, pieces inside) where MODEL differs most. Held-out sequences that the model
     was fitted on (same batch seed and seq, from the model's provenance) are refused.
     """
+    from tower.analysis.makeup import makeup_differences
     from tower.analysis.validation import validate, write_report
     from tower.model import BaselineModel, open_model
 
@@ -86,12 +88,13 @@ def validate_model(
     models = {tested.name if isinstance(tested, BaselineModel) else "distilled": tested}
     models.setdefault("baseline", BaselineModel())
     verdicts, samples = validate(models, held, seed=seed, level=level, replicates=replicates)
+    found = makeup_differences(tested, held, seed=seed, replicates=replicates)
     header = {
         "model": model, "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
         "seed": seed, "model sequences per held-out sequence": replicates, "seeds": seeds_line,
     }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        write_report(verdicts, samples, tmp, header=header, level=level)
+        write_report(verdicts, samples, tmp, header=header, level=level, differences=found)
         folder.copy_in(Path(tmp))
     for v in verdicts:
         click.echo(_verdict_line(v))
