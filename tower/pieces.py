@@ -32,6 +32,9 @@ class Kind(StrEnum):
     CUBE = "cube"  # the older Queen tower games (Wallenstein, Shogun, Amerigo)
 
 
+#: kind name -> Kind: what :meth:`Piece.parse` reads (a dict lookup, not the enum's call).
+_KINDS: dict[str, Kind] = {k.value: k for k in Kind}
+
 #: The 12 keshi colours of Marrakesh, in rulebook order.
 KESHI_COLOURS: tuple[str, ...] = (
     "green",  # date picker
@@ -83,16 +86,18 @@ class Piece:
         kind, sep, colour = text.partition(":")
         if not sep or not colour:
             raise ValueError(f"piece {text!r} is not of the form kind:colour")
-        try:
-            return cls(Kind(kind), colour)
-        except ValueError:
+        known = _KINDS.get(kind)
+        if known is None:
             raise ValueError(
                 f"piece {text!r} has unknown kind {kind!r}; expected one of "
                 f"{[k.value for k in Kind]}"
-            ) from None
+            )
+        return cls(known, colour)
 
     def __str__(self) -> str:
-        return f"{self.kind.value}:{self.colour}"
+        # A Kind is a str: concatenation reads its value without the enum's lookup (the
+        # game writes every piece of every throw).
+        return self.kind + ":" + self.colour
 
 
 class Place(StrEnum):

@@ -311,15 +311,19 @@ def sweep(state: State, p: int) -> None:
     orchard (Walls & Guards' caravans too, date pickers in the sahara not); a site is
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
+    sites = mine(state, p)["sites"]
+    # It runs on every ``reached`` event: the sites found already are not looked at.
     s = data()["sites"]
     pl = state.players[p]
     for site, space in zip(("sahara_a", "sahara_b"), s["sahara_spaces"], strict=True):
         # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
         # the path space is explored.
-        if pl.revealed[space - 2] or pl.explored[space - 2]:
+        if sites[site] is not None and (pl.revealed[space - 2] or pl.explored[space - 2]):
             _site(state, p, site)
-    if pl.gates[s["gate_space"]] is not None:
+    if sites["gate"] is not None and pl.gates[s["gate_space"]] is not None:
         _site(state, p, "gate")
+    if sites["orchard_a"] is None and sites["orchard_b"] is None:
+        return
     orchard = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
     for site, k in zip(("orchard_a", "orchard_b"), s["orchard"], strict=True):
         if orchard >= k:

@@ -808,6 +808,7 @@ class WallsGuards(Module):
     # Brick tiles replace the oases and the wall board the oasis track; green and brown
     # keshis go to the date orchard or the sahara as the player chooses.
     replaces = frozenset({"oases", "green_brown"})
+    room_colours = frozenset({"green", "brown"})
     season_steps = (SeasonStep("battle", after="river", tasks=season_tasks),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
@@ -871,7 +872,7 @@ class WallsGuards(Module):
         layout["start"] = True
 
     def room(self, state: State, p: int, colour: str) -> int | None:
-        return room(state, p) if colour in ("green", "brown") else None
+        return room(state, p)
 
     def deploy(self, state: State, task: Task) -> bool:
         if task["c"] not in ("green", "brown"):

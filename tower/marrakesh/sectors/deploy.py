@@ -80,12 +80,10 @@ def room(state: Board, p: int, colour: str) -> int:
         return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
     if own == "pink":
         return pl.square.count(False)
-    hooks = state.game.hooks.room
-    if hooks:
-        for hook in hooks:
-            n = hook(state, p, colour)
-            if n is not None:
-                return n
+    for hook in state.game.hooks.room_for[colour]:
+        n = hook(state, p, colour)
+        if n is not None:
+            return n
     if colour == "brown":
         return brown_room(state, p)
     return CAPACITY - pl.keshis[colour]
