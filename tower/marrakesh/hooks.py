@@ -576,8 +576,7 @@ class Hooks:
         self.room: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "room")
         #: keshi colour -> the ``room`` hooks of the modules that decide its room.
         self.room_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = {
-            c: tuple(fn for fn in self.room if c in fn.__self__.room_colours)
-            for c in KESHI_COLOURS
+            c: tuple(fn for fn in self.room if c in fn.__self__.room_colours) for c in KESHI_COLOURS
         }
         self.deploy: tuple[Callable[[Any, Task], bool], ...] = _bound(ms, "deploy")
         self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")

@@ -111,7 +111,7 @@ def extend(comps: Components) -> Components:
 
 
 def _wg(state: State) -> dict[str, Any]:
-    return state.game.components["walls_guards"]
+    return state.game.components.raw["walls_guards"]
 
 
 # -- setup ------------------------------------------------------------------------------
