@@ -76,6 +76,7 @@ ADDS = RuleSet()
 NAME = "gems"
 COLOURS: tuple[str, ...] = ("yellow", "blue", "red", "green", "orange")
 PASS = action_id("pass")
+_CHOICE = action_id("choice")
 #: The face-down discovery sites of a player board.
 SITES: tuple[str, ...] = ("track", "sahara_a", "sahara_b", "gate", "orchard_a", "orchard_b")
 #: ``gems_souk`` choices: sell 1 of colour i, sell 2 of colour i, buy 1 of colour i.
@@ -330,6 +331,26 @@ def sweep(state: State, p: int) -> None:
             _site(state, p, site)
 
 
+def _reached_gem(state: State, p: int, what: str, where: Any) -> None:
+    """The gems of the hook ``reached`` (:meth:`Gems.reached`) other than the sites of
+    :func:`sweep`."""
+    g = _g(state)
+    s = data()["sites"]
+    me = mine(state, p)
+    if what == "river" and where >= s["river_space"] and g["river"]:
+        # "Whoever of you first reaches or moves past the space gets this gem."
+        receive(state, p, g["river"].pop())
+    elif what == "connection" and list(where) == s["connection_line"]:
+        # "You can receive 1 gem tile here as an additional connection bonus ... only one."
+        if g["connection"] and "connection" not in me["got"]:
+            me["got"].append("connection")
+            receive(state, p, g["connection"].pop())
+    elif what == "audience" and where == me["disc"][SECTION] and me["disc"][ON_DISC]:
+        receive(state, p, me["disc"][ON_DISC].pop())
+    elif what == "track" and where == s["track_space"]:
+        _site(state, p, "track")
+
+
 # -- the gem dealer ---------------------------------------------------------------------
 def _sale_keshi(colour: str) -> str:
     return data()["sale"]["keshi"][colour]
@@ -340,17 +361,17 @@ def souk_options(state: State, p: int) -> list[int]:
     d = data()["gems"]
     me = mine(state, p)
     pl = state.players[p]
-    loose = Counter(me["loose"])
     out = []
     if not me["sold"]:
-        out += [action_id("choice", SELL_ONE + k) for k, c in enumerate(COLOURS) if loose[c]]
-        out += [action_id("choice", SELL_TWO + k) for k, c in enumerate(COLOURS) if loose[c] >= 2]
+        loose = Counter(me["loose"])
+        out += [_CHOICE + SELL_ONE + k for k, c in enumerate(COLOURS) if c in loose]
+        out += [_CHOICE + SELL_TWO + k for k, c in enumerate(COLOURS) if loose.get(c, 0) >= 2]
     if not me["bought"]:
         dinars = can_pay(state, p, {"dinars": d["buy_dinars"]})
         goods = any(pl.keshis[c] >= d["buy_goods_keshis"] for c in GOODS)
         if dinars or goods:
             dealer = set(_g(state)["dealer"])
-            out += [action_id("choice", BUY + k) for k, c in enumerate(COLOURS) if c in dealer]
+            out += [_CHOICE + BUY + k for k, c in enumerate(COLOURS) if c in dealer]
     return sorted(out)
 
 
@@ -736,21 +757,8 @@ class Gems(Module):
     def reached(self, state: State, p: int, what: str, where: Any) -> None:
         """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
         oasis-track gem and the sites of :func:`sweep`."""
-        g = _g(state)
-        s = data()["sites"]
-        me = mine(state, p)
-        if what == "river" and where >= s["river_space"] and g["river"]:
-            # "Whoever of you first reaches or moves past the space gets this gem."
-            receive(state, p, g["river"].pop())
-        elif what == "connection" and list(where) == s["connection_line"]:
-            # "You can receive 1 gem tile here as an additional connection bonus ... only one."
-            if g["connection"] and "connection" not in me["got"]:
-                me["got"].append("connection")
-                receive(state, p, g["connection"].pop())
-        elif what == "audience" and where == me["disc"][SECTION] and me["disc"][ON_DISC]:
-            receive(state, p, me["disc"][ON_DISC].pop())
-        elif what == "track" and where == s["track_space"]:
-            _site(state, p, "track")
+        if what != "keshi":  # a keshi deployed (the commonest event) only sweeps
+            _reached_gem(state, p, what, where)
         sweep(state, p)
 
     def after_stair_move(self, state: State, p: int, which: str) -> None:
