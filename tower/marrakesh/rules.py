@@ -348,7 +348,7 @@ def apply(state: Board, action: Action, player: int | None) -> None:
         raise IllegalActionError(action, "the game is over")
     top = stack[-1]
     if top["t"] != "ask":
-        _apply_select(state, top, action, player)
+        _apply_select(state, action, player)
         return
     p = top["p"]
     if player is not None and player != p:
@@ -366,8 +366,9 @@ def apply(state: Board, action: Action, player: int | None) -> None:
     advance(state)
 
 
-def _apply_select(state: Board, top: Task, action: Action, player: int | None) -> None:
+def _apply_select(state: Board, action: Action, player: int | None) -> None:
     """:func:`apply` at the keshi selection (or, refused, at the tower throw)."""
+    top = state.stack[-1]
     if top["t"] == "throw":
         raise IllegalActionError(
             action, "this is the tower throw (a chance node): call sample_chance()"
