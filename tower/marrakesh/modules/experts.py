@@ -122,7 +122,7 @@ def extend(comps: Components) -> Components:
 
 
 def _d(state: State) -> dict[str, Any]:
-    return state.game.components[NAME]
+    return state.game.components.raw[NAME]
 
 
 def expert_piece(state: State) -> Piece:

@@ -115,14 +115,16 @@ def _wg(state: State) -> dict[str, Any]:
 
 
 # -- setup ------------------------------------------------------------------------------
-def brick_pairs(wood: int) -> list[tuple[int, int]]:
+@cache
+def brick_pairs(wood: int) -> tuple[tuple[int, int], ...]:
     """Ordered pairs (path A tile, path B tile) of the tiles costing ``wood``."""
-    return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
+    return tuple(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
 
 
 @ADDS.option("bricks")
 def _bricks_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(brick_pairs(t["wood"])))]
+    first = action_id("choice")
+    return list(range(first, first + len(brick_pairs(t["wood"]))))
 
 
 @ADDS.resolution("bricks")
