@@ -312,23 +312,35 @@ def sweep(state: State, p: int) -> None:
     orchard (Walls & Guards' caravans too, date pickers in the sahara not); a site is
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
+    # It runs on every ``reached`` event: the places come ready-made, the sites found
+    # already are not looked at.
     sites = mine(state, p)["sites"]
-    # It runs on every ``reached`` event: the sites found already are not looked at.
-    s = data()["sites"]
+    sahara, gate, orchard = _sweep_places()
     pl = state.players[p]
-    for site, space in zip(("sahara_a", "sahara_b"), s["sahara_spaces"], strict=True):
+    for site, i in sahara:
         # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
         # the path space is explored.
-        if sites[site] is not None and (pl.revealed[space - 2] or pl.explored[space - 2]):
+        if sites[site] is not None and (pl.revealed[i] or pl.explored[i]):
             _site(state, p, site)
-    if sites["gate"] is not None and pl.gates[s["gate_space"]] is not None:
+    if sites["gate"] is not None and pl.gates[gate] is not None:
         _site(state, p, "gate")
     if sites["orchard_a"] is None and sites["orchard_b"] is None:
         return
-    orchard = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
-    for site, k in zip(("orchard_a", "orchard_b"), s["orchard"], strict=True):
-        if orchard >= k:
+    keshis = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
+    for site, k in orchard:
+        if keshis >= k:
             _site(state, p, site)
+
+
+@cache
+def _sweep_places() -> tuple[tuple[tuple[str, int], ...], int, tuple[tuple[str, int], ...]]:
+    """What :func:`sweep` looks at: (sahara site, index of its path space in ``revealed``
+    and ``explored``), the gate space, (orchard site, keshis in the orchard that reach
+    it)."""
+    s = data()["sites"]
+    sahara = tuple(zip(("sahara_a", "sahara_b"), [x - 2 for x in s["sahara_spaces"]], strict=True))
+    orchard = tuple(zip(("orchard_a", "orchard_b"), s["orchard"], strict=True))
+    return sahara, s["gate_space"], orchard
 
 
 def _reached_gem(state: State, p: int, what: str, where: Any) -> None:

@@ -70,7 +70,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
+from tower.marrakesh.actions import (
+    COLOUR_INDEX,
+    GOODS,
+    RESOURCES,
+    SCROLL_COLOURS,
+    Action,
+    action_id,
+)
 from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.module_data import DATA, check_colours, read
 from tower.marrakesh.rules import (
@@ -359,8 +366,6 @@ def _merchant(state: State, t: Task, a: Action) -> None:
 
 @ADDS.option("sb_merchant_pay")
 def _merchant_pay_options(state: State, t: Task) -> list[int]:
-    from tower.marrakesh.actions import COLOUR_INDEX, GOODS
-
     pl = state.players[t["p"]]
     return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS if pl.keshis[c] > 0]
 
@@ -567,8 +572,6 @@ class SpecialBuildings(Module):
 
     def luxury_affordable(self, state: State, p: int, lux: int) -> bool:
         """Whether the Flying Merchant lets player ``p`` pay for luxury good ``lux``."""
-        from tower.marrakesh.actions import GOODS
-
         if not merchant_ready(state, p):
             return False
         cost = state.game.components.luxuries[lux]["cost"]
