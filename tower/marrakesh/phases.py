@@ -443,9 +443,14 @@ def refill_display(state: Board) -> None:
     """Restock empty souk shops and scroll stacks and reveal every top."""
     if not all(state.shops):
         _refill(state.shops, range(len(state.shops)))
-    if not all(state.stacks):
+    stacks = state.stacks
+    if not all(stacks):
         for group in _SCROLL_GROUPS:
-            _refill(state.stacks, group)
+            colour = stacks[group.start : group.stop]
+            # A colour's stacks all full or all empty (the commonest case after every
+            # turn) have nothing to refill: _refill's own early test, made here at once.
+            if any(colour) and not all(colour):
+                _refill(stacks, group)
     state.shop_open[:] = map(bool, state.shops)
     state.stack_open[:] = map(bool, state.stacks)
 
