@@ -194,7 +194,8 @@ def pay_any(state: Board, p: int, n: int, among: tuple[str, ...] = RESOURCES) ->
     """Pay ``n`` resources of the player's choice among ``among``: one pending decision
     each (taken automatically when only one kind is left). Call it after scheduling what
     follows the payment, so that the payment is decided first."""
-    push(state, *[ask("pay_resource", p, among=list(among)) for _ in range(n)])
+    if n > 0:  # most payments leave nothing to choose (pay() always asks)
+        push(state, *[ask("pay_resource", p, among=list(among)) for _ in range(n)])
 
 
 @options("pay_resource")
