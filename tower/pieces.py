@@ -35,6 +35,10 @@ class Kind(StrEnum):
 #: kind name -> Kind: what :meth:`Piece.parse` reads (a dict lookup, not the enum's call).
 _KINDS: dict[str, Kind] = {k.value: k for k in Kind}
 
+#: text -> the Piece it parses to: pieces are frozen values, and a game reads the same
+#: few texts (a battle's watchmen and brigands, the experts) over and over; bounded.
+_PARSED: dict[str, Piece] = {}
+
 #: The 12 keshi colours of Marrakesh, in rulebook order.
 KESHI_COLOURS: tuple[str, ...] = (
     "green",  # date picker
@@ -83,16 +87,22 @@ class Piece:
     @classmethod
     def parse(cls, text: str) -> Piece:
         """Read the ``kind:colour`` form written by ``str(piece)``."""
+        known = _PARSED.get(text)
+        if known is not None:
+            return known
         kind, sep, colour = text.partition(":")
         if not sep or not colour:
             raise ValueError(f"piece {text!r} is not of the form kind:colour")
-        known = _KINDS.get(kind)
-        if known is None:
+        kind_ = _KINDS.get(kind)
+        if kind_ is None:
             raise ValueError(
                 f"piece {text!r} has unknown kind {kind!r}; expected one of "
                 f"{[k.value for k in Kind]}"
             )
-        return cls(known, colour)
+        piece = cls(kind_, colour)
+        if len(_PARSED) < 4096:
+            _PARSED[text] = piece
+        return piece
 
     def __str__(self) -> str:
         # A Kind is a str: concatenation reads its value without the enum's lookup (the
