@@ -336,3 +336,37 @@ def test_module_rules_exist_only_in_games_that_switch_the_module_on():
         if refusal(players, others) is None:
             assert not own & entries(Game(GameConfig(players=players, modules=others)).ruleset)
     assert entries(known()) >= base | set().union(*(entries(m.adds) for m in with_adds))
+
+
+def test_room_hook_is_asked_only_about_its_colours():
+    """``room_colours`` limits the colours a module's ``room`` hook is asked about: by
+    default every colour, Walls & Guards green and brown; the room of the others is the
+    core's."""
+    from tower.marrakesh import sectors
+    from tower.marrakesh.hooks import Hooks
+    from tower.pieces import KESHI_COLOURS
+
+    asked: list[str] = []
+
+    class Cramped(Module):
+        name = "cramped_room"
+
+        def room(self, state: object, p: int, colour: str) -> int | None:
+            asked.append(colour)
+            return 0 if colour == "white" else None
+
+    register(Cramped)
+    try:
+        every = Hooks({"cramped_room"}).room_for
+        assert all(len(every[c]) == 1 for c in KESHI_COLOURS)
+        walls = Hooks({"walls_guards", "cramped_room"}).room_for
+        assert {c for c in KESHI_COLOURS if len(walls[c]) == 2} == {"green", "brown"}
+        state = Game(GameConfig(players=2, modules=frozenset({"cramped_room"}))).new_initial_state(
+            0
+        )
+        assert sectors.room(state, 0, "white") == 0
+        assert sectors.room(state, 0, "black") == 8 - state.players[0].keshis["black"]
+        assert sectors.room(state, 0, "yellow") == 99  # goods: no module is asked
+        assert asked == ["white", "black"]
+    finally:
+        del REGISTRY["cramped_room"]

@@ -32,6 +32,13 @@ class Kind(StrEnum):
     CUBE = "cube"  # the older Queen tower games (Wallenstein, Shogun, Amerigo)
 
 
+#: kind name -> Kind: what :meth:`Piece.parse` reads (a dict lookup, not the enum's call).
+_KINDS: dict[str, Kind] = {k.value: k for k in Kind}
+
+#: text -> the Piece it parses to: pieces are frozen values, and a game reads the same
+#: few texts (a battle's watchmen and brigands, the experts) over and over; bounded.
+_PARSED: dict[str, Piece] = {}
+
 #: The 12 keshi colours of Marrakesh, in rulebook order.
 KESHI_COLOURS: tuple[str, ...] = (
     "green",  # date picker
@@ -80,19 +87,27 @@ class Piece:
     @classmethod
     def parse(cls, text: str) -> Piece:
         """Read the ``kind:colour`` form written by ``str(piece)``."""
+        known = _PARSED.get(text)
+        if known is not None:
+            return known
         kind, sep, colour = text.partition(":")
         if not sep or not colour:
             raise ValueError(f"piece {text!r} is not of the form kind:colour")
-        try:
-            return cls(Kind(kind), colour)
-        except ValueError:
+        kind_ = _KINDS.get(kind)
+        if kind_ is None:
             raise ValueError(
                 f"piece {text!r} has unknown kind {kind!r}; expected one of "
                 f"{[k.value for k in Kind]}"
-            ) from None
+            )
+        piece = cls(kind_, colour)
+        if len(_PARSED) < 4096:
+            _PARSED[text] = piece
+        return piece
 
     def __str__(self) -> str:
-        return f"{self.kind.value}:{self.colour}"
+        # A Kind is a str: concatenation reads its value without the enum's lookup (the
+        # game writes every piece of every throw).
+        return self.kind + ":" + self.colour
 
 
 class Place(StrEnum):

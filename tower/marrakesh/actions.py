@@ -108,15 +108,16 @@ class Action:
     kind: str
     arg: int = 0
     id: int = field(init=False, repr=False, compare=False)
-    _text: str = field(init=False, repr=False, compare=False)
+    #: The string form (``str(action)``), read without a method call.
+    text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", OFFSETS[self.kind] + self.arg)
         text = "pass" if self.kind == "pass" else f"{self.kind}:{_arg_text(self.kind, self.arg)}"
-        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     @classmethod
     def parse(cls, text: str) -> Action:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from tower.errors import TowerError
 from tower.marrakesh import actions
 from tower.marrakesh.tasks import Task
-from tower.pieces import Kind, Piece
+from tower.pieces import KESHI_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
     from tower.marrakesh.component_data import Components
@@ -203,6 +203,10 @@ class Module(Generic[StateT]):
     action_kinds: ClassVar[tuple[tuple[str, int], ...]] = ()
     #: Core features the module replaces (names in :data:`FEATURES`): the core skips them.
     replaces: ClassVar[frozenset[str]] = frozenset()
+    #: The keshi colours whose room the module's ``room`` hook may decide: the engine asks
+    #: the hook about these colours only (it is asked for every colour the display offers
+    #: a player, on every claim).
+    room_colours: ClassVar[frozenset[str]] = frozenset(KESHI_COLOURS)
     #: Core decisions the module answers in its own way, ``((core kind, module kind),
     #: ...)``: a pending decision of the core kind is answered by the module kind's options
     #: and resolution (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the
@@ -256,8 +260,8 @@ class Module(Generic[StateT]):
     # -- deploying ---------------------------------------------------------------------
     def room(self, state: StateT, p: int, colour: str) -> int | None:
         """How many more keshis of ``colour`` fit on player ``p``'s board, when the module
-        decides it (``None``: the core's rule). Asked before a keshi is deployed; it
-        changes nothing."""
+        decides it (``None``: the core's rule). Asked before a keshi is deployed, for the
+        colours of ``room_colours`` only; it changes nothing."""
         return None
 
     def deploy(self, state: StateT, task: Task) -> bool:
@@ -570,6 +574,10 @@ class Hooks:
             sorted(_bound(ms, "setup_asks"), key=lambda fn: fn.__self__.setup_last)
         )
         self.room: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "room")
+        #: keshi colour -> the ``room`` hooks of the modules that decide its room.
+        self.room_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = {
+            c: tuple(fn for fn in self.room if c in fn.__self__.room_colours) for c in KESHI_COLOURS
+        }
         self.deploy: tuple[Callable[[Any, Task], bool], ...] = _bound(ms, "deploy")
         self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")
         self.turn_tasks: tuple[Callable[[Any, int, str], list[Task]], ...] = _bound(

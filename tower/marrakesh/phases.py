@@ -259,10 +259,25 @@ def _red_assistant(state: Board, t: Task, a: Action) -> None:
 
 
 # -- phase 2 ----------------------------------------------------------------------------
-def claimable(state: Board, p: int) -> list[str]:
-    """Colours player ``p`` may claim from the display now."""
+#: (colour, the id of ``colour:<colour>``) of every keshi colour, in order.
+_COLOUR_IDS = tuple((c, _COLOUR + COLOUR_INDEX[c]) for c in KESHI_COLOURS)
+
+
+def claimable_ids(state: Board, p: int) -> list[int]:
+    """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
+    (listed on every claim turn)."""
     display = state.display
-    return [c for c in KESHI_COLOURS if display[c] and sectors.room(state, p, c) > 0]
+    room = sectors.room
+    return [i for c, i in _COLOUR_IDS if display[c] and room(state, p, c) > 0]
+
+
+def claim_ids(state: Board, p: int) -> list[int]:
+    """The options of player ``p``'s claim: the claimable colours, then what the modules
+    offer in place of keshis."""
+    out = claimable_ids(state, p)
+    if state.game.hooks.claim_options:
+        out += module_claims(state, p)
+    return out
 
 
 @task("claim_turn")
@@ -277,7 +292,7 @@ def _claim_turn(state: Board, t: Task) -> None:
         pl = state.players[p]
         if pl.forfeit:
             continue
-        opts = _claim_options(state, {"p": p})
+        opts = claim_ids(state, p)
         if not opts:
             # A player whose only claimable colours are full sectors forfeits the phase.
             pl.forfeit = True
@@ -302,15 +317,12 @@ def module_claims(state: Board, p: int) -> list[int]:
 
 @options("claim_second")
 def _claim_second_options(state: Board, t: Task) -> list[int]:
-    return [_COLOUR + COLOUR_INDEX[c] for c in claimable(state, t["p"])]
+    return claimable_ids(state, t["p"])
 
 
 @options("claim")
 def _claim_options(state: Board, t: Task) -> list[int]:
-    out = _claim_second_options(state, t)
-    if state.game.hooks.claim_options:
-        out += module_claims(state, t["p"])
-    return out
+    return claim_ids(state, t["p"])
 
 
 @resolve("claim")
@@ -431,9 +443,14 @@ def refill_display(state: Board) -> None:
     """Restock empty souk shops and scroll stacks and reveal every top."""
     if not all(state.shops):
         _refill(state.shops, range(len(state.shops)))
-    if not all(state.stacks):
+    stacks = state.stacks
+    if not all(stacks):
         for group in _SCROLL_GROUPS:
-            _refill(state.stacks, group)
+            colour = stacks[group.start : group.stop]
+            # A colour's stacks all full or all empty (the commonest case after every
+            # turn) have nothing to refill: _refill's own early test, made here at once.
+            if any(colour) and not all(colour):
+                _refill(stacks, group)
     state.shop_open[:] = map(bool, state.shops)
     state.stack_open[:] = map(bool, state.stacks)
 

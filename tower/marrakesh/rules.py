@@ -149,7 +149,9 @@ def add_wood(state: Board, p: int, n: int) -> None:
 
 
 def has_mod(state: Board, p: int, name: str) -> bool:
-    return name in map(state.game.modifiers.get, state.players[p].scrolls)
+    """Whether a scroll of player ``p`` has the modifier ``name`` (most have no scroll)."""
+    scrolls = state.players[p].scrolls
+    return bool(scrolls) and name in map(state.game.modifiers.get, scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
@@ -192,7 +194,8 @@ def pay_any(state: Board, p: int, n: int, among: tuple[str, ...] = RESOURCES) ->
     """Pay ``n`` resources of the player's choice among ``among``: one pending decision
     each (taken automatically when only one kind is left). Call it after scheduling what
     follows the payment, so that the payment is decided first."""
-    push(state, *[ask("pay_resource", p, among=list(among)) for _ in range(n)])
+    if n > 0:  # most payments leave nothing to choose (pay() always asks)
+        push(state, *[ask("pay_resource", p, among=list(among)) for _ in range(n)])
 
 
 @options("pay_resource")
@@ -249,25 +252,31 @@ def advance(state: Board) -> None:
     A decision with a single option is taken here without asking, unless the game's
     ``config.ask_single`` is set (then only a decision without options is skipped)."""
     stack = state.stack
-    ask_single = state.game.config.ask_single
-    rs = state.game.ruleset
-    redirects = state.game.hooks.redirects
+    game = state.game
+    ask_single = game.config.ask_single
+    rs = game.ruleset
+    tasks, options_, resolve_ = rs.tasks, rs.options, rs.resolve
+    redirects = game.hooks.redirects
     while stack:
         top = stack[-1]
         t = top["t"]
-        if t == "ask":
+        handler = tasks.get(t)  # a task ("ask", "select" and "throw" are none)
+        if handler is not None:
+            stack.pop()
+            handler(state, top)
+        elif t == "ask":
             opts = top.get("o")
             if opts is None:
                 # A module may answer a core decision its own way (Module.redirects).
                 kind = top["k"]
                 if kind in redirects:
                     kind = top["k"] = redirects[kind]
-                opts = top["o"] = rs.options[kind](state, top)
+                opts = top["o"] = options_[kind](state, top)
             if len(opts) > 1 or (opts and ask_single):
                 return
             stack.pop()
             if opts:
-                rs.resolve[top["k"]](state, top, ACTIONS[opts[0]])
+                resolve_[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
             chosen = top["chosen"]
             waiting = False  # a pending player with a real choice
@@ -285,8 +294,7 @@ def advance(state: Board) -> None:
         elif t == "throw":
             return
         else:
-            stack.pop()
-            rs.tasks[t](state, top)
+            raise KeyError(t)  # a task no rule set names
 
 
 def legal_ids(state: Board, player: int | None = None) -> list[int]:
@@ -336,30 +344,12 @@ def as_action(action: Action | int | str) -> Action:
 
 
 def apply(state: Board, action: Action, player: int | None) -> None:
-    if not state.stack:
+    stack = state.stack
+    if not stack:
         raise IllegalActionError(action, "the game is over")
-    top = state.stack[-1]
-    if top["t"] == "throw":
-        raise IllegalActionError(
-            action, "this is the tower throw (a chance node): call sample_chance()"
-        )
-    if top["t"] == "select":
-        pending = pending_players(state)
-        p = pending[0] if player is None else player
-        if p not in pending:
-            raise IllegalActionError(
-                action, f"player {p} is not choosing keshis now (pending: {pending})"
-            )
-        legal = OPTIONS["select"](state, {"p": p})
-        if action.id not in legal:
-            raise IllegalActionError(
-                action,
-                f"player {p} must select 3 different keshis from behind the screen "
-                f"{state.players[p].screen}",
-            )
-        top["chosen"][str(p)] = action.id
-        state.history.append(f"{p} {action}")
-        advance(state)
+    top = stack[-1]
+    if top["t"] != "ask":
+        _apply_select(state, action, player)
         return
     p = top["p"]
     if player is not None and player != p:
@@ -371,9 +361,34 @@ def apply(state: Board, action: Action, player: int | None) -> None:
             action,
             f"not a legal choice for player {p} at decision '{top['k']}'; legal: {shown}{more}",
         )
-    state.stack.pop()
-    state.history.append(f"{p} {action}")
+    stack.pop()
+    state.history.append(f"{p} {action.text}")
     state.game.ruleset.resolve[top["k"]](state, top, action)
+    advance(state)
+
+
+def _apply_select(state: Board, action: Action, player: int | None) -> None:
+    """:func:`apply` at the keshi selection (or, refused, at the tower throw)."""
+    top = state.stack[-1]
+    if top["t"] == "throw":
+        raise IllegalActionError(
+            action, "this is the tower throw (a chance node): call sample_chance()"
+        )
+    pending = pending_players(state)
+    p = pending[0] if player is None else player
+    if p not in pending:
+        raise IllegalActionError(
+            action, f"player {p} is not choosing keshis now (pending: {pending})"
+        )
+    legal = OPTIONS["select"](state, {"p": p})
+    if action.id not in legal:
+        raise IllegalActionError(
+            action,
+            f"player {p} must select 3 different keshis from behind the screen "
+            f"{state.players[p].screen}",
+        )
+    top["chosen"][str(p)] = action.id
+    state.history.append(f"{p} {action.text}")
     advance(state)
 
 

@@ -99,7 +99,7 @@ def with_sides(comps: Components, sides: str) -> Components:
 
 # -- the board --------------------------------------------------------------------------
 def _cfg(state: State) -> dict[str, Any]:
-    return state.game.components["madrasa"]
+    return state.game.components.raw["madrasa"]
 
 
 def board(state: State) -> list[list[int]]:

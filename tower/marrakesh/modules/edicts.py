@@ -143,7 +143,11 @@ def check_thresholds(state: State) -> None:
     m = state.ext.get(NAME)
     if m is None or m["busy"]:  # before setup (the start scores), or during a selection
         return
-    announce(state, thresholds_reached(state))
+    # It runs after every score: nothing to do once every stack is handed out.
+    if len(m["handed"]) < len(STACKS):
+        stacks = thresholds_reached(state)
+        if stacks:
+            announce(state, stacks)
 
 
 def announce(state: State, stacks: list[str]) -> None:

@@ -122,7 +122,7 @@ def extend(comps: Components) -> Components:
 
 
 def _d(state: State) -> dict[str, Any]:
-    return state.game.components[NAME]
+    return state.game.components.raw[NAME]
 
 
 def expert_piece(state: State) -> Piece:
@@ -638,7 +638,7 @@ class Experts(Module):
         experts = [action_id("choice", i) for i in range(len(b["display"]))]
         # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
         # player may still pass (and forfeit the phase, as without experts).
-        return experts if phases.claimable(state, p) else [PASS, *experts]
+        return experts if phases.claimable_ids(state, p) else [PASS, *experts]
 
     def claim(self, state: State, p: int, a: Action) -> bool:
         if a.kind == "pass":

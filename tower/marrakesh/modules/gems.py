@@ -76,6 +76,7 @@ ADDS = RuleSet()
 NAME = "gems"
 COLOURS: tuple[str, ...] = ("yellow", "blue", "red", "green", "orange")
 PASS = action_id("pass")
+_CHOICE = action_id("choice")
 #: The face-down discovery sites of a player board.
 SITES: tuple[str, ...] = ("track", "sahara_a", "sahara_b", "gate", "orchard_a", "orchard_b")
 #: ``gems_souk`` choices: sell 1 of colour i, sell 2 of colour i, buy 1 of colour i.
@@ -311,19 +312,55 @@ def sweep(state: State, p: int) -> None:
     orchard (Walls & Guards' caravans too, date pickers in the sahara not); a site is
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
-    s = data()["sites"]
+    # It runs on every ``reached`` event: the places come ready-made, the sites found
+    # already are not looked at.
+    sites = mine(state, p)["sites"]
+    sahara, gate, orchard = _sweep_places()
     pl = state.players[p]
-    for site, space in zip(("sahara_a", "sahara_b"), s["sahara_spaces"], strict=True):
+    for site, i in sahara:
         # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
         # the path space is explored.
-        if pl.revealed[space - 2] or pl.explored[space - 2]:
+        if sites[site] is not None and (pl.revealed[i] or pl.explored[i]):
             _site(state, p, site)
-    if pl.gates[s["gate_space"]] is not None:
+    if sites["gate"] is not None and pl.gates[gate] is not None:
         _site(state, p, "gate")
-    orchard = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
-    for site, k in zip(("orchard_a", "orchard_b"), s["orchard"], strict=True):
-        if orchard >= k:
+    if sites["orchard_a"] is None and sites["orchard_b"] is None:
+        return
+    keshis = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
+    for site, k in orchard:
+        if keshis >= k:
             _site(state, p, site)
+
+
+@cache
+def _sweep_places() -> tuple[tuple[tuple[str, int], ...], int, tuple[tuple[str, int], ...]]:
+    """What :func:`sweep` looks at: (sahara site, index of its path space in ``revealed``
+    and ``explored``), the gate space, (orchard site, keshis in the orchard that reach
+    it)."""
+    s = data()["sites"]
+    sahara = tuple(zip(("sahara_a", "sahara_b"), [x - 2 for x in s["sahara_spaces"]], strict=True))
+    orchard = tuple(zip(("orchard_a", "orchard_b"), s["orchard"], strict=True))
+    return sahara, s["gate_space"], orchard
+
+
+def _reached_gem(state: State, p: int, what: str, where: Any) -> None:
+    """The gems of the hook ``reached`` (:meth:`Gems.reached`) other than the sites of
+    :func:`sweep`."""
+    g = _g(state)
+    s = data()["sites"]
+    me = mine(state, p)
+    if what == "river" and where >= s["river_space"] and g["river"]:
+        # "Whoever of you first reaches or moves past the space gets this gem."
+        receive(state, p, g["river"].pop())
+    elif what == "connection" and list(where) == s["connection_line"]:
+        # "You can receive 1 gem tile here as an additional connection bonus ... only one."
+        if g["connection"] and "connection" not in me["got"]:
+            me["got"].append("connection")
+            receive(state, p, g["connection"].pop())
+    elif what == "audience" and where == me["disc"][SECTION] and me["disc"][ON_DISC]:
+        receive(state, p, me["disc"][ON_DISC].pop())
+    elif what == "track" and where == s["track_space"]:
+        _site(state, p, "track")
 
 
 # -- the gem dealer ---------------------------------------------------------------------
@@ -336,17 +373,17 @@ def souk_options(state: State, p: int) -> list[int]:
     d = data()["gems"]
     me = mine(state, p)
     pl = state.players[p]
-    loose = Counter(me["loose"])
     out = []
     if not me["sold"]:
-        out += [action_id("choice", SELL_ONE + k) for k, c in enumerate(COLOURS) if loose[c]]
-        out += [action_id("choice", SELL_TWO + k) for k, c in enumerate(COLOURS) if loose[c] >= 2]
+        loose = Counter(me["loose"])
+        out += [_CHOICE + SELL_ONE + k for k, c in enumerate(COLOURS) if c in loose]
+        out += [_CHOICE + SELL_TWO + k for k, c in enumerate(COLOURS) if loose.get(c, 0) >= 2]
     if not me["bought"]:
         dinars = can_pay(state, p, {"dinars": d["buy_dinars"]})
         goods = any(pl.keshis[c] >= d["buy_goods_keshis"] for c in GOODS)
         if dinars or goods:
             dealer = set(_g(state)["dealer"])
-            out += [action_id("choice", BUY + k) for k, c in enumerate(COLOURS) if c in dealer]
+            out += [_CHOICE + BUY + k for k, c in enumerate(COLOURS) if c in dealer]
     return sorted(out)
 
 
@@ -732,21 +769,8 @@ class Gems(Module):
     def reached(self, state: State, p: int, what: str, where: Any) -> None:
         """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
         oasis-track gem and the sites of :func:`sweep`."""
-        g = _g(state)
-        s = data()["sites"]
-        me = mine(state, p)
-        if what == "river" and where >= s["river_space"] and g["river"]:
-            # "Whoever of you first reaches or moves past the space gets this gem."
-            receive(state, p, g["river"].pop())
-        elif what == "connection" and list(where) == s["connection_line"]:
-            # "You can receive 1 gem tile here as an additional connection bonus ... only one."
-            if g["connection"] and "connection" not in me["got"]:
-                me["got"].append("connection")
-                receive(state, p, g["connection"].pop())
-        elif what == "audience" and where == me["disc"][SECTION] and me["disc"][ON_DISC]:
-            receive(state, p, me["disc"][ON_DISC].pop())
-        elif what == "track" and where == s["track_space"]:
-            _site(state, p, "track")
+        if what != "keshi":  # a keshi deployed (the commonest event) only sweeps
+            _reached_gem(state, p, what, where)
         sweep(state, p)
 
     def after_stair_move(self, state: State, p: int, which: str) -> None:

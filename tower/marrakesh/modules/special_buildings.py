@@ -70,7 +70,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh.actions import RESOURCES, SCROLL_COLOURS, Action, action_id
+from tower.marrakesh.actions import (
+    COLOUR_INDEX,
+    GOODS,
+    RESOURCES,
+    SCROLL_COLOURS,
+    Action,
+    action_id,
+)
 from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.module_data import DATA, check_colours, read
 from tower.marrakesh.rules import (
@@ -155,9 +162,10 @@ def mine(state: State, p: int) -> dict[str, Any]:
 
 def owns(state: State, p: int, name: str) -> bool:
     """Whether player ``p`` owns the building called ``name``."""
-    return NAME in state.game.config.modules and mine(state, p)["building"] == load()[
-        "by_name"
-    ].get(name)
+    # mine(state, p), read in place: the modules ask on most turns.
+    if NAME not in state.game.config.modules:
+        return False
+    return state.players[p].ext[NAME]["building"] == load()["by_name"].get(name)
 
 
 def building(state: State, p: int) -> dict[str, Any]:
@@ -358,8 +366,6 @@ def _merchant(state: State, t: Task, a: Action) -> None:
 
 @ADDS.option("sb_merchant_pay")
 def _merchant_pay_options(state: State, t: Task) -> list[int]:
-    from tower.marrakesh.actions import COLOUR_INDEX, GOODS
-
     pl = state.players[t["p"]]
     return [action_id("colour", COLOUR_INDEX[c]) for c in GOODS if pl.keshis[c] > 0]
 
@@ -566,8 +572,6 @@ class SpecialBuildings(Module):
 
     def luxury_affordable(self, state: State, p: int, lux: int) -> bool:
         """Whether the Flying Merchant lets player ``p`` pay for luxury good ``lux``."""
-        from tower.marrakesh.actions import GOODS
-
         if not merchant_ready(state, p):
             return False
         cost = state.game.components.luxuries[lux]["cost"]

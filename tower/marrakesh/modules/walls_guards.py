@@ -111,18 +111,20 @@ def extend(comps: Components) -> Components:
 
 
 def _wg(state: State) -> dict[str, Any]:
-    return state.game.components["walls_guards"]
+    return state.game.components.raw["walls_guards"]
 
 
 # -- setup ------------------------------------------------------------------------------
-def brick_pairs(wood: int) -> list[tuple[int, int]]:
+@cache
+def brick_pairs(wood: int) -> tuple[tuple[int, int], ...]:
     """Ordered pairs (path A tile, path B tile) of the tiles costing ``wood``."""
-    return list(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
+    return tuple(permutations(sorted(t for t, w in bt.BRICK_WOOD.items() if w == wood), 2))
 
 
 @ADDS.option("bricks")
 def _bricks_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(brick_pairs(t["wood"])))]
+    first = action_id("choice")
+    return list(range(first, first + len(brick_pairs(t["wood"]))))
 
 
 @ADDS.resolution("bricks")
@@ -808,6 +810,7 @@ class WallsGuards(Module):
     # Brick tiles replace the oases and the wall board the oasis track; green and brown
     # keshis go to the date orchard or the sahara as the player chooses.
     replaces = frozenset({"oases", "green_brown"})
+    room_colours = frozenset({"green", "brown"})
     season_steps = (SeasonStep("battle", after="river", tasks=season_tasks),)
 
     def read_tables(self, path: str, data: dict[str, Any]) -> dict[str, dict[int, Any]]:
@@ -871,7 +874,7 @@ class WallsGuards(Module):
         layout["start"] = True
 
     def room(self, state: State, p: int, colour: str) -> int | None:
-        return room(state, p) if colour in ("green", "brown") else None
+        return room(state, p)
 
     def deploy(self, state: State, task: Task) -> bool:
         if task["c"] not in ("green", "brown"):

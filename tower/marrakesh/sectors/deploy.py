@@ -72,23 +72,21 @@ _OWN_ROOM: dict[str, str] = {**dict.fromkeys(GOODS, "goods"), "red": "red", "pin
 
 def room(state: Board, p: int, colour: str) -> int:
     """How many more keshis of ``colour`` player ``p`` could deploy (goods: unlimited)."""
-    pl = state.players[p]
     own = _OWN_ROOM.get(colour)
-    if own == "goods":
-        return 99
-    if own == "red":
-        return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
-    if own == "pink":
-        return pl.square.count(False)
-    hooks = state.game.hooks.room
-    if hooks:
-        for hook in hooks:
-            n = hook(state, p, colour)
-            if n is not None:
-                return n
+    if own is not None:
+        if own == "goods":
+            return 99
+        pl = state.players[p]
+        if own == "red":
+            return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
+        return pl.square.count(False)  # pink
+    for hook in state.game.hooks.room_for[colour]:
+        n = hook(state, p, colour)
+        if n is not None:
+            return n
     if colour == "brown":
         return brown_room(state, p)
-    return CAPACITY - pl.keshis[colour]
+    return CAPACITY - state.players[p].keshis[colour]
 
 
 def brown_room(state: Board, p: int) -> int:

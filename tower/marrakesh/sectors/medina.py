@@ -21,7 +21,7 @@ _SLOT = action_id("slot")
 
 
 def gate_price(state: Board, p: int, w: int) -> int:
-    price = state.game.components["medina"]["workshops"][w]["dinars"]
+    price = state.game.components.raw["medina"]["workshops"][w]["dinars"]
     return max(0, price - 1) if has_mod(state, p, "gate_discount") else price  # scroll 32
 
 

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 
 
 def segment(state: Board, pos: int) -> int:
-    return sum(pos >= th for th in state.game.components["staircase"]["thresholds"])
+    return sum(pos >= th for th in state.game.components.raw["staircase"]["thresholds"])
 
 
 def line_spaces(state: Board, m: int, pal: int) -> list[str]:
-    return state.game.components["staircase"]["lines"]["lines"][m][pal]
+    return state.game.components.raw["staircase"]["lines"]["lines"][m][pal]
 
 
 def space_effect(state: Board, space: str) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def rapids_crossed(state: Board, p: int) -> int:
     pos = state.players[p].river
-    return len([r for r in state.game.components["river"]["rapids"] if pos >= r])
+    return len([r for r in state.game.components.raw["river"]["rapids"] if pos >= r])
 
 
 @task("river")
