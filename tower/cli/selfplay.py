@@ -102,7 +102,7 @@ def selfplay(
         stats = run(
             n, players, seed, chosen, model_path, workers, scheduler, bar.update, agents=agents
         )
-    click.echo(json.dumps(stats, indent=2) if as_json else _stats_text(stats))
+    click.echo(json.dumps(stats, indent=2) if as_json else stats_text(stats))
 
 
 def _chosen_modules(modules: str, players: int) -> list[str]:
@@ -131,7 +131,7 @@ def _print_file_summary(out_file: Path, games: list[dict[str, Any]], as_json: bo
     ))  # fmt: skip
 
 
-def _stats_text(stats: dict[str, Any]) -> str:
+def stats_text(stats: dict[str, Any]) -> str:
     """The self-play statistics as the lines ``tower selfplay`` prints."""
     n, players = stats["games"], stats["players"]
     lines = [
