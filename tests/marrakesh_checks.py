@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -140,15 +140,37 @@ def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Call
     return deco
 
 
-def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
-    state = game.new_initial_state(seed)
-    n = game.num_distinct_actions
+def decisions(state: State, picks: Iterable[int]) -> Iterator[int]:
+    """The picks that fall on a decision of ``state``, as the caller acts on each: a pick
+    that falls on a chance node draws it instead, and the picks stop when the game ends."""
     for k in picks:
         if state.is_terminal():
-            break
+            return
         if state.is_chance_node():
             state.sample_chance()
             continue
+        yield k
+
+
+def play_checked(state: State, choose: Callable[[list[Action]], Action]) -> State:
+    """Play ``state`` to its end, ``choose`` picking among the legal actions of the player
+    to act (the first pending one at a simultaneous node); the invariants are checked
+    after every step, chance draws included."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.sample_chance()
+        else:
+            p = state.current_player
+            p = state.pending_players()[0] if p < 0 else p
+            state.apply(choose(state.legal_actions(p)), player=p)
+        check(state)
+    return state
+
+
+def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
+    state = game.new_initial_state(seed)
+    n = game.num_distinct_actions
+    for k in decisions(state, picks):
         legal = state.legal_action_ids()
         assert legal and len(set(legal)) == len(legal) and all(0 <= i < n for i in legal)
         before = state.to_json()
