@@ -118,12 +118,17 @@ def act(state: State, text: str) -> None:
     check(state)
 
 
+def others_with(module: str) -> st.SearchStrategy[set[str]]:
+    """Sets of the other modules that the rules allow together with ``module``."""
+    return st.sets(st.sampled_from([m for m in MODULES if m != module])).filter(
+        lambda s: refusal(4, s | {module}) is None
+    )
+
+
 def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Callable]:
     """Run the decorated test ``f(seed, players, modules, picks)`` on Hypothesis examples
     whose ``modules`` hold ``module`` and any of the others."""
-    others = st.sets(st.sampled_from([m for m in MODULES if m != module])).filter(
-        lambda s: refusal(4, s | {module}) is None  # only combinations the rules allow
-    )
+    others = others_with(module)
 
     def deco(f: Callable) -> Callable:
         return settings(

@@ -21,11 +21,10 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marrakesh_checks import blank, decisions, give, legal, play_checked, run
+from marrakesh_checks import blank, decisions, give, legal, others_with, play_checked, run
 
 from tower.errors import InputFileError
-from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
-from tower.marrakesh.hooks import refusal
+from tower.marrakesh import Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import chess
 from tower.marrakesh.rules import T
@@ -209,9 +208,7 @@ def action_sequence(game: Game, seed: int, picks: list[int]) -> State:
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != "chess"])).filter(
-        lambda s: refusal(4, s | {"chess"}) is None
-    ),
+    others=others_with("chess"),
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
 def test_hypothesis_action_sequences_with_chess(seed, players, others, picks):
@@ -224,9 +221,7 @@ def test_hypothesis_action_sequences_with_chess(seed, players, others, picks):
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != "chess"])).filter(
-        lambda s: refusal(4, s | {"chess"}) is None
-    ),
+    others=others_with("chess"),
     chooser=st.randoms(use_true_random=False),
 )
 def test_hypothesis_games_with_chess(seed, players, others, chooser):
