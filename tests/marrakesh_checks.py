@@ -23,11 +23,13 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
@@ -170,6 +172,14 @@ def play_checked(state: State, choose: Callable[[list[Action]], Action]) -> Stat
             state.apply(choose(state.legal_actions(p)), player=p)
         check(state)
     return state
+
+
+def refused(load: Callable[[str], object], bad: Path, text: str, match: str) -> None:
+    """Write ``text`` to the data file ``bad``: ``load`` refuses it with an
+    :class:`InputFileError` whose message matches ``match``."""
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(InputFileError, match=match):
+        load(str(bad))
 
 
 def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
