@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import click
 
-from tower.cli.options import force_option
+from tower.cli.options import force_option, out_option
 
 #: The preset every step runs on (the default of each command).
 PRESET = "marrakesh"
@@ -189,14 +189,7 @@ FILES = (
 
 
 @click.command()
-@click.option(
-    "--out",
-    "out_dir",
-    default="out",
-    show_default=True,
-    type=click.Path(path_type=Path),
-    help="Directory for pictures, GIFs and reports.",
-)
+@out_option("out_dir", "Directory for pictures, GIFs and reports.", folder=None, default="out")
 @force_option
 def demo(out_dir: Path, force: bool) -> None:
     """Run every capability of the toolkit once on the reference tower.

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from tower.cli.options import cluster_options, force_option
+from tower.cli.options import cluster_options, force_option, out_option
 from tower.errors import TowerError
 from tower.geometry.spec import PRESETS
 from tower.model.pipeline import FIT_DEFAULTS
@@ -73,13 +73,7 @@ def _fit_options(f: Callable[..., Any]) -> Callable[..., Any]:
     default=None,
     help="Physics parameters the traces used.",
 )
-@click.option(
-    "--out",
-    "out_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Model file to write.",
-)
+@out_option("out_path", "Model file to write.", required=True)
 @click.option("--name", default=None, help="Model name (default: the preset or 'distilled').")
 @_fit_options
 @force_option

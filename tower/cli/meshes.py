@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import force_option
+from tower.cli.options import force_option, out_option
 from tower.files.outputs import OutputFolder
 from tower.geometry.spec import PRESETS, TowerSpec, load_preset, load_spec
 
@@ -63,13 +63,8 @@ def meshes() -> None:
 
 @meshes.command()
 @_spec_options
-@click.option(
-    "--out",
-    "out_dir",
-    default="meshes",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder; each spec goes into OUT/<spec name>/.",
+@out_option(
+    "out_dir", "Output folder; each spec goes into OUT/<spec name>/.", folder=True, default="meshes"
 )
 @force_option
 def build(preset: str | None, spec_file: Path | None, out_dir: Path, force: bool) -> None:
@@ -80,14 +75,7 @@ def build(preset: str | None, spec_file: Path | None, out_dir: Path, force: bool
 
 @meshes.command()
 @_spec_options
-@click.option(
-    "--out",
-    "out_png",
-    default="geometry.png",
-    show_default=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The PNG to write.",
-)
+@out_option("out_png", "The PNG to write.", default="geometry.png")
 @force_option
 def show(preset: str | None, spec_file: Path | None, out_png: Path, force: bool) -> None:
     """Render the tower(s) cut away, beside the pieces at scale, into a PNG."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from tower.cli.options import force_option, modules_option
+from tower.cli.options import force_option, modules_option, out_option
 
 
 def game_record(args: dict[str, Any]) -> dict[str, Any]:
@@ -75,13 +75,7 @@ def _run_to_file(
     help="Agent in every seat: random legal moves, or the greedy one-step lookahead.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
-@click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Append each game's scores to this JSONL file; a rerun resumes it.",
-)
+@out_option("out_file", "Append each game's scores to this JSONL file; a rerun resumes it.")
 @force_option
 def selfplay(
     n: int, players: int, seed: int, model_path: str | None, modules: str, workers: int,
