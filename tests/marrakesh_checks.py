@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tower.errors import InputFileError
 from tower.marrakesh import MODULES, Action, Game, GameConfig, IllegalActionError, State
 from tower.marrakesh.hooks import refusal
 from tower.marrakesh.invariants import check
@@ -118,12 +120,17 @@ def act(state: State, text: str) -> None:
     check(state)
 
 
+def others_with(module: str) -> st.SearchStrategy[set[str]]:
+    """Sets of the other modules that the rules allow together with ``module``."""
+    return st.sets(st.sampled_from([m for m in MODULES if m != module])).filter(
+        lambda s: refusal(4, s | {module}) is None
+    )
+
+
 def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Callable]:
     """Run the decorated test ``f(seed, players, modules, picks)`` on Hypothesis examples
     whose ``modules`` hold ``module`` and any of the others."""
-    others = st.sets(st.sampled_from([m for m in MODULES if m != module])).filter(
-        lambda s: refusal(4, s | {module}) is None  # only combinations the rules allow
-    )
+    others = others_with(module)
 
     def deco(f: Callable) -> Callable:
         return settings(
@@ -140,15 +147,45 @@ def sequences_with(module: str, examples: int = 20) -> Callable[[Callable], Call
     return deco
 
 
-def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
-    state = game.new_initial_state(seed)
-    n = game.num_distinct_actions
+def decisions(state: State, picks: Iterable[int]) -> Iterator[int]:
+    """The picks that fall on a decision of ``state``, as the caller acts on each: a pick
+    that falls on a chance node draws it instead, and the picks stop when the game ends."""
     for k in picks:
         if state.is_terminal():
-            break
+            return
         if state.is_chance_node():
             state.sample_chance()
             continue
+        yield k
+
+
+def play_checked(state: State, choose: Callable[[list[Action]], Action]) -> State:
+    """Play ``state`` to its end, ``choose`` picking among the legal actions of the player
+    to act (the first pending one at a simultaneous node); the invariants are checked
+    after every step, chance draws included."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.sample_chance()
+        else:
+            p = state.current_player
+            p = state.pending_players()[0] if p < 0 else p
+            state.apply(choose(state.legal_actions(p)), player=p)
+        check(state)
+    return state
+
+
+def refused(load: Callable[[str], object], bad: Path, text: str, match: str) -> None:
+    """Write ``text`` to the data file ``bad``: ``load`` refuses it with an
+    :class:`InputFileError` whose message matches ``match``."""
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(InputFileError, match=match):
+        load(str(bad))
+
+
+def legal_sequence(game: Game, seed: int, picks: list[int]) -> State:
+    state = game.new_initial_state(seed)
+    n = game.num_distinct_actions
+    for k in decisions(state, picks):
         legal = state.legal_action_ids()
         assert legal and len(set(legal)) == len(legal) and all(0 <= i < n for i in legal)
         before = state.to_json()

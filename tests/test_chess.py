@@ -21,11 +21,10 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marrakesh_checks import blank, give, legal, run
+from marrakesh_checks import blank, decisions, give, legal, others_with, play_checked, run
 
 from tower.errors import InputFileError
-from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
-from tower.marrakesh.hooks import refusal
+from tower.marrakesh import Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import chess
 from tower.marrakesh.rules import T
@@ -186,12 +185,7 @@ def action_sequence(game: Game, seed: int, picks: list[int]) -> State:
     every action; the JSON round trip and the replay from the history are exact."""
     n = game.num_distinct_actions
     state = game.new_initial_state(seed)
-    for k in picks:
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
+    for k in decisions(state, picks):
         p = state.current_player
         p = state.pending_players()[0] if p < 0 else p
         legal = state.legal_action_ids(p)
@@ -214,9 +208,7 @@ def action_sequence(game: Game, seed: int, picks: list[int]) -> State:
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != "chess"])).filter(
-        lambda s: refusal(4, s | {"chess"}) is None
-    ),
+    others=others_with("chess"),
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
 def test_hypothesis_action_sequences_with_chess(seed, players, others, picks):
@@ -229,24 +221,14 @@ def test_hypothesis_action_sequences_with_chess(seed, players, others, picks):
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != "chess"])).filter(
-        lambda s: refusal(4, s | {"chess"}) is None
-    ),
+    others=others_with("chess"),
     chooser=st.randoms(use_true_random=False),
 )
 def test_hypothesis_games_with_chess(seed, players, others, chooser):
     """Whole games with chess and any other modules: invariants after every action, JSON
     round trip at the end."""
     game = Game(GameConfig(players=players, modules=frozenset({"chess", *others})))
-    state = game.new_initial_state(seed)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.sample_chance()
-        else:
-            p = state.current_player
-            p = state.pending_players()[0] if p < 0 else p
-            state.apply(chooser.choice(state.legal_actions(p)), player=p)
-        check(state)
+    state = play_checked(game.new_initial_state(seed), chooser.choice)
     again = State.from_json(game, json.loads(json.dumps(state.to_json())))
     assert again.to_json() == state.to_json()
 

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marrakesh_checks import run
+from marrakesh_checks import decisions, run
 
 from tower.marrakesh import MODULES, Game, GameConfig
 from tower.marrakesh.actions import action_id
@@ -484,12 +484,7 @@ def test_hypothesis_action_sequences_with_experts(seed, players, others, picks):
     game = Game(GameConfig(players=players, modules=EXPERTS | others))
     state = game.new_initial_state(seed)
     choices = {action_id("choice", i) for i in range(16)}
-    for k in picks:
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.sample_chance()
-            continue
+    for k in decisions(state, picks):
         legal = state.legal_action_ids()
         top = state.stack[-1]
         if top["t"] == "ask" and top["k"] == "claim":

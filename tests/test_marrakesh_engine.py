@@ -10,7 +10,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marrakesh_checks import legal_sequence
+from marrakesh_checks import legal_sequence, play_checked
 
 from tower.errors import TowerError
 from tower.marrakesh import (
@@ -414,13 +414,5 @@ def test_hypothesis_whole_games(seed, players, modules, chooser):
     """Whole games with Hypothesis choosing every action (and the seed, players, modules):
     the invariants hold throughout and the final scores are the logged events' sums."""
     game = Game(GameConfig(players=players, modules=frozenset(modules)))
-    state = game.new_initial_state(seed)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.sample_chance()
-        else:
-            p = state.current_player
-            p = state.pending_players()[0] if p == SIMULTANEOUS else p
-            state.apply(chooser.choice(state.legal_actions(p)), player=p)
-        check(state)
+    state = play_checked(game.new_initial_state(seed), chooser.choice)
     assert state.season == 3 and len(state.winners()) >= 1

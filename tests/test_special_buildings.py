@@ -33,12 +33,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marrakesh_checks import blank, give, hold_experts, legal, run
+from marrakesh_checks import blank, give, hold_experts, legal, others_with, run
 from test_chess import action_sequence, assert_bad_file
 from test_walls_guards import BRIGAND, ScriptedTower
 
-from tower.marrakesh import MODULES, Game, GameConfig, IllegalActionError, RandomAgent, State, play
-from tower.marrakesh.hooks import refusal
+from tower.marrakesh import Game, GameConfig, IllegalActionError, RandomAgent, State, play
 from tower.marrakesh.invariants import check
 from tower.marrakesh.modules import special_buildings as sb
 from tower.marrakesh.rules import T, advance, pay_any
@@ -427,9 +426,7 @@ def test_watchtower_tile_repels_a_brigand_for_two_extra_points():
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])).filter(
-        lambda s: refusal(4, s | {SB}) is None
-    ),
+    others=others_with(SB),
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=400),
 )
 def test_hypothesis_action_sequences_with_special_buildings(seed, players, others, picks):
@@ -443,9 +440,7 @@ def test_hypothesis_action_sequences_with_special_buildings(seed, players, other
 @given(
     seed=st.integers(0, 10_000),
     players=st.integers(2, 4),
-    others=st.sets(st.sampled_from([m for m in MODULES if m != SB])).filter(
-        lambda s: refusal(4, s | {SB}) is None
-    ),
+    others=others_with(SB),
     agent=st.integers(0, 10_000),
 )
 def test_whole_games_with_special_buildings(seed, players, others, agent):

@@ -10,19 +10,19 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import cluster_options, force_option, params_option, preset_option
+from tower.cli.options import (
+    cluster_options,
+    force_option,
+    out_option,
+    params_option,
+    preset_option,
+)
 
 
 @click.command("traces")
 @click.option("--seasons", default=1000, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=0, show_default=True, type=int)
-@click.option(
-    "--out",
-    "out_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Trace file (JSONL); resumed if it exists.",
-)
+@out_option("out_file", "Trace file (JSONL); resumed if it exists.", required=True)
 @preset_option
 @params_option
 @click.option(

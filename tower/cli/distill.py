@@ -8,15 +8,34 @@ work is :mod:`tower.model.pipeline`'s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from tower.cli.options import cluster_options, force_option
+from tower.cli.options import cluster_options, force_option, out_option
 from tower.errors import TowerError
 from tower.geometry.spec import PRESETS
 from tower.model.pipeline import FIT_DEFAULTS
+
+#: Help of each fit option, one per :data:`FIT_DEFAULTS` key (``age_cap``: ``--age-cap``).
+FIT_HELP = {
+    "alpha": "Back-off strength.",
+    "age_cap": "Oldest age bucket (throws).",
+    "min_count": "Leave out keys seen fewer times (all levels but the last).",
+    "piece_depth": "Leave the finest contexts out of the per-piece counts.",
+    "levels": "Context fields of each back-off level, finest first (w, x: pawns and experts "
+    "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
+}
+
+
+def _fit_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The fit options of :data:`FIT_HELP`, in its order, defaults from the library."""
+    for name, text in reversed(FIT_HELP.items()):
+        flag = f"--{name.replace('_', '-')}"
+        f = click.option(flag, name, default=FIT_DEFAULTS[name], show_default=True, help=text)(f)
+    return f
 
 
 @click.command()
@@ -54,42 +73,9 @@ from tower.model.pipeline import FIT_DEFAULTS
     default=None,
     help="Physics parameters the traces used.",
 )
-@click.option(
-    "--out",
-    "out_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Model file to write.",
-)
+@out_option("out_path", "Model file to write.", required=True)
 @click.option("--name", default=None, help="Model name (default: the preset or 'distilled').")
-@click.option(
-    "--alpha", default=FIT_DEFAULTS["alpha"], show_default=True, help="Back-off strength."
-)
-@click.option(
-    "--age-cap",
-    default=FIT_DEFAULTS["age_cap"],
-    show_default=True,
-    help="Oldest age bucket (throws).",
-)
-@click.option(
-    "--min-count",
-    default=FIT_DEFAULTS["min_count"],
-    show_default=True,
-    help="Leave out keys seen fewer times (all levels but the last).",
-)
-@click.option(
-    "--piece-depth",
-    default=FIT_DEFAULTS["piece_depth"],
-    show_default=True,
-    help="Leave the finest contexts out of the per-piece counts.",
-)
-@click.option(
-    "--levels",
-    default=FIT_DEFAULTS["levels"],
-    show_default=True,
-    help="Context fields of each back-off level, finest first (w, x: pawns and experts "
-    "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
-)
+@_fit_options
 @force_option
 def distill(
     trace_args: tuple[str, ...], sims: int, mixed_sims: int, scheduler: str | None,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import out_option
 from tower.geometry.spec import PRESETS
 
 
@@ -17,12 +18,8 @@ from tower.geometry.spec import PRESETS
     type=click.Path(dir_okay=False, path_type=Path),
     help="A model file (default: the model shipped for the preset).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The folder to write (other files in it are kept).",
+@out_option(
+    "out_dir", "The folder to write (other files in it are kept).", folder=True, required=True
 )
 @click.option("--force", is_flag=True, help="Replace files that `tower export` did not write.")
 def export(preset: str, model_path: Path | None, out_dir: Path, force: bool) -> None:

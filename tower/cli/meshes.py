@@ -14,8 +14,8 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import force_option
-from tower.files.outputs import OutputFolder, check_output, write_bytes
+from tower.cli.options import force_option, out_option
+from tower.files.outputs import OutputFolder
 from tower.geometry.spec import PRESETS, TowerSpec, load_preset, load_spec
 
 
@@ -40,7 +40,7 @@ def _spec_options(f):
     )(f)
 
 
-def _build_all(specs: list[TowerSpec], out_dir: Path, force: bool) -> dict[str, int]:
+def build_all(specs: list[TowerSpec], out_dir: Path, force: bool) -> dict[str, int]:
     """Build every spec in a temporary folder, check every file against the output policy,
     then copy them into ``out_dir/<name>/``; return the number of files per spec."""
     from tower.geometry.meshes import write_meshes
@@ -63,39 +63,24 @@ def meshes() -> None:
 
 @meshes.command()
 @_spec_options
-@click.option(
-    "--out",
-    "out_dir",
-    default="meshes",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder; each spec goes into OUT/<spec name>/.",
+@out_option(
+    "out_dir", "Output folder; each spec goes into OUT/<spec name>/.", folder=True, default="meshes"
 )
 @force_option
 def build(preset: str | None, spec_file: Path | None, out_dir: Path, force: bool) -> None:
     """Write OUT/<name>/spec.toml, tower/*.obj and pieces/*.obj (byte-identical every run)."""
-    for name, n in _build_all(_specs(preset, spec_file), out_dir, force).items():
+    for name, n in build_all(_specs(preset, spec_file), out_dir, force).items():
         click.echo(f"{name}: {n} files in {out_dir / name}")
 
 
 @meshes.command()
 @_spec_options
-@click.option(
-    "--out",
-    "out_png",
-    default="geometry.png",
-    show_default=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The PNG to write.",
-)
+@out_option("out_png", "The PNG to write.", default="geometry.png")
 @force_option
 def show(preset: str | None, spec_file: Path | None, out_png: Path, force: bool) -> None:
     """Render the tower(s) cut away, beside the pieces at scale, into a PNG."""
     from tower.geometry.picture import render_png
 
     specs = _specs(preset, spec_file)
-    check_output(out_png, force=force)
-    with tempfile.TemporaryDirectory() as tmp:
-        render_png(specs, Path(tmp) / "geometry.png")
-        write_bytes(out_png, (Path(tmp) / "geometry.png").read_bytes(), checked=True)
+    render_png(specs, out_png, force=force)
     click.echo(f"{', '.join(s.name for s in specs)}: picture in {out_png}")

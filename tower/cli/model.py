@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from tower.cli.options import out_option
 from tower.errors import TowerError
 
 
@@ -31,12 +32,11 @@ def model() -> None:
     show_default=True,
     help="A model file, or shipped:NAME.",
 )
-@click.option(
-    "--out",
+@out_option(
     "out_dir",
+    "Folder for vectors.json (an existing one not written by this command needs --force).",
+    folder=True,
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for vectors.json (an existing one not written by this command needs --force).",
 )
 @click.option("--games", default=40, show_default=True, help="Random games to take cases from.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the games.")
@@ -67,14 +67,7 @@ def vectors(model_spec: str, out_dir: Path, games: int, seed: int, force: bool) 
 
 
 @model.command()
-@click.option(
-    "--out",
-    "out_dir",
-    default="web",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The web page's folder.",
-)
+@out_option("out_dir", "The web page's folder.", folder=True, default="web")
 @click.option(
     "--model",
     "model_specs",

@@ -72,6 +72,19 @@ def throw_shape_options(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def out_option(
+    dest: str, help_text: str, *, folder: bool | None = False, required: bool = False,
+    default: str | None = None,
+) -> Decorator:  # fmt: skip
+    """``--out``: where a command writes, passed as ``dest``: a file (``folder=False``), a
+    folder (``True``) or either (``None``); its ``default`` is shown in ``--help``."""
+    kind = {False: {"dir_okay": False}, True: {"file_okay": False}, None: {}}[folder]
+    return click.option(
+        "--out", dest, required=required, default=default, show_default=default is not None,
+        type=click.Path(path_type=Path, **kind), help=help_text,
+    )  # fmt: skip
+
+
 def modules_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--modules``: the Marrakesh expansion modules of a game, by name or ``all``."""
     return click.option(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import check_pieces, force_option, preset_option
+from tower.cli.options import check_pieces, force_option, out_option, preset_option
 
 
 @click.command("record-synthetic")
@@ -45,13 +45,7 @@ from tower.cli.options import check_pieces, force_option, preset_option
     "calibrate plan --list`; one-colour is the recommended one).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option(
-    "--out",
-    "out_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Recording to write (.csv or .jsonl).",
-)
+@out_option("out_path", "Recording to write (.csv or .jsonl).", required=True)
 @force_option
 def record_synthetic(
     preset: str, params_path: Path | None, from_prior: bool, simulator_name: str, throws: int,

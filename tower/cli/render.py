@@ -6,19 +6,12 @@ from pathlib import Path
 
 import click
 
-from tower.cli.options import check_pieces, force_option, load_physics, physics_options
+from tower.cli.options import check_pieces, force_option, load_physics, out_option, physics_options
 
 
 @click.command()
 @physics_options
-@click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default="throw.gif",
-    show_default=True,
-    help="The GIF to write.",
-)
+@out_option("out_file", "The GIF to write.", default="throw.gif")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the tower.")
 @click.option(
     "--pieces",

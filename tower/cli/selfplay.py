@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from tower.cli.options import force_option, modules_option
+from tower.cli.options import force_option, modules_option, out_option
 
 
 def game_record(args: dict[str, Any]) -> dict[str, Any]:
@@ -75,13 +75,7 @@ def _run_to_file(
     help="Agent in every seat: random legal moves, or the greedy one-step lookahead.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
-@click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Append each game's scores to this JSONL file; a rerun resumes it.",
-)
+@out_option("out_file", "Append each game's scores to this JSONL file; a rerun resumes it.")
 @force_option
 def selfplay(
     n: int, players: int, seed: int, model_path: str | None, modules: str, workers: int,
@@ -102,7 +96,7 @@ def selfplay(
         stats = run(
             n, players, seed, chosen, model_path, workers, scheduler, bar.update, agents=agents
         )
-    click.echo(json.dumps(stats, indent=2) if as_json else _stats_text(stats))
+    click.echo(json.dumps(stats, indent=2) if as_json else stats_text(stats))
 
 
 def _chosen_modules(modules: str, players: int) -> list[str]:
@@ -131,7 +125,7 @@ def _print_file_summary(out_file: Path, games: list[dict[str, Any]], as_json: bo
     ))  # fmt: skip
 
 
-def _stats_text(stats: dict[str, Any]) -> str:
+def stats_text(stats: dict[str, Any]) -> str:
     """The self-play statistics as the lines ``tower selfplay`` prints."""
     n, players = stats["games"], stats["players"]
     lines = [

@@ -16,6 +16,7 @@ from tower.cli.options import (
     cluster_options,
     force_option,
     load_physics,
+    out_option,
     physics_options,
     throw_shape_options,
     tower_mix,
@@ -33,13 +34,7 @@ from tower.cli.options import (
 )
 @throw_shape_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the batch.")
-@click.option(
-    "--out",
-    "out_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Trace file (JSONL); resumed if it exists.",
-)
+@out_option("out_file", "Trace file (JSONL); resumed if it exists.", required=True)
 @click.option(
     "--retries",
     type=click.IntRange(0),

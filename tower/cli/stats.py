@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from tower.cli.options import cluster_options, force_option
+from tower.cli.options import cluster_options, force_option, out_option
 from tower.errors import TowerError
 from tower.files.inputs import LIMITS
 from tower.files.outputs import OutputFolder
@@ -109,13 +109,11 @@ def _sizes(text: str) -> list[int]:
     "statistic of the model (--sequences sequences) with physics, within Monte Carlo error.",
 )
 @cluster_options("physics expert sequences")
-@click.option(
-    "--out",
+@out_option(
     "out_dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Write stats.json and retention.png here (with --experts: experts.json, the "
+    "Write stats.json and retention.png here (with --experts: experts.json, the "
     "resumable physics-experts.jsonl and experts-compare.png).",
+    folder=None,
 )
 @force_option
 @click.pass_context

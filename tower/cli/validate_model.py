@@ -8,14 +8,13 @@ from typing import Any
 
 import click
 
-from tower.cli.options import force_option
+from tower.cli.options import force_option, out_option
 from tower.errors import TowerError
 from tower.files.outputs import OutputFolder
 from tower.model.pipeline import parse_range, seed_overlap
 
 #: The files ``validate-model`` writes into ``--out``.
 REPORT_FILES = ("report.md", "validation.json", "statistics.png", "retention.png")
-
 
 
 @click.command("validate-model")
@@ -34,12 +33,8 @@ REPORT_FILES = ("report.md", "validation.json", "statistics.png", "retention.png
     metavar="START:STOP",
     help="Use only these sequences of the file (e.g. 1000: for the held-out part).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Directory for report.md, validation.json and the PNGs.",
+@out_option(
+    "out_dir", "Directory for report.md, validation.json and the PNGs.", folder=None, required=True
 )
 @click.option("--seed", default=0, show_default=True, help="Seed of the model draws.")
 @click.option(

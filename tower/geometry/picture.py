@@ -152,7 +152,9 @@ def draw_pieces(ax, spec: TowerSpec) -> None:
     ax.set_axis_off()
 
 
-def render_png(specs: list[TowerSpec], path: str | Path, dpi: int = 110) -> Path:
+def render_png(
+    specs: list[TowerSpec], path: str | Path, dpi: int = 110, *, force: bool = False
+) -> Path:
     """Render one panel per spec (tower cut away, pieces at scale) into a PNG file.
 
     Parameters
@@ -163,11 +165,15 @@ def render_png(specs: list[TowerSpec], path: str | Path, dpi: int = 110) -> Path
         The PNG to write (parent directories are created).
     dpi : int
         Resolution; the default keeps a two-tower picture under 300 KB.
+    force : bool
+        Replace an existing file (see :func:`tower.files.outputs.save_figure`).
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from tower.files.outputs import save_figure
 
     fig = plt.figure(figsize=(4.4 * len(specs), 5.6))
     grid = fig.add_gridspec(2, len(specs), height_ratios=[5, 1.1], hspace=0.0, wspace=0.0)
@@ -175,8 +181,4 @@ def render_png(specs: list[TowerSpec], path: str | Path, dpi: int = 110) -> Path
     for i, spec in enumerate(specs):
         draw_tower(fig.add_subplot(grid[0, i], projection="3d"), spec)
         draw_pieces(fig.add_subplot(grid[1, i], projection="3d"), spec)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, force=force, dpi=dpi, metadata={"Software": None})
