@@ -367,7 +367,8 @@ def test_the_clog_limit_follows_the_recorded_tower() -> None:
 
 @pytest.mark.slow
 def test_physics_calibration_runs_end_to_end(tmp_path: Path) -> None:
-    """A tiny physics calibration: 3 parameters, 12 replays of 30 throws, 4 checks."""
+    """A tiny physics calibration by the replaying engine: 3 parameters, 12 replays of 30
+    throws, 4 checks."""
     runner = CliRunner()
     rec = tmp_path / "phys.jsonl"
     result = runner.invoke(
@@ -379,7 +380,7 @@ def test_physics_calibration_runs_end_to_end(tmp_path: Path) -> None:
     result = runner.invoke(
         cli,
         ["calibrate", str(rec), "--out", str(out), "--budget", "12", "--checks", "4",
-         "--fit", fitted, "--quiet"],
+         "--fit", fitted, "--engine", "gp", "--quiet"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     overrides, physics = load_params(out / "params.json")
