@@ -28,11 +28,11 @@ out against a wall with 2 repaired sections.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
-from typing import Literal
+from typing import Literal, TypeVar
 
 from tower.pieces import NEUTRAL, Kind, Piece
 from tower.pieces import PLAYER_COLOURS as PLAYER_COLOURS  # re-exported: seat colours
@@ -595,6 +595,23 @@ def standing_spaces(on_board: int) -> tuple[str, ...]:
     return tuple(s.position for s in WATCHMAN_SPACES[:on_board])
 
 
+_K = TypeVar("_K", bound=Hashable)
+
+
+def _distinct_known(
+    items: Iterable[_K], known: Collection[_K], repeated: str, noun: str
+) -> list[_K]:
+    """``items`` as a list; a ``ValueError`` if one stands twice (``repeated``) or is not
+    one of ``known`` (``noun`` names them)."""
+    chosen = list(items)
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"{repeated}: {chosen}")
+    unknown = [x for x in chosen if x not in known]
+    if unknown:
+        raise ValueError(f"unknown {noun} {unknown}; expected {list(known)}")
+    return chosen
+
+
 def hiring_cost(spaces: Iterable[str], *, watchtower: bool = False) -> dict[str, int]:
     """Resources to hire the watchmen standing on ``spaces``.
 
@@ -607,12 +624,7 @@ def hiring_cost(spaces: Iterable[str], *, watchtower: bool = False) -> dict[str,
     {'any': 2}
     """
     by_name = {s.position: s for s in WATCHMAN_SPACES}
-    chosen = list(spaces)
-    if len(set(chosen)) != len(chosen):
-        raise ValueError(f"each space holds one watchman: {chosen}")
-    unknown = [s for s in chosen if s not in by_name]
-    if unknown:
-        raise ValueError(f"unknown watchman spaces {unknown}; expected {list(by_name)}")
+    chosen = _distinct_known(spaces, by_name, "each space holds one watchman", "watchman spaces")
     if watchtower:
         return {"any": len(chosen)} if chosen else {}
     # Ruling: the example "hires 2 watchmen; this costs her 1 dinar (bottom) or 1 water and
@@ -665,10 +677,5 @@ def firing_cost(tiles: Iterable[int], brickworks_keshis: int) -> int:
         raise ValueError(
             f"the brickworks holds 0 to {BRICKWORKS_SPACES} keshis, got {brickworks_keshis}"
         )
-    numbers = list(tiles)
-    if len(set(numbers)) != len(numbers):
-        raise ValueError(f"each brick tile is fired once: {numbers}")
-    bad = [t for t in numbers if t not in BRICK_WOOD]
-    if bad:
-        raise ValueError(f"unknown brick tiles {bad}; tiles are numbered 1 to {len(BRICK_WOOD)}")
+    numbers = _distinct_known(tiles, BRICK_WOOD, "each brick tile is fired once", "brick tiles")
     return sum(BRICK_WOOD[t] - brickworks_keshis for t in numbers)
