@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -77,26 +78,27 @@ for _k, _size in KINDS.items():
 CORE_ACTIONS: int = _n
 
 
+#: Kinds whose arg indexes a list of names: the name is the arg's text.
+_NAMED: dict[str, tuple[str, ...]] = {
+    "colour": KESHI_COLOURS,
+    "sector": SECTORS,
+    "resource": RESOURCES,
+    "stair": STAIRS,
+    "swap": SCROLL_COLOURS,
+}
+#: The arg's text of the other kinds that have one (the rest write the number).
+_ARG_TEXT: dict[str, Callable[[int], str]] = {
+    "select": lambda arg: "+".join(KESHI_COLOURS[i] for i in SELECTIONS[arg]),
+    "assistant": lambda arg: f"{SECTORS[arg // 2]}/{'action' if arg % 2 else 'keshi'}",
+    "gate": lambda arg: f"w{arg // 12}/{KESHI_COLOURS[arg % 12]}",
+    "scroll": lambda arg: f"{SCROLL_COLOURS[arg // 3]}{arg % 3}",
+}
+
+
 def _arg_text(kind: str, arg: int) -> str:
-    if kind == "select":
-        return "+".join(KESHI_COLOURS[i] for i in SELECTIONS[arg])
-    if kind == "colour":
-        return KESHI_COLOURS[arg]
-    if kind == "sector":
-        return SECTORS[arg]
-    if kind == "assistant":
-        return f"{SECTORS[arg // 2]}/{'action' if arg % 2 else 'keshi'}"
-    if kind == "gate":
-        return f"w{arg // 12}/{KESHI_COLOURS[arg % 12]}"
-    if kind == "resource":
-        return RESOURCES[arg]
-    if kind == "stair":
-        return STAIRS[arg]
-    if kind == "scroll":
-        return f"{SCROLL_COLOURS[arg // 3]}{arg % 3}"
-    if kind == "swap":
-        return SCROLL_COLOURS[arg]
-    return str(arg)
+    if kind in _NAMED:
+        return _NAMED[kind][arg]
+    return _ARG_TEXT.get(kind, str)(arg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,39 +197,54 @@ def ordinal(n: int) -> str:
     return f"{n}{tail}"
 
 
+def _sector_words(sector: int) -> str:
+    return "the souk" if SECTORS[sector] == "souk" else f"the {SECTORS[sector]} sector"
+
+
+def _select_words(arg: int) -> str:
+    names = [KESHI_COLOURS[i] for i in SELECTIONS[arg]]
+    return f"{names[0]}, {names[1]} and {names[2]} keshis"
+
+
+def _colour_words(arg: int) -> str:
+    return f"{'an' if KESHI_COLOURS[arg] == 'orange' else 'a'} {KESHI_COLOURS[arg]} keshi"
+
+
+def _assistant_words(arg: int) -> str:
+    what = "its sector action" if arg % 2 else "a new keshi"
+    return f"an assistant in {_sector_words(arg // 2)}: {what}"
+
+
+_RESOURCE_WORDS = {"water": "1 water", "dates": "1 date", "dinars": "1 dinar"}
+#: What an arg of each kind means in words (:func:`words`).
+_WORDS: dict[str, Callable[[int], str]] = {
+    "pass": lambda arg: "pass",
+    "select": _select_words,
+    "colour": _colour_words,
+    "sector": _sector_words,
+    "assistant": _assistant_words,
+    "slot": lambda arg: f"the {ordinal(arg + 1)} space",
+    "scroll": lambda arg: (
+        f"the top scroll of the {ordinal(arg % 3 + 1)} {SCROLL_COLOURS[arg // 3]} stack"
+    ),
+    "shop": lambda arg: f"the luxury good on top of the {ordinal(arg + 1)} shop",
+    "gate": lambda arg: (
+        f"the {KESHI_COLOURS[arg % 12]} keshi of the {ordinal(arg // 12 + 1)} workshop"
+    ),
+    "resource": lambda arg: _RESOURCE_WORDS[RESOURCES[arg]],
+    "stair": lambda arg: f"the {STAIRS[arg]} staircase",
+    "swap": lambda arg: f"swap the tops of the {SCROLL_COLOURS[arg]} scroll stacks for 1 dinar",
+    "number": lambda arg: f"{arg} more",
+}
+
+
 def words(action: Action) -> str:
     """What an action's argument means in words, without its decision's context (a
     decision that gives ``choice``, ``slot`` or ``number`` args a meaning of its own
     names them: :func:`tower.marrakesh.rules.describe`)."""
     kind, arg = action.kind, action.arg
-    if kind == "pass":
-        return "pass"
-    if kind == "select":
-        names = [KESHI_COLOURS[i] for i in SELECTIONS[arg]]
-        return f"{names[0]}, {names[1]} and {names[2]} keshis"
-    if kind == "colour":
-        return f"{'an' if KESHI_COLOURS[arg] == 'orange' else 'a'} {KESHI_COLOURS[arg]} keshi"
-    if kind == "sector":
-        return "the souk" if SECTORS[arg] == "souk" else f"the {SECTORS[arg]} sector"
-    if kind == "assistant":
-        where = "the souk" if arg // 2 == 8 else f"the {SECTORS[arg // 2]} sector"
-        return f"an assistant in {where}: " + ("its sector action" if arg % 2 else "a new keshi")
-    if kind == "slot":
-        return f"the {ordinal(arg + 1)} space"
-    if kind == "scroll":
-        return f"the top scroll of the {ordinal(arg % 3 + 1)} {SCROLL_COLOURS[arg // 3]} stack"
-    if kind == "shop":
-        return f"the luxury good on top of the {ordinal(arg + 1)} shop"
-    if kind == "gate":
-        return f"the {KESHI_COLOURS[arg % 12]} keshi of the {ordinal(arg // 12 + 1)} workshop"
-    if kind == "resource":
-        return {"water": "1 water", "dates": "1 date", "dinars": "1 dinar"}[RESOURCES[arg]]
-    if kind == "stair":
-        return f"the {STAIRS[arg]} staircase"
-    if kind == "swap":
-        return f"swap the tops of the {SCROLL_COLOURS[arg]} scroll stacks for 1 dinar"
-    if kind == "number":
-        return f"{arg} more"
+    if kind in _WORDS:
+        return _WORDS[kind](arg)
     return f"option {ordinal(arg + 1)} of {kind.replace('_', ' ')}"
 
 
