@@ -342,31 +342,28 @@ _NOUNS = {
     "experts": "expert tiles",
     "oases": "activated oases",
 }
+#: The conditions said by filling in their fields (``str.format`` on the condition).
+_TEMPLATES = {
+    "sector_filled": "{sector} sector filled",
+    "sector_at_least": "at least {n} keshis in the {sector} sector",
+    "sector_at_most": "at most {n} keshis in the {sector} sector",
+    "stair": "at least {n} steps on the {which} staircase",
+    "scrolls": "at least {n} scrolls of {colours} colours",
+    "luxuries": "at least {n} luxury goods of {types} kinds",
+    "scrolls_luxuries": "at least {scrolls} scrolls and {luxuries} luxury goods",
+    **{kind: f"at least {{n}} {noun}" for kind, noun in _NOUNS.items()},
+}
 
 
 def describe(c: Condition) -> str:
     """A condition in words, e.g. ``"gray sector filled"``."""
     kind = c["kind"]
+    if kind in _TEMPLATES:
+        return _TEMPLATES[kind].format(**c)
     if kind == "any":
         return " or ".join(describe(alt) for alt in c["of"])
-    if kind == "sector_filled":
-        return f"{c['sector']} sector filled"
-    if kind == "sector_at_least":
-        return f"at least {c['n']} keshis in the {c['sector']} sector"
-    if kind == "sector_at_most":
-        return f"at most {c['n']} keshis in the {c['sector']} sector"
     if kind == "resources":
         return "keep " + ", ".join(f"{c[r]} {r}" for r in RESOURCE_KEYS if c.get(r))
-    if kind in _NOUNS:
-        return f"at least {c['n']} {_NOUNS[kind]}"
-    if kind == "stair":
-        return f"at least {c['n']} steps on the {c['which']} staircase"
-    if kind == "scrolls":
-        return f"at least {c['n']} scrolls of {c['colours']} colours"
-    if kind == "luxuries":
-        return f"at least {c['n']} luxury goods of {c['types']} kinds"
-    if kind == "scrolls_luxuries":
-        return f"at least {c['scrolls']} scrolls and {c['luxuries']} luxury goods"
     if kind == "scroll_and_good":
         return f"{a_an(c['colour'])} scroll and {a_an(c['good'].replace('_', ' '))}"
     if kind == "gates":
