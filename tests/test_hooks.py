@@ -370,3 +370,18 @@ def test_room_hook_is_asked_only_about_its_colours():
         assert asked == ["white", "black"]
     finally:
         del REGISTRY["cramped_room"]
+
+
+def test_a_resolution_that_ignores_pass_never_sees_one():
+    from tower.marrakesh.actions import Action
+
+    rs = RuleSet()
+    seen: list[str] = []
+
+    @rs.resolution("toy_ignore", ignore_pass=True)
+    def _toy(state: object, t: dict, a: Action) -> None:
+        seen.append(str(a))
+
+    rs.resolve["toy_ignore"](None, {}, Action("pass"))
+    rs.resolve["toy_ignore"](None, {}, Action("colour", 0))
+    assert seen == [str(Action("colour", 0))]

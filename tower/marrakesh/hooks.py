@@ -130,9 +130,21 @@ class RuleSet:
         """Decorator: the option generator of decision ``kind``."""
         return self._into(self.options, kind)
 
-    def resolution(self, kind: str) -> Callable[[F], F]:
-        """Decorator: the resolution of decision ``kind``."""
-        return self._into(self.resolve, kind)
+    def resolution(self, kind: str, ignore_pass: bool = False) -> Callable[[F], F]:
+        """Decorator: the resolution of decision ``kind``; ``ignore_pass``: passing does
+        nothing (the resolution then never sees a ``pass`` action)."""
+        if not ignore_pass:
+            return self._into(self.resolve, kind)
+
+        def deco(fn: F) -> F:
+            def unless_pass(state: Any, t: Task, a: Any) -> None:
+                if a.kind != "pass":
+                    fn(state, t, a)
+
+            self.resolve[kind] = unless_pass
+            return fn
+
+        return deco
 
     def label(self, kind: str, private: bool = False, passing: str = "") -> Callable[[F], F]:
         """Decorator: the labeller of decision ``kind``; ``private``: its options are

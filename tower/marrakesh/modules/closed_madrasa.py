@@ -223,10 +223,8 @@ def _use_options(state: State, t: Task) -> list[int]:
     return sorted(out)
 
 
-@ADDS.resolution("madrasa_use")
+@ADDS.resolution("madrasa_use", ignore_pass=True)
 def _use(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     p = t["p"]
     area, slot = divmod(a.arg, 3)
     scholars, dates = cost(state, p, area)

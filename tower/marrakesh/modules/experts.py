@@ -439,10 +439,8 @@ def _red_options(state: State, t: Task) -> list[int]:
     return [PASS, action_id("choice", 0)]
 
 
-@ADDS.resolution("experts_use_red")
+@ADDS.resolution("experts_use_red", ignore_pass=True)
 def _red(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     tid = t["ways"][0][0]
     for entry in mine(state, t["p"])["tiles"]:
         if entry[0] == tid and not entry[1]:

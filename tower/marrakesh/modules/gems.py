@@ -392,11 +392,9 @@ def _souk_options(state: State, t: Task) -> list[int]:
     return [PASS, *souk_options(state, t["p"])]
 
 
-@ADDS.resolution("gems_souk")
+@ADDS.resolution("gems_souk", ignore_pass=True)
 def _souk(state: State, t: Task, a: Action) -> None:
     p = t["p"]
-    if a.kind == "pass":
-        return
     me = mine(state, p)
     kind, k = divmod(a.arg, 5)
     colour = COLOURS[k]
@@ -533,13 +531,11 @@ def _loose_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", k) for k, c in enumerate(COLOURS) if c in loose]
 
 
-@ADDS.resolution("gems_trade")
+@ADDS.resolution("gems_trade", ignore_pass=True)
 def _trade(state: State, t: Task, a: Action) -> None:
     # "trade 1 of your gems lying with the resources for any 1 gem of the gem dealer".
     # Ruling: the gem taken is received like any gem (onto the necklace if it fits); the
     # gem given joins the dealer at the end of the turn, like a sold one.
-    if a.kind == "pass":
-        return
     colour = COLOURS[a.arg]
     mine(state, t["p"])["loose"].remove(colour)
     _g(state)["pending"].append(colour)
@@ -553,10 +549,8 @@ def _gem_return(state: State, p: int, e: Effect) -> None:
         push(state, ask("gems_return", p, left=e["left"], pts=e["points"]))
 
 
-@ADDS.resolution("gems_return")
+@ADDS.resolution("gems_return", ignore_pass=True)
 def _return(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     p = t["p"]
     colour = COLOURS[a.arg]
     mine(state, p)["loose"].remove(colour)

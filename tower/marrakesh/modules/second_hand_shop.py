@@ -117,10 +117,8 @@ def _sell_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("shop_sell", i) for i in sellable(state, t["p"])]
 
 
-@ADDS.resolution("shop_sell")
+@ADDS.resolution("shop_sell", ignore_pass=True)
 def _sell(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     push(state, ask("shop_price", t["p"], item=a.arg))
 
 
@@ -182,10 +180,8 @@ def _buy_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("shop_buy", i) for i in buyable(state, t["p"])]
 
 
-@ADDS.resolution("shop_buy")
+@ADDS.resolution("shop_buy", ignore_pass=True)
 def _buy(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     p, item = t["p"], a.arg
     ext = _ext(state)
     dinars, points, seller = price(state, item)

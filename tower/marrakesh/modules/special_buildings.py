@@ -419,12 +419,10 @@ def _university_options(state: State, t: Task) -> list[int]:
     ]
 
 
-@ADDS.resolution("sb_university")
+@ADDS.resolution("sb_university", ignore_pass=True)
 def _university(state: State, t: Task, a: Action) -> None:
     from tower.marrakesh.modules import experts
 
-    if a.kind == "pass":
-        return
     p = t["p"]
     experts.mine(state, p)["tiles"][_used_tiles(state, p)[a.arg]][1] = False
     use_marker(state, p)

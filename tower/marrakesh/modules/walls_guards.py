@@ -255,10 +255,8 @@ def _fire_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("slot", i + 2) for i in ok]
 
 
-@ADDS.resolution("fire")
+@ADDS.resolution("fire", ignore_pass=True)
 def _fire(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     p = t["p"]
     pl = state.players[p]
     tile = pl.bricks[a.arg - 2]
@@ -324,10 +322,8 @@ def _hire_options(state: State, t: Task) -> list[int]:
     return [PASS] + [action_id("slot", k) for k in range(3) if posts[k] and hire_costs(state, p, k)]
 
 
-@ADDS.resolution("hire")
+@ADDS.resolution("hire", ignore_pass=True)
 def _hire(state: State, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     p, k = t["p"], a.arg
     pl = state.players[p]
     ways = hire_costs(state, p, k)

@@ -41,12 +41,10 @@ def _madrasa_options(state: Board, t: Task) -> list[int]:
     return sorted(out)
 
 
-@resolve("madrasa")
+@resolve("madrasa", ignore_pass=True)
 def _madrasa(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
-    if a.kind == "pass":
-        return
     if a.kind == "swap":
         # Once per round, before the first purchase: 1 dinar, tops of one colour to the bottom.
         pl.swapped = True
@@ -92,11 +90,9 @@ def _special_scroll_options(state: Board, t: Task) -> list[int]:
     ]
 
 
-@resolve("special_scroll")
+@resolve("special_scroll", ignore_pass=True)
 def _special_scroll(state: Board, t: Task, a: Action) -> None:
     # Scroll 58 (a 7-scholar scroll for 1 date) and desert town 10 (any scroll, free).
-    if a.kind == "pass":
-        return
     state.players[t["p"]].dates -= t["dates"]
     take_scroll(state, t["p"], a.arg)
 

@@ -84,12 +84,10 @@ def _exchange_return_options(state: Board, t: Task) -> list[int]:
     return [PASS] + [action_id("colour", COLOUR_INDEX[c]) for c in returnable(state, t["p"])]
 
 
-@resolve("exchange_return")
+@resolve("exchange_return", ignore_pass=True)
 def _exchange_return(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
-    if a.kind == "pass":
-        return
     c = KESHI_COLOURS[a.arg]
     push(state, ask("exchange_take", p, c=c))
     if c in ("red", "pink"):
@@ -145,7 +143,6 @@ def _track_scroll_options(state: Board, t: Task) -> list[int]:
     ]
 
 
-@resolve("track_scroll")
+@resolve("track_scroll", ignore_pass=True)
 def _track_scroll(state: Board, t: Task, a: Action) -> None:
-    if a.kind != "pass":
-        take_scroll(state, t["p"], a.arg)
+    take_scroll(state, t["p"], a.arg)

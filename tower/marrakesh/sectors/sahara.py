@@ -108,12 +108,10 @@ def _sahara_options(state: Board, t: Task) -> list[int]:
     return out
 
 
-@resolve("sahara")
+@resolve("sahara", ignore_pass=True)
 def _sahara(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
-    if a.kind == "pass":
-        return
     push(state, ask("sahara", p))
     if a.arg >= 8:
         # Desert town (expansion 5): a set of the 3 goods keshis flips it to its day side.
@@ -146,10 +144,8 @@ def _free_oasis_options(state: Board, t: Task) -> list[int]:
     return [PASS, *found] if found else []
 
 
-@resolve("free_oasis")
+@resolve("free_oasis", ignore_pass=True)
 def _free_oasis(state: Board, t: Task, a: Action) -> None:
-    if a.kind == "pass":
-        return
     pl = state.players[t["p"]]
     pl.claimed_at[a.arg - 2] = True
     claim_oasis(state, t["p"], pl.oases[a.arg - 2])
@@ -180,10 +176,9 @@ def _leftover_options(state: Board, t: Task) -> list[int]:
     return [PASS] + [action_id("choice", i) for i in range(len(state.leftover_oases))]
 
 
-@resolve("leftover_oasis")
+@resolve("leftover_oasis", ignore_pass=True)
 def _leftover(state: Board, t: Task, a: Action) -> None:
-    if a.kind != "pass":
-        claim_oasis(state, t["p"], state.leftover_oases.pop(a.arg))
+    claim_oasis(state, t["p"], state.leftover_oases.pop(a.arg))
 
 
 SPECIALS.update(

@@ -74,12 +74,10 @@ def _souk_options(state: Board, t: Task) -> list[int]:
     return out
 
 
-@resolve("souk")
+@resolve("souk", ignore_pass=True)
 def _souk(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     pl = state.players[p]
-    if a.kind == "pass":
-        return
     if a.kind == "colour":
         c = KESHI_COLOURS[a.arg]
         pl.keshis[c] -= 1
