@@ -7,7 +7,9 @@ counts that bound the work it will do with :func:`check_count`. Each fault becom
 :class:`~tower.errors.InputFileError` naming the file, the line, the field and the value:
 
 - the path must be an existing regular file (a directory, a FIFO or a device is refused);
-- the file must be at most :data:`LIMITS` ``["file_bytes"]`` long;
+- the file must be at most :data:`LIMITS` ``["file_bytes"]`` long; a name ending in
+  ``.gz`` is read through gzip (committed trace files are kept compressed), and its
+  content must be at most as long too;
 - the text must be UTF-8; a leading byte-order mark (what a spreadsheet writes for
   "CSV UTF-8") is accepted and dropped;
 - JSON may nest at most ``LIMITS["json_depth"]`` levels, its numbers must be finite
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import gzip
 import io
 import json
 import math
@@ -89,9 +92,28 @@ def read_bytes(path: str | Path) -> bytes:
     path = Path(path)
     _size(path)
     try:
+        if path.suffix == ".gz":
+            return _gunzip(path)
         return path.read_bytes()
     except OSError as exc:
         raise InputFileError(str(path), f"cannot read: {exc.strerror}") from None
+
+
+def _gunzip(path: Path) -> bytes:
+    """The content of a gzip file, read no further than the ``file_bytes`` limit."""
+    limit = LIMITS["file_bytes"]
+    try:
+        with gzip.open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise InputFileError(str(path), f"not gzip data ({exc})", field="<gzip>") from None
+    if len(data) > limit:
+        raise InputFileError(
+            str(path),
+            f"unpacks to over the limit file_bytes = {limit}",
+            field="<size>",
+        )
+    return data
 
 
 def decode(data: bytes, path: str | Path) -> str:
