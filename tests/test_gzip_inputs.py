@@ -42,3 +42,14 @@ def test_a_gzip_that_unpacks_over_the_limit_is_refused(
     monkeypatch.setitem(inputs.LIMITS, "file_bytes", 1000)
     with pytest.raises(InputFileError, match="unpacks to over the limit file_bytes = 1000"):
         inputs.read_bytes(packed)
+
+
+def test_the_batch_seed_is_read_from_a_gzip_header(tmp_path: Path) -> None:
+    from tower.files.outputs import run_header
+    from tower.model.pipeline import batch_seed
+
+    text = json.dumps(run_header("simulate", {"seed": 6021})) + "\n" + json.dumps(TRACE) + "\n"
+    packed = tmp_path / "t.jsonl.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert batch_seed(packed) == 6021
+    assert len(list(read_traces(packed))) == 1
