@@ -7,7 +7,11 @@ Outputs (all written atomically; the replay cache makes a rerun resume):
 - ``posterior.csv``: the posterior samples, one column per parameter;
 - ``fit.json``: intervals, identifiability and diagnostics;
 - ``report.md`` and PNGs: the goodness-of-fit report (:mod:`tower.calibration.report`);
-- ``cache/replays.jsonl``: every simulated replay, keyed by simulator, theta, seed and plan.
+- ``cache/replays.jsonl``: every simulated replay, keyed by simulator, theta, seed and plan;
+- ``model.json``, with ``Settings.model_sims``: the calibrated tower as a model file,
+  distilled from physics sequences at the posterior medians (``cache/model*.jsonl``).
+  The learned likelihood cannot be that file: it knows the pieces out of each throw, not
+  where the others lie inside, which a model file carries.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ class Settings:
     engine: str | None = None  # "bank" or "gp"; None: bank for physics, gp otherwise
     surrogate: str | None = None  # the bank engine's surrogate file (None: the shipped one)
     physics_checks: int = 0  # bank engine: physics replays at posterior draws (0: none)
+    model_sims: int = 0  # physics sequences of keshis, and of mixes, for model.json (0: none)
     scheduler: str | None = None
     workers: int | None = None
     progress: bool = True
@@ -222,6 +227,28 @@ def _surrogate_checks(
     ]
 
 
+def _write_model(out_dir: Path, preset: str, settings: Settings) -> None:
+    """``model.json``: the tower at the posterior medians (``params.json``), distilled from
+    ``model_sims`` physics sequences of 12 keshis and as many of Walls & Guards mixes."""
+    import hashlib
+
+    from tower.model.pipeline import distill_to
+
+    params = out_dir / "params.json"
+    # The traces resume under a name of the values thrown with (not of the run's record,
+    # which holds its time); other values start afresh beside.
+    values = {k: v for k, v in json.loads(params.read_text()).items() if k != "calibration"}
+    tag = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:12]
+    cache = out_dir / "cache" / f"model-{tag}" / "model.json"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    distill_to(
+        cache, sims=settings.model_sims, mixed_sims=settings.model_sims, preset=preset,
+        params_file=params, scheduler=settings.scheduler, workers=settings.workers,
+        progress=settings.progress,
+    )  # fmt: skip
+    atomic_write_text(out_dir / "model.json", cache.read_text())
+
+
 def _held_out(recording: Recording, n_train: Sequence[int]) -> bool:
     return any(len(s.throws) > n for s, n in zip(recording.sessions, n_train, strict=True))
 
@@ -338,6 +365,7 @@ def calibrate(
         truth=truth,
         truth_keys=truth_keys,
         settings=shown,
+        model_sims=settings.model_sims,
     )
     extra = {
         "recording": recording_path.name,
@@ -354,5 +382,6 @@ def calibrate(
         out_dir / "fit.json", json.dumps({**extra, **result.to_json()}, indent=2) + "\n"
     )
     _save_params(out_dir / "params.json", simulator, result, extra)
+    if settings.model_sims and isinstance(simulator, PhysicsSimulator):
+        _write_model(out_dir, simulator.preset, settings)
     return Calibration(result, checks, out_dir, seconds, truth_keys, truth)
-

@@ -327,6 +327,7 @@ def write_report(
     truth: dict[str, float],
     settings: dict[str, Any],
     truth_keys: dict[str, float] | None = None,
+    model_sims: int = 0,
 ) -> list[Check]:
     """Write ``report.md`` and its PNGs into ``out_dir``; return the checks."""
     sessions = recording.sessions
@@ -417,27 +418,41 @@ def write_report(
     else:
         lines.append("No held-out throws (holdout 0): goodness of fit not assessed.")
     if not isinstance(result, FitResult):
-        lines += ["", *_model_file_lines(result)]
+        lines += ["", *_model_file_lines(result, model_sims)]
     atomic_write_text(out_dir / "report.md", "\n".join(lines) + "\n")
     return found
 
 
-def _model_file_lines(result: BankFit) -> list[str]:
-    """How to turn this calibration into a tower model file for the game."""
+def _model_file_lines(result: BankFit, model_sims: int) -> list[str]:
+    """How this calibration becomes a tower model file for the game, and how to check it."""
     preset = result.surrogate.provenance.get("bank", {}).get("preset", "marrakesh")
+    check = [
+        f"tower simulate --preset {preset} --params params.json --sequences 300 --throws 12 "
+        "--seed 9001 --out held-out.jsonl",
+        "tower validate-model model.json --traces held-out.jsonl --out validation",
+    ]
+    if model_sims:
+        return [
+            "## Your tower as a model file",
+            "",
+            f"`model.json` is your tower at the posterior medians (`params.json`), distilled "
+            f"from {model_sims} physics sequences of 12 keshis and {model_sims} of Walls & "
+            "Guards mixes. The engine, `tower battle`, the web page and the JavaScript port "
+            "load it as they load the shipped model. Check it against fresh physics:",
+            "",
+            "```", *check, "```",
+        ]  # fmt: skip
     return [
         "## Your tower as a model file",
         "",
-        "`params.json` holds the posterior medians. To play with your tower (the engine, "
-        "`tower battle`, the web page and the JavaScript port load any model file), distil "
-        "it from physics throws at those values, then check it against fresh ones:",
+        "`params.json` holds the posterior medians. `--model-sims N` distils `model.json` from "
+        "N physics sequences of keshis and N of Walls & Guards mixes at those values "
+        "(minutes per hundred sequences); by hand, with a check against fresh throws:",
         "",
         "```",
         f"tower distill --preset {preset} --params params.json --sims 2000 --mixed-sims 2000 "
         "--out model.json",
-        f"tower simulate --preset {preset} --params params.json --sequences 300 --throws 12 "
-        "--seed 9001 --out held-out.jsonl",
-        "tower validate-model model.json --traces held-out.jsonl --out validation",
+        *check,
         "```",
         "",
         "The learned likelihood cannot write the file itself: it knows the pieces out of each "

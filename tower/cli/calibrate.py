@@ -122,13 +122,20 @@ _design_budget = click.option("--budget", type=click.IntRange(min=8), default=40
     help="Bank engine: also replay the physics at this many posterior draws and check the "
     "held-out throws against them (minutes; 0: the checks draw from the learned likelihood).",
 )  # fmt: skip
+@click.option(
+    "--model-sims", type=click.IntRange(min=0), default=0, show_default=True,
+    help="Also write model.json, your tower as a model file: distilled from this many "
+    "physics sequences of 12 keshis and as many Walls & Guards mixes at the posterior "
+    "medians (minutes per hundred; resumable). 0: the report says how.",
+)  # fmt: skip
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @force_option
 def fit_command(
     recording: Path, out_dir: Path, preset: str, simulator_name: str, budget: int, waves: int,
     checks: int, scheduler: str | None, workers: int | None, holdout: float, seed: int,
     fit_names: str | None, params_path: Path | None, engine: str | None,
-    surrogate_path: Path | None, physics_checks: int, quiet: bool, force: bool = False,
+    surrogate_path: Path | None, physics_checks: int, model_sims: int, quiet: bool,
+    force: bool = False,
 ) -> None:  # fmt: skip
     """Calibrate the simulator against RECORDING (.csv or .jsonl) and report the fit.
 
@@ -142,8 +149,8 @@ def fit_command(
     settings = Settings(
         budget=budget, holdout=holdout, seed=seed, checks=checks, waves=waves,
         engine=engine, surrogate=None if surrogate_path is None else str(surrogate_path),
-        physics_checks=physics_checks, scheduler=scheduler, workers=workers,
-        progress=not quiet,
+        physics_checks=physics_checks, model_sims=model_sims, scheduler=scheduler,
+        workers=workers, progress=not quiet,
     )  # fmt: skip
     from tower.calibration.recording import read_recording
 

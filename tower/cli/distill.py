@@ -15,7 +15,6 @@ from typing import Any
 import click
 
 from tower.cli.options import cluster_options, force_option, out_option
-from tower.errors import TowerError
 from tower.geometry.spec import PRESETS
 from tower.model.pipeline import FIT_DEFAULTS
 
@@ -83,32 +82,10 @@ def distill(
     name: str | None, force: bool, **fit: Any,
 ) -> None:  # fmt: skip
     """Fit a distilled tower model from simulator traces and write it to --out."""
-    from tower.files.outputs import check_output
     from tower.model import pipeline
 
-    planned = pipeline.plan_simulations(out_path, preset, sims=sims, mixed_sims=mixed_sims)
-    sources = (*trace_args, *(run.source for run in planned))
-    if not sources:
-        raise TowerError("give --traces FILE or --sims N --preset P")
-    command = pipeline.distill_command(
-        sources, out_path, preset=preset, params_file=params_file, **fit
-    )
-    if not pipeline.written_by(out_path, command):  # a rerun may replace its own model
-        check_output(out_path, force=force)
-    for run in planned:
-        click.echo(f"simulating {run.sequences} sequences into {run.path}")
-        summary = pipeline.simulate_traces(
-            run.sequences, preset, params_file, run.path, pieces=run.pieces, mix=run.mix,
-            scheduler=scheduler, workers=workers, force=force,
-        )  # fmt: skip
-        click.echo(f"{run.path}: {summary['done']} simulated, {summary['skipped']} already there")
-    model = pipeline.distill(
-        sources, preset=preset, params_file=params_file, name=name, command=command,
-        progress=True, **fit,
+    pipeline.distill_to(
+        out_path, trace_args, sims=sims, mixed_sims=mixed_sims, preset=preset,
+        params_file=params_file, name=name, scheduler=scheduler, workers=workers, force=force,
+        say=click.echo, **fit,
     )  # fmt: skip
-    model.save(out_path, force=True)  # checked before the fit
-    counts = model.doc["provenance"]["counts"]
-    click.echo(
-        f"wrote {out_path} ({out_path.stat().st_size / 1e6:.2f} MB): {counts['sequences']} "
-        f"sequences, {counts['throws']} throws, sizes {counts['throw_sizes']}"
-    )

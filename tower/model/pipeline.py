@@ -6,7 +6,8 @@ provenance names every trace source (file, sequences, checksum, batch seed and f
 ``seq`` ranges), the physics parameters and the fit settings. :func:`simulate_traces` runs,
 or resumes, the physics sequences to distil from (local processes or Dask, through
 :func:`tower.physics.sequences.run_sequences`). ``tower distill`` parses its options and
-calls these; a notebook or a script calls them the same way::
+calls :func:`distill_to`, which runs the planned simulations, fits and writes the file; a
+notebook or a script calls them the same way::
 
     model = distill(["traces.jsonl@0:1000"], preset="marrakesh")
     model.save("model.json")
@@ -18,7 +19,7 @@ import dataclasses
 import hashlib
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -346,3 +347,45 @@ def distill(
         obs.tables(), name=name or preset or "distilled", tower=tower, params=params,
         provenance=provenance,
     )  # fmt: skip
+
+
+def distill_to(
+    out: Path, traces: Sequence[str] = (), *, sims: int = 0, mixed_sims: int = 0,
+    preset: str | None = None, params_file: Path | None = None, name: str | None = None,
+    scheduler: str | None = None, workers: int | None = None, force: bool = False,
+    progress: bool = True, say: Callable[[str], None] = lambda _: None, **fit: Any,
+) -> DistilledModel:  # fmt: skip
+    """``tower distill``: run (or resume) ``sims`` sequences of the tower's own pieces and
+    ``mixed_sims`` Walls & Guards sequences beside ``out`` (:func:`plan_simulations`),
+    fit them with ``traces`` and write the model to ``out``.
+
+    ``out`` is replaced only if this same command wrote it, or with ``force``; that is
+    checked before any simulation. ``say`` receives a line per step.
+    """
+    from tower.files.outputs import check_output
+
+    planned = plan_simulations(out, preset, sims=sims, mixed_sims=mixed_sims)
+    sources = (*traces, *(run.source for run in planned))
+    if not sources:
+        raise TowerError("give --traces FILE or --sims N --preset P")
+    command = distill_command(sources, out, preset=preset, params_file=params_file, **fit)
+    if not written_by(out, command):  # a rerun may replace its own model
+        check_output(out, force=force)
+    for run in planned:
+        say(f"simulating {run.sequences} sequences into {run.path}")
+        summary = simulate_traces(
+            run.sequences, preset or "", params_file, run.path, pieces=run.pieces, mix=run.mix,
+            scheduler=scheduler, workers=workers, force=force, progress=progress,
+        )  # fmt: skip
+        say(f"{run.path}: {summary['done']} simulated, {summary['skipped']} already there")
+    model = distill(
+        sources, preset=preset, params_file=params_file, name=name, command=command,
+        progress=progress, **fit,
+    )  # fmt: skip
+    model.save(out, force=True)  # checked before the simulations
+    counts = model.doc["provenance"]["counts"]
+    say(
+        f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB): {counts['sequences']} "
+        f"sequences, {counts['throws']} throws, sizes {counts['throw_sizes']}"
+    )
+    return model
