@@ -259,6 +259,15 @@ def unused(state: State, p: int) -> list[int]:
     return [tid for tid, used in mine(state, p)["tiles"] if not used]
 
 
+def unused_where(state: State, p: int, key: str, value: str) -> list[int]:
+    """Player ``p``'s unused tiles whose ``key`` (``"ability"``, ``"sector"``) is
+    ``value`` (asked at every sector action and turn end)."""
+    tiles = _d(state)["tiles"]
+    return [
+        tid for tid, used in mine(state, p)["tiles"] if not used and tiles[tid].get(key) == value
+    ]
+
+
 def use_ability(state: State, p: int, tid: int, shop: int) -> None:
     """Schedule the ability of tile ``tid`` for player ``p``.
 
@@ -430,7 +439,7 @@ def _red_offer(state: State, t: Task) -> None:
     pl = state.players[p]
     if not any(s in pl.vendors or (s == "souk" and pl.souk_vendor) for s in pl.assistants):
         return
-    tids = [x for x in unused(state, p) if tile(state, x)["ability"] == "vendor"]
+    tids = unused_where(state, p, "ability", "vendor")
     push(state, ask("experts_use_red", p, ways=[[tids[0], -1]]))
 
 
@@ -623,7 +632,7 @@ class Experts(Module):
         return [T("experts_round" if when == "start" else "experts_round_end")]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        if when == "end" and any(tile(state, x)["ability"] == "vendor" for x in unused(state, p)):
+        if when == "end" and unused_where(state, p, "ability", "vendor"):
             return [T("experts_red_offer", p=p)]
         return []
 
@@ -670,8 +679,8 @@ class Experts(Module):
         if b["plain"] == [p, sector]:
             b["plain"] = None
         elif state.turn == p:
-            tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
-            options_ = ways(state, p, tids)
+            tids = unused_where(state, p, "sector", sector)
+            options_ = ways(state, p, tids) if tids else []
             if options_:
                 push(state, ask("experts_use", p, s=sector, ways=options_))
                 return True
