@@ -149,7 +149,14 @@ def sahara_keshis(pl: Player) -> int:
 
 
 def orchard_room(state: State, p: int) -> int:
-    return _wg(state)["orchard_capacity"] - sum(orchard(state.players[p]))
+    pl = state.players[p]
+    # The capacity less both counts of orchard(pl), spelt out: room() asks on most claims.
+    return (
+        _wg(state)["orchard_capacity"]
+        - pl.keshis["green"]
+        + len(pl.sahara_green)
+        - pl.orchard_brown
+    )
 
 
 def room(state: State, p: int) -> int:
@@ -157,10 +164,15 @@ def room(state: State, p: int) -> int:
     return orchard_room(state, p) + brown_room(state, p)
 
 
+#: The ids of ``sector:0`` (the date orchard, in the place_wg decision) and ``slot:0``.
+_ORCHARD = action_id("sector", 0)
+_SLOT = action_id("slot")
+
+
 @ADDS.option("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
-    out = [action_id("sector", 0)] if orchard_room(state, t["p"]) > 0 else []
-    return out + [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
+    out = [_ORCHARD] if orchard_room(state, t["p"]) > 0 else []
+    return out + [_SLOT + i for i in sorted(brown_spaces(state, t["p"]))]
 
 
 @ADDS.resolution("place_wg")
