@@ -218,9 +218,10 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
     each one meeting a gap breaks through (the section's printed malus).
     """
     pieces = list(out)
-    roles = Counter(role(p, player) for p in pieces)
+    roles = [role(p, player) for p in pieces]
+    defenders = roles.count(Role.DEFENDER)
     brigands = sum(1 for p in pieces if p.kind is Kind.BRIGAND)
-    attackers = roles[Role.ATTACKER]
+    attackers = roles.count(Role.ATTACKER)
 
     protected = set(range(wall.repaired))
     tile = wall.tile_section
@@ -230,7 +231,7 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
         protected.add(tile)
     gaps = [s for s in range(SECTIONS) if s not in protected]
     # Ruling: own watchmen beyond the last unprotected section have nothing to guard.
-    guarded = tuple(gaps[: roles[Role.DEFENDER]])
+    guarded = tuple(gaps[:defenders])
     protected.update(guarded)
 
     # Ruling: the wall has SECTIONS places; attackers beyond the last section find no wall
@@ -245,7 +246,7 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
         points += 2
     return BattleOutcome(
         player=player,
-        defenders=roles[Role.DEFENDER],
+        defenders=defenders,
         brigands=brigands,
         other_watchmen=attackers - brigands,
         guarded=guarded,
