@@ -219,6 +219,9 @@ class Module(Generic[StateT]):
     #: the hook about these colours only (it is asked for every colour the display offers
     #: a player, on every claim).
     room_colours: ClassVar[frozenset[str]] = frozenset(KESHI_COLOURS)
+    #: The quantities the module's ``count`` hook may answer (``"date_pickers"``, ...): the
+    #: engine asks the hook about these only (:meth:`Hooks.counted`); ``None``: about all.
+    counts: ClassVar[frozenset[str] | None] = None
     #: Core decisions the module answers in its own way, ``((core kind, module kind),
     #: ...)``: a pending decision of the core kind is answered by the module kind's options
     #: and resolution (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the
@@ -325,7 +328,7 @@ class Module(Generic[StateT]):
     def count(self, state: StateT, p: int, what: str) -> int | None:
         """The number of player ``p``'s keshis that count for ``what`` (e.g.
         ``"date_pickers"``) when the module decides it (``None``: the core counts).
-        It changes nothing."""
+        Asked about the quantities of ``counts`` only; it changes nothing."""
         return None
 
     def after_stair_move(self, state: StateT, p: int, which: str) -> None:
@@ -603,6 +606,8 @@ class Hooks:
             ms, "sector_action"
         )
         self.count: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "count")
+        #: quantity -> the ``count`` hooks that may answer it (filled by :meth:`counted`).
+        self._count_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = {}
         self.after_stair_move: tuple[Callable[[Any, int, str], None], ...] = _bound(
             ms, "after_stair_move"
         )
@@ -660,6 +665,20 @@ class Hooks:
         #: Which sahara spaces exist: ``start`` (the start-oasis spaces 0 and 1),
         #: ``towns`` (the desert-town spaces 8 and 9).
         self.layout: dict[str, bool] = layout
+
+    def counted(self, state: Any, p: int, what: str) -> int | None:
+        """The first answer of the ``count`` hooks about ``what`` (else ``None``), asked of
+        the modules that count it only (``Module.counts``)."""
+        hooks = self._count_for.get(what)
+        if hooks is None:
+            hooks = self._count_for[what] = tuple(
+                fn for fn in self.count if fn.__self__.counts is None or what in fn.__self__.counts
+            )
+        for fn in hooks:
+            answer = fn(state, p, what)
+            if answer is not None:
+                return answer
+        return None
 
     def first(self, hook: str, *args: Any) -> Any:
         """The first answer of ``hook`` that is not ``None`` (else ``None``)."""

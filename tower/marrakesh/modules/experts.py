@@ -69,6 +69,7 @@ ADDS = RuleSet()
 NAME = "experts"
 PATH = Path(__file__).parent.parent / "data" / "experts.toml"
 PASS = action_id("pass")
+_CHOICE = action_id("choice")
 ABILITIES = frozenset({"vendor", "river", "orchard", "luxury", "square"})
 
 
@@ -189,9 +190,10 @@ def _round_end(state: State, t: Task) -> None:
 
 # -- claiming an expert -----------------------------------------------------------------
 def _can_afford(state: State, p: int) -> bool:
-    cost = _d(state)["board"]["cost"]
-    s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
-    return s77 or can_pay(state, p, cost)
+    # The cost, else scroll 77's point (asked on every claim while an expert is out).
+    if can_pay(state, p, _d(state)["board"]["cost"]):
+        return True
+    return has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
 
 
 def _pay_with_point(state: State, p: int) -> None:
@@ -342,7 +344,7 @@ def _river(state: State, t: Task) -> None:
 
 
 def _pickers(state: State, p: int) -> int:
-    pickers = state.game.hooks.first("count", state, p, "date_pickers")
+    pickers = state.game.hooks.counted(state, p, "date_pickers")
     if pickers is None:
         pickers = state.players[p].keshis["green"]
     return pickers + virtual(state, p, "green")
@@ -608,6 +610,7 @@ class Experts(Module):
     """The Experts on the hooks (see the module docstring)."""
 
     name = NAME
+    counts = frozenset({"expert_tiles"})
     adds = ADDS
     title = "The Experts"
     rulebook = "Gems & Experts"
@@ -642,7 +645,7 @@ class Experts(Module):
         b = board(state)
         if not b["out"] or not _can_afford(state, p):
             return []
-        experts = [action_id("choice", i) for i in range(len(b["display"]))]
+        experts = [_CHOICE + i for i in range(len(b["display"]))]
         # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
         # player may still pass (and forfeit the phase, as without experts).
         return experts if phases.claimable_ids(state, p) else [PASS, *experts]

@@ -420,7 +420,7 @@ def battle_wall(state: State, p: int) -> tuple[bt.Wall, range]:
 def _watchtower(state: State, p: int) -> bool:
     """Whether player ``p`` owns a Watchtower (New Special Buildings answers the hook
     ``count(state, p, "watchtower")``)."""
-    return bool(state.game.hooks.first("count", state, p, "watchtower"))
+    return bool(state.game.hooks.counted(state, p, "watchtower"))
 
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
@@ -812,6 +812,7 @@ class WallsGuards(Module):
     """Walls & Guards on the hooks (see the module docstring for what it changes)."""
 
     name = "walls_guards"
+    counts = frozenset({"date_pickers", "orchard_keshis", "sahara_keshis"})
     adds = ADDS
     title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
     rulebook = "Walls & Guards"

@@ -194,7 +194,7 @@ def _action(state: Board, t: Task) -> None:
         if hook(state, p, s):
             return
     if s == "green":
-        pickers = state.game.hooks.first("count", state, p, "date_pickers")
+        pickers = state.game.hooks.counted(state, p, "date_pickers")
         if pickers is None:
             pickers = pl.keshis["green"]
         alts = mod_values(state, p, "orchard_alternative")
