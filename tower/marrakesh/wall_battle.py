@@ -217,10 +217,11 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
     the wall from the left: each one meeting a brick or a protector is repelled (1 point),
     each one meeting a gap breaks through (the section's printed malus).
     """
-    pieces = list(out)
-    roles = [role(p, player) for p in pieces]
+    # Keshis, the most of what falls out, are bystanders (role): only the others are asked.
+    fighters = [p for p in out if p.kind is not Kind.KESHI]
+    roles = [role(p, player) for p in fighters]
     defenders = roles.count(Role.DEFENDER)
-    brigands = sum(1 for p in pieces if p.kind is Kind.BRIGAND)
+    brigands = sum(1 for p in fighters if p.kind is Kind.BRIGAND)
     attackers = roles.count(Role.ATTACKER)
 
     protected = set(range(wall.repaired))
@@ -325,9 +326,11 @@ class Payment:
         return self.paid == 0
 
 
+@cache
 def _in_pool(token: str, pool: tuple[str, ...]) -> bool:
     """Whether ``token`` is one of ``pool``'s tokens or starts with one of its prefixes
-    (the entries ending in ``:``)."""
+    (the entries ending in ``:``). Cached: the tokens are few (colours, resources, steps,
+    luxury and gate ids) and every malus asks about all of a player's holdings."""
     return token in pool or token.startswith(_prefixes(pool))
 
 
