@@ -219,6 +219,12 @@ class Module(Generic[StateT]):
     #: the hook about these colours only (it is asked for every colour the display offers
     #: a player, on every claim).
     room_colours: ClassVar[frozenset[str]] = frozenset(KESHI_COLOURS)
+    #: The keshi colours whose deployment the module's ``deploy`` hook may take over: the
+    #: engine asks the hook about these colours only (it is asked for every keshi deployed).
+    deploy_colours: ClassVar[frozenset[str]] = frozenset(KESHI_COLOURS)
+    #: The sectors whose action the module's ``sector_action`` hook may change or add to:
+    #: the engine asks the hook about these sectors only (on every sector action).
+    action_sectors: ClassVar[frozenset[str]] = frozenset(actions.SECTORS)
     #: The quantities the module's ``count`` hook may answer (``"date_pickers"``, ...): the
     #: engine asks the hook about these only (:meth:`Hooks.counted`); ``None``: about all.
     counts: ClassVar[frozenset[str] | None] = None
@@ -590,10 +596,14 @@ class Hooks:
         )
         self.room: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "room")
         #: keshi colour -> the ``room`` hooks of the modules that decide its room.
-        self.room_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = {
-            c: tuple(fn for fn in self.room if c in fn.__self__.room_colours) for c in KESHI_COLOURS
-        }
+        self.room_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = _by_key(
+            self.room, "room_colours", KESHI_COLOURS
+        )
         self.deploy: tuple[Callable[[Any, Task], bool], ...] = _bound(ms, "deploy")
+        #: keshi colour -> the ``deploy`` hooks of the modules that may deploy it.
+        self.deploy_for: dict[str, tuple[Callable[[Any, Task], bool], ...]] = _by_key(
+            self.deploy, "deploy_colours", KESHI_COLOURS
+        )
         self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")
         self.turn_tasks: tuple[Callable[[Any, int, str], list[Task]], ...] = _bound(
             ms, "turn_tasks"
@@ -604,6 +614,10 @@ class Hooks:
         self.claim: tuple[Callable[[Any, int, Any], bool], ...] = _bound(ms, "claim")
         self.sector_action: tuple[Callable[[Any, int, str], bool], ...] = _bound(
             ms, "sector_action"
+        )
+        #: sector -> the ``sector_action`` hooks of the modules that act there.
+        self.sector_action_for: dict[str, tuple[Callable[[Any, int, str], bool], ...]] = _by_key(
+            self.sector_action, "action_sectors", actions.SECTORS
         )
         self.count: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "count")
         #: quantity -> the ``count`` hooks that may answer it (filled by :meth:`counted`).
@@ -693,6 +707,12 @@ def _bound(modules: tuple[Module, ...], hook: str) -> tuple[Any, ...]:
     """The bound methods ``hook`` of the ``modules`` that override it, in their order."""
     base = getattr(Module, hook)
     return tuple(getattr(m, hook) for m in modules if getattr(type(m), hook) is not base)
+
+
+def _by_key(hooks: tuple[Any, ...], attr: str, keys: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+    """key -> the ``hooks`` whose module lists the key in its class attribute ``attr``
+    (``room_colours``, ...), in hook order."""
+    return {k: tuple(fn for fn in hooks if k in getattr(fn.__self__, attr)) for k in keys}
 
 
 def _season_steps(modules: tuple[Module, ...]) -> tuple[tuple[str, Callable[..., Any] | None], ...]:

@@ -703,6 +703,7 @@ class Gems(Module):
     """Gems on the hooks (see the module docstring)."""
 
     name = NAME
+    action_sectors = frozenset({"souk"})
     counts = frozenset({"necklace_gems"})
     adds = ADDS
     title = "Gems & Experts: Gems (necklace, gem dealer, scrolls 73-76, 2 oases)"

@@ -812,6 +812,8 @@ class WallsGuards(Module):
     """Walls & Guards on the hooks (see the module docstring for what it changes)."""
 
     name = "walls_guards"
+    deploy_colours = frozenset({"green", "brown"})
+    action_sectors = frozenset({"green", "brown"})
     counts = frozenset({"date_pickers", "orchard_keshis", "sahara_keshis"})
     adds = ADDS
     title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
