@@ -225,6 +225,9 @@ class Module(Generic[StateT]):
     #: The sectors whose action the module's ``sector_action`` hook may change or add to:
     #: the engine asks the hook about these sectors only (on every sector action).
     action_sectors: ClassVar[frozenset[str]] = frozenset(actions.SECTORS)
+    #: When the module's ``turn_tasks`` hook has tasks: ``"start"``, ``"end"`` of a turn
+    #: (it is asked at these only, twice in every turn).
+    turn_times: ClassVar[frozenset[str]] = frozenset({"start", "end"})
     #: The quantities the module's ``count`` hook may answer (``"date_pickers"``, ...): the
     #: engine asks the hook about these only (:meth:`Hooks.counted`); ``None``: about all.
     counts: ClassVar[frozenset[str] | None] = None
@@ -307,7 +310,8 @@ class Module(Generic[StateT]):
     def turn_tasks(self, state: StateT, p: int, when: str) -> list[Task]:
         """Tasks that run at the start of player ``p``'s phase-3 turn (``when ==
         "start"``, before their assistants) and at its end (``"end"``, before the turn's
-        reveals): an ability used once per turn (push an ``ask``), per-turn resets."""
+        reveals): an ability used once per turn (push an ``ask``), per-turn resets. Asked
+        at the times of ``turn_times`` only."""
         return []
 
     def claim_options(self, state: StateT, p: int) -> list[int]:
@@ -607,6 +611,10 @@ class Hooks:
         self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")
         self.turn_tasks: tuple[Callable[[Any, int, str], list[Task]], ...] = _bound(
             ms, "turn_tasks"
+        )
+        #: ``"start"``/``"end"`` -> the ``turn_tasks`` hooks of the modules with tasks then.
+        self.turn_tasks_at: dict[str, tuple[Callable[[Any, int, str], list[Task]], ...]] = _by_key(
+            self.turn_tasks, "turn_times", ("start", "end")
         )
         self.claim_options: tuple[Callable[[Any, int], list[int]], ...] = _bound(
             ms, "claim_options"

@@ -366,9 +366,9 @@ def _assist_turn(state: Board, t: Task) -> None:
         return
     p = (state.start + k) % len(state.players)  # the k-th player in turn order
     state.turn = p
-    hooks = state.game.hooks.turn_tasks
-    start = [x for turn_tasks in hooks for x in turn_tasks(state, p, "start")]
-    end = [x for turn_tasks in hooks for x in turn_tasks(state, p, "end")]
+    hooks = state.game.hooks.turn_tasks_at
+    start = [x for turn_tasks in hooks["start"] for x in turn_tasks(state, p, "start")]
+    end = [x for turn_tasks in hooks["end"] for x in turn_tasks(state, p, "end")]
     # push(state, *start, ask("assistant", p), *end, T("end_turn", p=p),
     # T("assist_turn", k=k + 1)), spelt out: it runs for every turn of the game.
     stack = state.stack

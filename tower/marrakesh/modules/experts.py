@@ -610,6 +610,7 @@ class Experts(Module):
     """The Experts on the hooks (see the module docstring)."""
 
     name = NAME
+    turn_times = frozenset({"end"})
     counts = frozenset({"expert_tiles"})
     adds = ADDS
     title = "The Experts"

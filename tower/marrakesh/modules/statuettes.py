@@ -242,6 +242,7 @@ class Statuettes(Module):
     """Statuettes on the hooks (see the module docstring)."""
 
     name = NAME
+    turn_times = frozenset({"end"})
     action_sectors = frozenset({"souk"})
     adds = ADDS
     title = "Gems & Experts: Luxury Goods: Statuettes (6 statuettes in 3 pairs)"
