@@ -123,7 +123,10 @@ def ask(kind: str, p: int, **kw: Any) -> Task:
 
 def push(state: Board, *items: Task) -> None:
     """Schedule ``items`` to run next, in the order given."""
-    state.stack.extend(reversed(items))
+    if len(items) == 1:  # the commonest push: no reversed view to make
+        state.stack.append(items[0])
+    else:
+        state.stack.extend(reversed(items))
 
 
 # -- small shared helpers ---------------------------------------------------------------
