@@ -53,6 +53,8 @@ class GameLike(Protocol):
     ruleset: RuleSet
     #: scroll id -> the modifier name of a permanent (or timed) enhancement
     modifiers: dict[int, str]
+    #: modifier name -> the ids of the scrolls that have it
+    with_modifier: dict[str, frozenset[int]]
 
     def has(self, module: str) -> bool: ...
 

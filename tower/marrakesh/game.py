@@ -72,6 +72,11 @@ class Game:
         self.modifiers: dict[int, str] = {
             sid: s["modifier"] for sid, s in self.components.scrolls.items() if "modifier" in s
         }
+        #: modifier name -> the ids of the scrolls that have it (asked on most moves)
+        self.with_modifier: dict[str, frozenset[int]] = {
+            name: frozenset(sid for sid, m in self.modifiers.items() if m == name)
+            for name in set(self.modifiers.values())
+        }
 
     def __getstate__(self) -> dict[str, Any]:
         # The rule set holds plain functions and lambdas: a pickled game rebuilds it.

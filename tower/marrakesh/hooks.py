@@ -219,6 +219,18 @@ class Module(Generic[StateT]):
     #: the hook about these colours only (it is asked for every colour the display offers
     #: a player, on every claim).
     room_colours: ClassVar[frozenset[str]] = frozenset(KESHI_COLOURS)
+    #: The keshi colours whose deployment the module's ``deploy`` hook may take over: the
+    #: engine asks the hook about these colours only (it is asked for every keshi deployed).
+    deploy_colours: ClassVar[frozenset[str]] = frozenset(KESHI_COLOURS)
+    #: The sectors whose action the module's ``sector_action`` hook may change or add to:
+    #: the engine asks the hook about these sectors only (on every sector action).
+    action_sectors: ClassVar[frozenset[str]] = frozenset(actions.SECTORS)
+    #: When the module's ``turn_tasks`` hook has tasks: ``"start"``, ``"end"`` of a turn
+    #: (it is asked at these only, twice in every turn).
+    turn_times: ClassVar[frozenset[str]] = frozenset({"start", "end"})
+    #: The quantities the module's ``count`` hook may answer (``"date_pickers"``, ...): the
+    #: engine asks the hook about these only (:meth:`Hooks.counted`); ``None``: about all.
+    counts: ClassVar[frozenset[str] | None] = None
     #: Core decisions the module answers in its own way, ``((core kind, module kind),
     #: ...)``: a pending decision of the core kind is answered by the module kind's options
     #: and resolution (e.g. the Closed Madrasa's oasis-track scroll bonus, Alms in the
@@ -298,7 +310,8 @@ class Module(Generic[StateT]):
     def turn_tasks(self, state: StateT, p: int, when: str) -> list[Task]:
         """Tasks that run at the start of player ``p``'s phase-3 turn (``when ==
         "start"``, before their assistants) and at its end (``"end"``, before the turn's
-        reveals): an ability used once per turn (push an ``ask``), per-turn resets."""
+        reveals): an ability used once per turn (push an ``ask``), per-turn resets. Asked
+        at the times of ``turn_times`` only."""
         return []
 
     def claim_options(self, state: StateT, p: int) -> list[int]:
@@ -325,7 +338,7 @@ class Module(Generic[StateT]):
     def count(self, state: StateT, p: int, what: str) -> int | None:
         """The number of player ``p``'s keshis that count for ``what`` (e.g.
         ``"date_pickers"``) when the module decides it (``None``: the core counts).
-        It changes nothing."""
+        Asked about the quantities of ``counts`` only; it changes nothing."""
         return None
 
     def after_stair_move(self, state: StateT, p: int, which: str) -> None:
@@ -587,13 +600,21 @@ class Hooks:
         )
         self.room: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "room")
         #: keshi colour -> the ``room`` hooks of the modules that decide its room.
-        self.room_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = {
-            c: tuple(fn for fn in self.room if c in fn.__self__.room_colours) for c in KESHI_COLOURS
-        }
+        self.room_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = _by_key(
+            self.room, "room_colours", KESHI_COLOURS
+        )
         self.deploy: tuple[Callable[[Any, Task], bool], ...] = _bound(ms, "deploy")
+        #: keshi colour -> the ``deploy`` hooks of the modules that may deploy it.
+        self.deploy_for: dict[str, tuple[Callable[[Any, Task], bool], ...]] = _by_key(
+            self.deploy, "deploy_colours", KESHI_COLOURS
+        )
         self.round_tasks: tuple[Callable[[Any, str], list[Task]], ...] = _bound(ms, "round_tasks")
         self.turn_tasks: tuple[Callable[[Any, int, str], list[Task]], ...] = _bound(
             ms, "turn_tasks"
+        )
+        #: ``"start"``/``"end"`` -> the ``turn_tasks`` hooks of the modules with tasks then.
+        self.turn_tasks_at: dict[str, tuple[Callable[[Any, int, str], list[Task]], ...]] = _by_key(
+            self.turn_tasks, "turn_times", ("start", "end")
         )
         self.claim_options: tuple[Callable[[Any, int], list[int]], ...] = _bound(
             ms, "claim_options"
@@ -602,7 +623,13 @@ class Hooks:
         self.sector_action: tuple[Callable[[Any, int, str], bool], ...] = _bound(
             ms, "sector_action"
         )
+        #: sector -> the ``sector_action`` hooks of the modules that act there.
+        self.sector_action_for: dict[str, tuple[Callable[[Any, int, str], bool], ...]] = _by_key(
+            self.sector_action, "action_sectors", actions.SECTORS
+        )
         self.count: tuple[Callable[[Any, int, str], int | None], ...] = _bound(ms, "count")
+        #: quantity -> the ``count`` hooks that may answer it (filled by :meth:`counted`).
+        self._count_for: dict[str, tuple[Callable[[Any, int, str], int | None], ...]] = {}
         self.after_stair_move: tuple[Callable[[Any, int, str], None], ...] = _bound(
             ms, "after_stair_move"
         )
@@ -661,6 +688,20 @@ class Hooks:
         #: ``towns`` (the desert-town spaces 8 and 9).
         self.layout: dict[str, bool] = layout
 
+    def counted(self, state: Any, p: int, what: str) -> int | None:
+        """The first answer of the ``count`` hooks about ``what`` (else ``None``), asked of
+        the modules that count it only (``Module.counts``)."""
+        hooks = self._count_for.get(what)
+        if hooks is None:
+            hooks = self._count_for[what] = tuple(
+                fn for fn in self.count if fn.__self__.counts is None or what in fn.__self__.counts
+            )
+        for fn in hooks:
+            answer = fn(state, p, what)
+            if answer is not None:
+                return answer
+        return None
+
     def first(self, hook: str, *args: Any) -> Any:
         """The first answer of ``hook`` that is not ``None`` (else ``None``)."""
         for fn in getattr(self, hook):
@@ -674,6 +715,12 @@ def _bound(modules: tuple[Module, ...], hook: str) -> tuple[Any, ...]:
     """The bound methods ``hook`` of the ``modules`` that override it, in their order."""
     base = getattr(Module, hook)
     return tuple(getattr(m, hook) for m in modules if getattr(type(m), hook) is not base)
+
+
+def _by_key(hooks: tuple[Any, ...], attr: str, keys: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+    """key -> the ``hooks`` whose module lists the key in its class attribute ``attr``
+    (``room_colours``, ...), in hook order."""
+    return {k: tuple(fn for fn in hooks if k in getattr(fn.__self__, attr)) for k in keys}
 
 
 def _season_steps(modules: tuple[Module, ...]) -> tuple[tuple[str, Callable[..., Any] | None], ...]:

@@ -198,24 +198,28 @@ def _round(state: Board, t: Task) -> None:
     push(state, *[x for round_tasks in hooks for x in round_tasks(state, "start")])
 
 
-#: The colours behind a screen -> the ids of the selections among them. A screen holds at
-#: most 12 colours, so few sets recur; the selection is asked of every player each round.
-_SELECTABLE: dict[frozenset[str], list[int]] = {}
+#: A screen's colours as they lie -> the ids of the selections among them. Screens change
+#: by whole selections, so the same ones recur; the selection is asked of every pending
+#: player each time the rules advance (a tuple is hashed faster than a frozenset). At most
+#: 4096 screens are kept.
+_SELECTABLE: dict[tuple[str, ...], list[int]] = {}
 
 
 @options("select")
 def _select_options(state: Board, t: Task) -> list[int]:
     """The selections open to the player's screen: a list shared by every screen of the
-    same colours, which the rules only read (``State.legal_action_ids`` hands out
-    copies)."""
-    colours = frozenset(state.players[t["p"]].screen)
-    ids = _SELECTABLE.get(colours)
+    same colours in the same order, which the rules only read
+    (``State.legal_action_ids`` hands out copies)."""
+    screen = tuple(state.players[t["p"]].screen)
+    ids = _SELECTABLE.get(screen)
     if ids is None:
         # The triples of the screen's colours, in the order of SELECTIONS (both are
         # lexicographic combinations of sorted colour indices).
         offset = action_id("select", 0)
-        allowed = sorted(COLOUR_INDEX[c] for c in colours)
-        ids = _SELECTABLE[colours] = [offset + SELECTION_INDEX[s] for s in combinations(allowed, 3)]
+        allowed = sorted({COLOUR_INDEX[c] for c in screen})
+        ids = [offset + SELECTION_INDEX[s] for s in combinations(allowed, 3)]
+        if len(_SELECTABLE) < 4096:
+            _SELECTABLE[screen] = ids
     return ids
 
 
@@ -362,9 +366,9 @@ def _assist_turn(state: Board, t: Task) -> None:
         return
     p = (state.start + k) % len(state.players)  # the k-th player in turn order
     state.turn = p
-    hooks = state.game.hooks.turn_tasks
-    start = [x for turn_tasks in hooks for x in turn_tasks(state, p, "start")]
-    end = [x for turn_tasks in hooks for x in turn_tasks(state, p, "end")]
+    hooks = state.game.hooks.turn_tasks_at
+    start = [x for turn_tasks in hooks["start"] for x in turn_tasks(state, p, "start")]
+    end = [x for turn_tasks in hooks["end"] for x in turn_tasks(state, p, "end")]
     # push(state, *start, ask("assistant", p), *end, T("end_turn", p=p),
     # T("assist_turn", k=k + 1)), spelt out: it runs for every turn of the game.
     stack = state.stack

@@ -123,7 +123,10 @@ def ask(kind: str, p: int, **kw: Any) -> Task:
 
 def push(state: Board, *items: Task) -> None:
     """Schedule ``items`` to run next, in the order given."""
-    state.stack.extend(reversed(items))
+    if len(items) == 1:  # the commonest push: no reversed view to make
+        state.stack.append(items[0])
+    else:
+        state.stack.extend(reversed(items))
 
 
 # -- small shared helpers ---------------------------------------------------------------
@@ -151,16 +154,20 @@ def add_wood(state: Board, p: int, n: int) -> None:
 def has_mod(state: Board, p: int, name: str) -> bool:
     """Whether a scroll of player ``p`` has the modifier ``name`` (most have no scroll)."""
     scrolls = state.players[p].scrolls
-    return bool(scrolls) and name in map(state.game.modifiers.get, scrolls)
+    return bool(scrolls) and not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
-    scrolls = state.game.components.scrolls
-    return [
-        scrolls[s].get("value")
-        for s in state.players[p].scrolls
-        if state.game.modifiers.get(s) == name
-    ]
+    """The values of player ``p``'s scrolls with the modifier ``name``, in scroll order."""
+    scrolls = state.players[p].scrolls
+    if not scrolls:
+        return []
+    ids = state.game.with_modifier.get(name, _NONE)
+    table = state.game.components.scrolls
+    return [table[s].get("value") for s in scrolls if s in ids]
+
+
+_NONE: frozenset[int] = frozenset()
 
 
 def can_pay(state: Board, p: int, cost: dict[str, int]) -> bool:

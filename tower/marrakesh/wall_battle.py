@@ -217,10 +217,12 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
     the wall from the left: each one meeting a brick or a protector is repelled (1 point),
     each one meeting a gap breaks through (the section's printed malus).
     """
-    pieces = list(out)
-    roles = Counter(role(p, player) for p in pieces)
-    brigands = sum(1 for p in pieces if p.kind is Kind.BRIGAND)
-    attackers = roles[Role.ATTACKER]
+    # Keshis, the most of what falls out, are bystanders (role): only the others are asked.
+    fighters = [p for p in out if p.kind is not Kind.KESHI]
+    roles = [role(p, player) for p in fighters]
+    defenders = roles.count(Role.DEFENDER)
+    brigands = sum(1 for p in fighters if p.kind is Kind.BRIGAND)
+    attackers = roles.count(Role.ATTACKER)
 
     protected = set(range(wall.repaired))
     tile = wall.tile_section
@@ -230,7 +232,7 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
         protected.add(tile)
     gaps = [s for s in range(SECTIONS) if s not in protected]
     # Ruling: own watchmen beyond the last unprotected section have nothing to guard.
-    guarded = tuple(gaps[: roles[Role.DEFENDER]])
+    guarded = tuple(gaps[:defenders])
     protected.update(guarded)
 
     # Ruling: the wall has SECTIONS places; attackers beyond the last section find no wall
@@ -245,7 +247,7 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
         points += 2
     return BattleOutcome(
         player=player,
-        defenders=roles[Role.DEFENDER],
+        defenders=defenders,
         brigands=brigands,
         other_watchmen=attackers - brigands,
         guarded=guarded,
@@ -324,9 +326,11 @@ class Payment:
         return self.paid == 0
 
 
+@cache
 def _in_pool(token: str, pool: tuple[str, ...]) -> bool:
     """Whether ``token`` is one of ``pool``'s tokens or starts with one of its prefixes
-    (the entries ending in ``:``)."""
+    (the entries ending in ``:``). Cached: the tokens are few (colours, resources, steps,
+    luxury and gate ids) and every malus asks about all of a player's holdings."""
     return token in pool or token.startswith(_prefixes(pool))
 
 

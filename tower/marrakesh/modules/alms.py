@@ -157,7 +157,7 @@ def worker_keshis(state: State, p: int) -> int:
     """The worker keshis player ``p`` can give up: date pickers only from the date
     orchard (with Walls & Guards not those in the sahara: hook ``count``)."""
     pl = state.players[p]
-    pickers = state.game.hooks.first("count", state, p, "date_pickers")
+    pickers = state.game.hooks.counted(state, p, "date_pickers")
     green = pl.keshis["green"] if pickers is None else pickers
     return green + sum(pl.keshis[c] for c in WORKERS if c != "green")
 

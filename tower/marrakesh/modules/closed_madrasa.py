@@ -575,6 +575,7 @@ class ClosedMadrasa(Module):
     """The Closed Madrasa on the hooks (see the module docstring)."""
 
     name = NAME
+    action_sectors = frozenset({"gray"})
     adds = ADDS
     title = "Gems & Experts: The Closed Madrasa"
     rulebook = "Gems & Experts"

@@ -69,6 +69,7 @@ ADDS = RuleSet()
 NAME = "experts"
 PATH = Path(__file__).parent.parent / "data" / "experts.toml"
 PASS = action_id("pass")
+_CHOICE = action_id("choice")
 ABILITIES = frozenset({"vendor", "river", "orchard", "luxury", "square"})
 
 
@@ -189,9 +190,10 @@ def _round_end(state: State, t: Task) -> None:
 
 # -- claiming an expert -----------------------------------------------------------------
 def _can_afford(state: State, p: int) -> bool:
-    cost = _d(state)["board"]["cost"]
-    s77 = has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
-    return s77 or can_pay(state, p, cost)
+    # The cost, else scroll 77's point (asked on every claim while an expert is out).
+    if can_pay(state, p, _d(state)["board"]["cost"]):
+        return True
+    return has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
 
 
 def _pay_with_point(state: State, p: int) -> None:
@@ -257,6 +259,15 @@ def ways(state: State, p: int, tids: list[int]) -> list[list[int]]:
 
 def unused(state: State, p: int) -> list[int]:
     return [tid for tid, used in mine(state, p)["tiles"] if not used]
+
+
+def unused_where(state: State, p: int, key: str, value: str) -> list[int]:
+    """Player ``p``'s unused tiles whose ``key`` (``"ability"``, ``"sector"``) is
+    ``value`` (asked at every sector action and turn end)."""
+    tiles = _d(state)["tiles"]
+    return [
+        tid for tid, used in mine(state, p)["tiles"] if not used and tiles[tid].get(key) == value
+    ]
 
 
 def use_ability(state: State, p: int, tid: int, shop: int) -> None:
@@ -333,7 +344,7 @@ def _river(state: State, t: Task) -> None:
 
 
 def _pickers(state: State, p: int) -> int:
-    pickers = state.game.hooks.first("count", state, p, "date_pickers")
+    pickers = state.game.hooks.counted(state, p, "date_pickers")
     if pickers is None:
         pickers = state.players[p].keshis["green"]
     return pickers + virtual(state, p, "green")
@@ -430,7 +441,7 @@ def _red_offer(state: State, t: Task) -> None:
     pl = state.players[p]
     if not any(s in pl.vendors or (s == "souk" and pl.souk_vendor) for s in pl.assistants):
         return
-    tids = [x for x in unused(state, p) if tile(state, x)["ability"] == "vendor"]
+    tids = unused_where(state, p, "ability", "vendor")
     push(state, ask("experts_use_red", p, ways=[[tids[0], -1]]))
 
 
@@ -599,6 +610,8 @@ class Experts(Module):
     """The Experts on the hooks (see the module docstring)."""
 
     name = NAME
+    turn_times = frozenset({"end"})
+    counts = frozenset({"expert_tiles"})
     adds = ADDS
     title = "The Experts"
     rulebook = "Gems & Experts"
@@ -623,7 +636,7 @@ class Experts(Module):
         return [T("experts_round" if when == "start" else "experts_round_end")]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        if when == "end" and any(tile(state, x)["ability"] == "vendor" for x in unused(state, p)):
+        if when == "end" and unused_where(state, p, "ability", "vendor"):
             return [T("experts_red_offer", p=p)]
         return []
 
@@ -633,7 +646,7 @@ class Experts(Module):
         b = board(state)
         if not b["out"] or not _can_afford(state, p):
             return []
-        experts = [action_id("choice", i) for i in range(len(b["display"]))]
+        experts = [_CHOICE + i for i in range(len(b["display"]))]
         # An expert is taken "instead of" keshis, never forced: with no keshi to claim the
         # player may still pass (and forfeit the phase, as without experts).
         return experts if phases.claimable_ids(state, p) else [PASS, *experts]
@@ -670,8 +683,8 @@ class Experts(Module):
         if b["plain"] == [p, sector]:
             b["plain"] = None
         elif state.turn == p:
-            tids = [x for x in unused(state, p) if tile(state, x).get("sector") == sector]
-            options_ = ways(state, p, tids)
+            tids = unused_where(state, p, "sector", sector)
+            options_ = ways(state, p, tids) if tids else []
             if options_:
                 push(state, ask("experts_use", p, s=sector, ways=options_))
                 return True

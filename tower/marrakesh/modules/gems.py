@@ -374,10 +374,10 @@ def souk_options(state: State, p: int) -> list[int]:
     me = mine(state, p)
     pl = state.players[p]
     out = []
-    if not me["sold"]:
-        loose = Counter(me["loose"])
+    loose = me["loose"]
+    if loose and not me["sold"]:
         out += [_CHOICE + SELL_ONE + k for k, c in enumerate(COLOURS) if c in loose]
-        out += [_CHOICE + SELL_TWO + k for k, c in enumerate(COLOURS) if loose.get(c, 0) >= 2]
+        out += [_CHOICE + SELL_TWO + k for k, c in enumerate(COLOURS) if loose.count(c) >= 2]
     if not me["bought"]:
         dinars = can_pay(state, p, {"dinars": d["buy_dinars"]})
         goods = any(pl.keshis[c] >= d["buy_goods_keshis"] for c in GOODS)
@@ -703,6 +703,8 @@ class Gems(Module):
     """Gems on the hooks (see the module docstring)."""
 
     name = NAME
+    action_sectors = frozenset({"souk"})
+    counts = frozenset({"necklace_gems"})
     adds = ADDS
     title = "Gems & Experts: Gems (necklace, gem dealer, scrolls 73-76, 2 oases)"
     rulebook = "Gems & Experts"

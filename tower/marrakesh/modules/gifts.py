@@ -141,6 +141,7 @@ class Gifts(Module):
     """Gifts on the hooks (see the module docstring)."""
 
     name = NAME
+    turn_times = frozenset({"end"})
     adds = ADDS
     title = "Gems & Experts: Luxury Goods: Gifts (10 gifts for luxury-good purchases)"
     rulebook = "Gems & Experts"

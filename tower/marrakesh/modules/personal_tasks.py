@@ -172,7 +172,7 @@ def sector_count(state: State, p: int, sector: str) -> int:
     if sector in ("green", "brown"):
         # A module that lets keshis of both colours stand in either sector counts them.
         what = "orchard_keshis" if sector == "green" else "sahara_keshis"
-        standing = state.game.hooks.first("count", state, p, what)
+        standing = state.game.hooks.counted(state, p, what)
         if standing is not None:
             return standing + vendor
     return pl.keshis[sector] + vendor
@@ -216,7 +216,7 @@ def _absent(state: State, p: int, c: Condition) -> bool:
 def _counted(what: str) -> Callable[[State, int, Condition], bool]:
     """A condition "at least n" of what a module counts (hook ``count``: Gems counts the
     ``necklace_gems``, the Experts the ``expert_tiles``; 0 without the module)."""
-    return lambda s, p, c: (s.game.hooks.first("count", s, p, what) or 0) >= c["n"]
+    return lambda s, p, c: (s.game.hooks.counted(s, p, what) or 0) >= c["n"]
 
 
 CHECKS: dict[str, Callable[[State, int, Condition], bool]] = {

@@ -301,6 +301,7 @@ class SecondHandShop(Module):
     """The Second-Hand Shop on the hooks (see the module docstring)."""
 
     name = NAME
+    turn_times = frozenset({"start"})
     adds = ADDS
     title = "Gems & Experts: Second-Hand Shop"
     rulebook = "Gems & Experts"

@@ -431,7 +431,7 @@ def _university(state: State, t: Task, a: Action) -> None:
 def university_points(state: State, p: int) -> None:
     """2 points for each expert tile of the University's owner, used or unused."""
     if owns(state, p, "university"):
-        tiles = state.game.hooks.first("count", state, p, "expert_tiles") or 0
+        tiles = state.game.hooks.counted(state, p, "expert_tiles") or 0
         per = building(state, p)["end_points_per_expert"]
         score(state, p, per * tiles, "university: expert tiles")
 
@@ -497,6 +497,7 @@ class SpecialBuildings(Module):
     """New Special Buildings on the hooks (see the module docstring)."""
 
     name = NAME
+    counts = frozenset({"watchtower"})
     adds = ADDS
     title = "Walls & Guards: New Special Buildings"
     rulebook = "Walls & Guards"

@@ -64,7 +64,7 @@ from tower.marrakesh.rules import (
     ask,
     push,
 )
-from tower.marrakesh.sectors import discount
+from tower.marrakesh.sectors import discount, printed_affordable
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -132,13 +132,10 @@ def top(state: State) -> int | None:
 
 def affordable(state: State, p: int) -> bool:
     """Whether player ``p`` can pay the face-up statuette's goods keshis (less a
-    ``luxury_keshis`` discount: the imam waives 1 goods keshi)."""
+    ``luxury_keshis`` discount: the imam waives 1 goods keshi): the statuettes are
+    luxury goods of the game's components (:func:`extend`)."""
     lux = top(state)
-    if lux is None:
-        return False
-    keshis = state.players[p].keshis
-    short = sum(max(0, n - keshis[c]) for c, n in _cost(state).items())
-    return short == 0 or short <= discount(state, p, "luxury_keshis")
+    return lux is not None and printed_affordable(state, p, lux)
 
 
 def _cost(state: State) -> dict[str, int]:
@@ -245,6 +242,8 @@ class Statuettes(Module):
     """Statuettes on the hooks (see the module docstring)."""
 
     name = NAME
+    turn_times = frozenset({"end"})
+    action_sectors = frozenset({"souk"})
     adds = ADDS
     title = "Gems & Experts: Luxury Goods: Statuettes (6 statuettes in 3 pairs)"
     rulebook = "Gems & Experts"

@@ -149,7 +149,14 @@ def sahara_keshis(pl: Player) -> int:
 
 
 def orchard_room(state: State, p: int) -> int:
-    return _wg(state)["orchard_capacity"] - sum(orchard(state.players[p]))
+    pl = state.players[p]
+    # The capacity less both counts of orchard(pl), spelt out: room() asks on most claims.
+    return (
+        _wg(state)["orchard_capacity"]
+        - pl.keshis["green"]
+        + len(pl.sahara_green)
+        - pl.orchard_brown
+    )
 
 
 def room(state: State, p: int) -> int:
@@ -157,10 +164,15 @@ def room(state: State, p: int) -> int:
     return orchard_room(state, p) + brown_room(state, p)
 
 
+#: The ids of ``sector:0`` (the date orchard, in the place_wg decision) and ``slot:0``.
+_ORCHARD = action_id("sector", 0)
+_SLOT = action_id("slot")
+
+
 @ADDS.option("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
-    out = [action_id("sector", 0)] if orchard_room(state, t["p"]) > 0 else []
-    return out + [action_id("slot", i) for i in sorted(brown_spaces(state, t["p"]))]
+    out = [_ORCHARD] if orchard_room(state, t["p"]) > 0 else []
+    return out + [_SLOT + i for i in sorted(brown_spaces(state, t["p"]))]
 
 
 @ADDS.resolution("place_wg")
@@ -408,7 +420,7 @@ def battle_wall(state: State, p: int) -> tuple[bt.Wall, range]:
 def _watchtower(state: State, p: int) -> bool:
     """Whether player ``p`` owns a Watchtower (New Special Buildings answers the hook
     ``count(state, p, "watchtower")``)."""
-    return bool(state.game.hooks.first("count", state, p, "watchtower"))
+    return bool(state.game.hooks.counted(state, p, "watchtower"))
 
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
@@ -800,6 +812,9 @@ class WallsGuards(Module):
     """Walls & Guards on the hooks (see the module docstring for what it changes)."""
 
     name = "walls_guards"
+    deploy_colours = frozenset({"green", "brown"})
+    action_sectors = frozenset({"green", "brown"})
+    counts = frozenset({"date_pickers", "orchard_keshis", "sahara_keshis"})
     adds = ADDS
     title = "Walls & Guards: Battle at the Wall (wood, bricks, city wall, watchmen)"
     rulebook = "Walls & Guards"

@@ -129,7 +129,7 @@ def _deploy(state: Board, t: Task) -> None:
             # vendor that fits nowhere names none, so no action follows.
             push(state, T("action", p=p, s=sector_of(c)))
         return
-    for hook in state.game.hooks.deploy:
+    for hook in state.game.hooks.deploy_for[c]:
         if hook(state, t):
             return
     if c in ("red", "pink", "brown"):
@@ -190,11 +190,11 @@ def _action(state: Board, t: Task) -> None:
     """Perform the sector action of sector ``s``."""
     p, s = t["p"], t["s"]
     pl = state.players[p]
-    for hook in state.game.hooks.sector_action:
+    for hook in state.game.hooks.sector_action_for[s]:
         if hook(state, p, s):
             return
     if s == "green":
-        pickers = state.game.hooks.first("count", state, p, "date_pickers")
+        pickers = state.game.hooks.counted(state, p, "date_pickers")
         if pickers is None:
             pickers = pl.keshis["green"]
         alts = mod_values(state, p, "orchard_alternative")

@@ -26,8 +26,11 @@ def luxury_cost(state: Board, p: int, lux: int) -> dict[str, int]:
 def discount(state: Board, p: int, what: str) -> int:
     """What the modules take off a price (``discount`` hook): ``"scroll_dates"``,
     ``"luxury_keshis"``."""
-    hooks = state.game.hooks.discount
-    return sum(hook(state, p, what) for hook in hooks) if hooks else 0
+    # A loop, not sum() over a generator: asked for most luxury goods of every souk visit.
+    total = 0
+    for hook in state.game.hooks.discount:
+        total += hook(state, p, what)
+    return total
 
 
 def can_buy_luxury(state: Board, p: int, lux: int) -> bool:
@@ -35,8 +38,9 @@ def can_buy_luxury(state: Board, p: int, lux: int) -> bool:
     offers (hook ``luxury_affordable``)."""
     if not points_affordable(state, p, lux):
         return False
+    # The hooks change nothing: all are asked (a list is made faster than a generator).
     return printed_affordable(state, p, lux) or any(
-        fn(state, p, lux) for fn in state.game.hooks.luxury_affordable
+        [fn(state, p, lux) for fn in state.game.hooks.luxury_affordable]
     )
 
 
