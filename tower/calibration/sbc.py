@@ -273,12 +273,12 @@ def run_bank_coverage(
     ]  # fmt: skip
     fit_path = out_dir / "fits.jsonl"
     # the fits are this folder's own output: another surrogate replaces them (force), the
-    # same one resumes them; the physics recordings stay
+    # same one resumes them, also after more recordings were made; the recordings stay
+    fitted_by = {**settings.recording_settings(), "group": settings.group,
+                 "surrogate_sha256": digest}  # fmt: skip
     run_tasks(fit_tasks, fit_point, fit_path, workers=workers, scheduler=scheduler,
               progress=progress, desc="coverage fits (bank engine)",
-              header=run_header("calibrate coverage fits",
-                                {**asdict(settings), "surrogate_sha256": digest}),
-              force=True)  # fmt: skip
+              header=run_header("calibrate coverage fits", fitted_by), force=True)  # fmt: skip
     fits = read_records(fit_path)
     summary = summarise(fits, recordings)
     provenance = f"`{Path(surrogate_path).name}` (sha256 {digest})"
