@@ -93,27 +93,10 @@ def test_paint_keeps_the_hidden_history() -> None:
     assert (y[:, 0] >= fresh).all() and (y[:, 0] - fresh).sum() <= 0.05 * fresh.sum()
 
 
-def test_the_older_pieces_out_are_counted_by_the_age_of_their_colour() -> None:
-    """With one colour per throw and 12 colours, a piece younger than 12 throws carries a
-    colour last thrown exactly its age ago: each bucket counts the bank's pieces of those
-    ages, and the residents of a bucket are at least the pieces it lets out."""
-    from tower.calibration.surrogate import _limits
-
-    ages = toy_ages(np.array([0.3, 0.2]), 40, np.random.default_rng(7))
-    painted = paint(ages, 12, 1, 4)
-    X, y = transitions([p[0] for p in painted], [p[1] for p in painted])
-    edges = [(1, 1), (2, 2), (3, 3), (4, 6), (7, 11)]
-    for t, a in enumerate(ages):
-        if max(a) < 12:
-            assert y[t, 1:].tolist() == [sum(lo <= x <= hi for x in a) for lo, hi in edges], t
-    assert (_limits(X)[1] >= y[:, 1:]).all()
-    assert np.allclose(_limits(X)[1].sum(axis=1), (X[:, 1] - X[:, 2]) * SCALE)
-
-
 def test_the_split_quadratic_form_is_the_plain_one(toy_surrogate) -> None:
     """The logit split into parts of u, of x and a cross term is the quadratic form of the
     standardised inputs, and the likelihood sums beta-binomial terms over the throws."""
-    from tower.calibration.surrogate import _beta_binomial_logpmf, _limits, other_rows
+    from tower.calibration.surrogate import _beta_binomial_logpmf, _limits
 
     ages = toy_ages(np.array([0.6, 0.4]), 30, np.random.default_rng(2))
     X, y = recording_rows([session_of(ages)], 12)
@@ -124,13 +107,13 @@ def test_the_split_quadratic_form_is_the_plain_one(toy_surrogate) -> None:
         z = (np.hstack([np.repeat(row[None], len(X), 0), X]) - model.centre) / model.scale
         plain = model.c + z @ model.w + np.einsum("ti,ij,tj->t", z, model.A, z)
         assert np.allclose(fast[i], plain), i
-    n_same = _limits(X)[0]
+    n_same, n_other = _limits(X)
     member = toy_surrogate.members[1]
-    xo, k_other, n_other, _ = other_rows(X, y)
+    xo = np.hstack([X, y[:, :1] / SCALE])
     total = [
         _beta_binomial_logpmf(y[:, 0], n_same, 1 / (1 + np.exp(-member.same.logit(r[None], X)[0])),
                               member.same.rho).sum()
-        + _beta_binomial_logpmf(k_other, n_other,
+        + _beta_binomial_logpmf(y[:, 1], n_other,
                                 1 / (1 + np.exp(-member.other.logit(r[None], xo)[0])),
                                 member.other.rho).sum()
         for r in u
@@ -153,10 +136,6 @@ def test_the_surrogate_file_round_trips(toy_surrogate, tmp_path: Path) -> None:
         toy_surrogate.save(path)  # never overwrites without force
     path.write_text('{"schema": "tower.surrogate/1", "features": []}')
     with pytest.raises(InputFileError, match="retrain"):
-        load_surrogate(path)
-    # a file of the older schema (one count of the older pieces) is refused by name
-    path.write_text('{"schema": "tower.surrogate/2", "features": []}')
-    with pytest.raises(InputFileError, match=r"s\.json.*tower\.surrogate/2.*retrain"):
         load_surrogate(path)
 
 

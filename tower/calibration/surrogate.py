@@ -2,40 +2,32 @@
 
 A recorded throw is a transition. From an empty start, the recording tells exactly how
 many pieces of each colour are inside before the throw, and the protocol's colours tell
-roughly how old they are. The outcome is the pieces out:
+roughly how old they are. The outcome is the pieces out, split in two counts:
 
 - ``same``: pieces out whose colour was thrown in this throw (the fresh ones, plus any old
   piece of the same colour still inside);
-- ``other``, per age bucket (:data:`BUCKETS`): the older pieces out of the other colours,
-  counted by the age of their colour (throws since it was last thrown: 1, 2, 3, 4-6, 7 and
-  up). The likelihood sees *which* residents leave, not just how many.
+- ``other``: the rest, all of them older pieces.
 
-The surrogate learns ``p(same, other_1..5 | theta, x) = p(same | theta, x) prod_b
-p(other_b | theta, x, same, other_<b)``: each count is beta-binomial among the pieces that
-could come out (the thrown and same-coloured pieces; the residents of bucket ``b``), its
-chance a logistic function of every square and product of the inputs (:class:`CountModel`,
-fitted by scikit-learn's logistic regression; stored as plain JSON numbers). One model
-serves every bucket: its inputs add the bucket's age, its residents and the pieces already
-out of the younger buckets (:func:`other_rows`). ``x`` (:data:`FEATURES`) is what the
-recording shows before the throw: pieces thrown, pieces inside, how many of them share a
-colour with this throw, the residents of the other colours by age bucket, the last throw's
-outcome, and the time since the tower was emptied. The arrangement inside the tower is
-hidden; these history features stand in for it, and an ensemble over bootstrap resamples
-of bank points carries the surrogate's own uncertainty into the posterior (a mixture of
-the members' posteriors).
+The surrogate learns ``p(same, other | theta, x) = p(same | theta, x) p(other | theta, x,
+same)``: each count is beta-binomial among the pieces that could come out, its chance a
+logistic function of every square and product of the inputs (:class:`CountModel`, fitted
+by scikit-learn's logistic regression; stored as plain JSON numbers). ``x``
+(:data:`FEATURES`) is what the recording shows before the throw: pieces thrown, pieces
+inside, how many of them share a colour with this throw, the residents by the age of their
+colour (throws since that colour was last thrown), the last throw's outcome, and the time
+since the tower was emptied. The arrangement inside the tower is hidden; these history
+features stand in for it, and an ensemble over bootstrap resamples of bank points carries
+the surrogate's own uncertainty into the posterior (a mixture of the members' posteriors).
 
 The recording's log-likelihood at ``theta`` is the sum over its throws, tempered; the
 posterior is sampled by MCMC (:mod:`tower.calibration.bankfit`). The sum is a *composite*
 likelihood: each factor conditions on the features, not on the hidden arrangement, so
 successive throws' factors are not independent, and the raw sum is too sharp. Measured on
-bank points a member never saw, the variance of the score at the truth (``J``) is several
-times the expected curvature (``H``). Each member's log-likelihood is therefore multiplied
-by ``k = d / tr(H^-1 J)`` (the magnitude adjustment of Pauli, Racugno & Ventura,
-Statistica Sinica 2011), estimated on held-out bank points (:func:`godambe_temper`) and
-stored with the member.
-
-Surrogate files of an older schema (``tower.surrogate/2``: one ``other`` count) are refused
-with the file's name and schema; retrain them with ``tower calibrate bank train``.
+bank points a member never saw, the variance of the score at the truth (``J``) is 2 to 6
+times the expected curvature (``H``), 2.2 to 3.8 times along the best-pinned directions.
+Each member's log-likelihood is therefore multiplied by ``k = d / tr(H^-1 J)`` (the
+magnitude adjustment of Pauli, Racugno & Ventura, Statistica Sinica 2011), estimated on
+held-out bank points (:func:`godambe_temper`) and stored with the member.
 
 This is neural likelihood estimation per trial (Boelts et al., eLife 2022, MNLE; Gloeckler
 et al., ICLR 2025, for Markov simulators), amortised over physics parameters as in
@@ -49,8 +41,8 @@ Examples
 >>> [(dict(i), dict(o)) for i, o in plan]
 [({'green': 2}, {'green': 1}), ({'gray': 2}, {'green': 1, 'gray': 2})]
 >>> X, y = transitions([{"green": 2}, {"gray": 2}], [{"green": 1}, {"gray": 2, "green": 1}])
->>> y.tolist()  # same, then the older pieces out by the age of their colour
-[[1, 0, 0, 0, 0, 0], [2, 1, 0, 0, 0, 0]]
+>>> y.tolist()
+[[1, 0], [2, 1]]
 >>> X[1, :3].round(3).tolist()  # 2 thrown, 1 inside, 0 of the thrown colour
 [0.167, 0.083, 0.0]
 """
@@ -67,7 +59,7 @@ import numpy as np
 
 from tower.errors import InputFileError, TowerError
 
-SCHEMA = "tower.surrogate/3"
+SCHEMA = "tower.surrogate/2"
 
 #: The surrogate shipped with the package (trained on :data:`tower.calibration.bank.DEFAULT_BANK`).
 DEFAULT_SURROGATE = Path(__file__).parent / "data" / "surrogate-marrakesh.json"
@@ -77,11 +69,11 @@ FEATURES = (
     "thrown",
     "inside",
     "inside_same_colour",
-    "other_age_1",
-    "other_age_2",
-    "other_age_3",
-    "other_age_4_6",
-    "other_age_7_up",
+    "inside_age_1",
+    "inside_age_2",
+    "inside_age_3",
+    "inside_age_4_6",
+    "inside_age_7_up",
     "last_out",
     "last_out_same",
     "time_since_empty",
@@ -89,17 +81,6 @@ FEATURES = (
 
 SCALE = 12.0
 
-
-
-#: The age buckets of a colour (throws since it was last thrown): 1, 2, 3, 4-6, 7 and up.
-BUCKETS = ("1", "2", "3", "4_6", "7_up")
-
-#: Each bucket's representative age (over :data:`SCALE`), an input of the ``other`` model.
-BUCKET_AGE = np.array([1.0, 2.0, 3.0, 5.0, 9.0]) / SCALE
-
-
-def _bucket(age: int) -> int:
-    return 0 if age <= 1 else 1 if age == 2 else 2 if age == 3 else 3 if age <= 6 else 4
 
 
 class History:
@@ -111,51 +92,41 @@ class History:
         self.prev = (0, 0)
         self.t = 0
 
-    def residents(self, cin: Mapping[str, int]) -> list[dict[str, int]]:
-        """Pieces inside of colours not thrown in ``cin``, by colour, per age bucket."""
-        out: list[dict[str, int]] = [{} for _ in BUCKETS]
-        for k, n in self.inside.items():
-            if n and k not in cin:
-                out[_bucket(self.t - self.last.get(k, -99))][k] = n
-        return out
-
     def features(self, cin: Mapping[str, int]) -> np.ndarray:
         """The row of :data:`FEATURES` before throwing ``cin``."""
         row = np.zeros(len(FEATURES))
         row[0] = sum(cin.values())
         row[1] = sum(self.inside.values())
         row[2] = sum(self.inside.get(k, 0) for k in cin)
-        row[3:8] = [sum(b.values()) for b in self.residents(cin)]
+        for k, n in self.inside.items():
+            age = self.t - self.last.get(k, -99)
+            row[3 + (0 if age <= 1 else 1 if age == 2 else 2 if age == 3 else 3 if age <= 6
+                     else 4)] += n  # fmt: skip
         row[8], row[9] = sum(self.prev), self.prev[0]
         row[10] = min(self.t, 24) * SCALE / 24
         return row / SCALE
 
-    def update(self, cin: Mapping[str, int], cout: Mapping[str, int]) -> tuple[int, ...]:
-        """Record the throw; returns its outcome: ``same``, then the older pieces out of
-        the other colours per age bucket (:data:`BUCKETS`)."""
+    def update(self, cin: Mapping[str, int], cout: Mapping[str, int]) -> tuple[int, int]:
+        """Record the throw; returns its outcome ``(same, other)``."""
         same = sum(n for k, n in cout.items() if k in cin)
-        other = [0] * len(BUCKETS)
-        for k, n in cout.items():
-            if k not in cin:
-                other[_bucket(self.t - self.last.get(k, -99))] += n
-        self.prev = (same, sum(other))
+        self.prev = (same, sum(cout.values()) - same)
         for k, n in cin.items():
             self.inside[k] = self.inside.get(k, 0) + n
             self.last[k] = self.t
         for k, n in cout.items():
             self.inside[k] = self.inside.get(k, 0) - n
         self.t += 1
-        return (same, *other)
+        return self.prev
 
 
 def transitions(
     ins: Sequence[Mapping[str, int]], outs: Sequence[Mapping[str, int]]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Features ``(T, len(FEATURES))`` and outcomes ``(T, 1 + len(BUCKETS))`` (same, then
-    other per age bucket) of one session that started from an empty tower."""
+    """Features ``(T, len(FEATURES))`` and outcomes ``(T, 2)`` (same, other) of one
+    session that started from an empty tower."""
     history = History()
     X = np.zeros((len(ins), len(FEATURES)))
-    y = np.zeros((len(ins), 1 + len(BUCKETS)), dtype=int)
+    y = np.zeros((len(ins), 2), dtype=int)
     for t, (cin, cout) in enumerate(zip(ins, outs, strict=True)):
         X[t] = history.features(cin)
         y[t] = history.update(cin, cout)
@@ -355,30 +326,10 @@ class Member:
 
 
 def _limits(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pieces that could come out as ``same`` (thrown, or inside of a thrown colour), per
-    throw ``(T,)``, and as ``other`` (inside, of other colours) per age bucket ``(T, 5)``."""
-    return np.rint((X[:, 0] + X[:, 2]) * SCALE), np.rint(X[:, 3:8] * SCALE)
-
-
-def _other_inputs(
-    x: np.ndarray, same: np.ndarray, bucket: np.ndarray, n: np.ndarray, before: np.ndarray
-) -> np.ndarray:
-    """Inputs ``(R, f + 4)`` of the ``other`` model for one age bucket of a throw each:
-    the throw's features, its ``same`` count, the bucket's age, the residents in it and
-    the older pieces already out of the younger buckets."""
-    extra = np.column_stack([same, SCALE * BUCKET_AGE[bucket], n, before]) / SCALE
-    return np.hstack([x, extra])
-
-
-def other_rows(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The ``other`` model's rows of throws ``X``, ``y``: one per throw and age bucket that
-    holds residents, youngest first (each conditioned on what came out before it). Returns
-    inputs ``(R, f + 4)``, pieces out ``(R,)``, residents ``(R,)`` and each row's throw."""
-    n = _limits(X)[1]
-    out = y[:, 1:]
-    before = np.cumsum(out, axis=1) - out
-    t, b = np.nonzero(n > 0)
-    return _other_inputs(X[t], y[t, 0], b, n[t, b], before[t, b]), out[t, b], n[t, b], t
+    """Pieces that could come out as ``same`` (thrown, or inside of a thrown colour) and as
+    ``other`` (inside, of other colours), per throw."""
+    same = np.rint((X[:, 0] + X[:, 2]) * SCALE)
+    return same, np.rint((X[:, 1] - X[:, 2]) * SCALE)
 
 
 @dataclass(frozen=True)
@@ -404,19 +355,19 @@ class Surrogate:
     def loglik(
         self, u: np.ndarray, X: np.ndarray, y: np.ndarray, member: int, *, tempered: bool = True
     ) -> np.ndarray:
-        """Log-likelihood ``(m,)`` of throws ``X : (T, f)``, ``y : (T, 1 + 5)`` at unit-cube
+        """Log-likelihood ``(m,)`` of throws ``X : (T, f)``, ``y : (T, 2)`` at unit-cube
         points ``u : (m, d)``, by ensemble member ``member``, tempered by its
         :attr:`temper` (``tempered=False``: the raw sum over throws); in blocks of about
-        200,000 (point, row) pairs."""
+        200,000 (point, throw) pairs."""
         mem = self.members[member]
-        n_same = _limits(X)[0]
-        xo, k_other, n_other, _ = other_rows(X, y)
+        n_same, n_other = _limits(X)
+        xo = np.hstack([X, y[:, :1] / SCALE])
         out = np.zeros(len(u))
-        block = max(1, 200000 // max(len(X) + len(xo), 1))
+        block = max(1, 200000 // max(len(X), 1))
         for start in range(0, len(u), block):
             ub = u[start : start + block]
             score = mem.same.logpmf(y[:, 0], n_same, mem.same.logit(ub, X)).sum(axis=1)
-            score += mem.other.logpmf(k_other, n_other, mem.other.logit(ub, xo)).sum(axis=1)
+            score += mem.other.logpmf(y[:, 1], n_other, mem.other.logit(ub, xo)).sum(axis=1)
             out[start : start + block] = score
         return out * self.temper[member] if tempered else out
 
@@ -427,30 +378,23 @@ class Surrogate:
         """A recording-like session from an empty tower at ``u : (d,)``: the out counts by
         colour of throwing ``ins`` in turn, drawn from member ``member``.
 
-        The counts are drawn from the count models, ``same`` first and then the older
-        pieces age bucket by age bucket, youngest first; which pieces they are is drawn at
-        random: ``same`` among the pieces of the thrown colours (fresh or inside), each
-        bucket's among that bucket's residents.
+        The two counts are drawn from the count models; which pieces they are is drawn at
+        random: ``same`` among the pieces of the thrown colours (fresh or inside), ``other``
+        among the other pieces inside.
         """
         mem = self.members[member]
         history = History()
         outs = []
         for cin in ins:
             x = history.features(cin)[None]
-            n_same = int(_limits(x)[0][0])
+            n_same, n_other = (int(v[0]) for v in _limits(x))
             same = mem.same.draw(n_same, float(mem.same.logit(u[None], x)[0, 0]), rng)
-            pools = [{k: history.inside.get(k, 0) + n for k, n in cin.items()}]
-            counts, before = [same], 0
-            for b, pool in enumerate(history.residents(cin)):
-                n = sum(pool.values())
-                xo = _other_inputs(x, np.array([same]), np.array([b]), np.array([n]),
-                                   np.array([before]))  # fmt: skip
-                k = mem.other.draw(n, float(mem.other.logit(u[None], xo)[0, 0]), rng)
-                pools.append(pool)
-                counts.append(k)
-                before += k
+            xo = np.hstack([x, [[same / SCALE]]])
+            other = mem.other.draw(n_other, float(mem.other.logit(u[None], xo)[0, 0]), rng)
+            pool_same = {k: history.inside.get(k, 0) + n for k, n in cin.items()}
+            pool_other = {k: n for k, n in history.inside.items() if k not in cin and n}
             out: dict[str, int] = {}
-            for pool, n in zip(pools, counts, strict=True):
+            for pool, n in ((pool_same, same), (pool_other, other)):
                 keys = [k for k, c in pool.items() for _ in range(c)]
                 for i in rng.choice(len(keys), size=min(n, len(keys)), replace=False):
                     out[keys[i]] = out.get(keys[i], 0) + 1
@@ -659,9 +603,11 @@ def train(
     for k in tqdm(range(members), desc="surrogate members", disable=not progress):
         points = np.sort(rng.integers(0, n_train, n_train))
         u, X, y = bank_rows(bank, points, seed + k)
-        same = CountModel.fit(np.concatenate([u, X], axis=1), y[:, 0], _limits(X)[0], penalty)
-        xo, k_other, n_other, t = other_rows(X, y)
-        other = CountModel.fit(np.concatenate([u[t], xo], axis=1), k_other, n_other, penalty)
+        n_same, n_other = _limits(X)
+        z = np.concatenate([u, X], axis=1)
+        same = CountModel.fit(z, y[:, 0], n_same, penalty)
+        z2 = np.concatenate([z, y[:, :1] / SCALE], axis=1)
+        other = CountModel.fit(z2, y[:, 1], n_other, penalty)
         kp = points[ok[points]]
         key_net = Net.regressor(bank.u[kp], to_emulated(names, keys[kp]), (32, 32), seed + k)
         out.append(Member(same, other, key_net))
