@@ -336,7 +336,6 @@ def test_coverage_refits_the_recordings_it_has_without_physics(tmp_path: Path,
     """`--fits-only` fits the recordings already there (a committed set) with the given
     likelihood, runs no physics and leaves the recordings untouched; with no recordings
     it says so."""
-    from dataclasses import asdict
 
     import tower.physics.sim as sim
     from tower.calibration.sbc import CoverageSettings, recording_tasks, run_bank_coverage
@@ -355,7 +354,8 @@ def test_coverage_refits_the_recordings_it_has_without_physics(tmp_path: Path,
     record = {"key": task["key"], "theta": theta, "status": "ok", "rethrows": 0,
               "ages": bank.ages[0], "replay_ages": bank.ages[0]}  # fmt: skip
     rec = tmp_path / "recordings.jsonl"
-    rec.write_text(encode(run_header("calibrate coverage", asdict(settings))) + encode(record))
+    rec.write_text(encode(run_header("calibrate coverage", settings.recording_settings()))
+                   + encode(record))
     before = rec.read_text()
     summary = run_bank_coverage(tmp_path, settings, DEFAULT_SURROGATE, workers=1,
                                 progress=False, new_recordings=False)  # fmt: skip
@@ -364,3 +364,26 @@ def test_coverage_refits_the_recordings_it_has_without_physics(tmp_path: Path,
     with pytest.raises(Exception, match="no recordings"):
         run_bank_coverage(tmp_path / "empty", settings, DEFAULT_SURROGATE, workers=1,
                           progress=False, new_recordings=False)  # fmt: skip
+
+
+def test_coverage_grows_its_recordings_without_remaking_them(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """More recordings extend the same file, as a bank grows: the recordings there are
+    kept as they are (not remade, not duplicated) and only the missing ones run; the
+    colours of the fit are not part of what makes a recording."""
+    import tower.calibration.sbc as sbc
+    from tower.runs.batch import read_records
+
+    made: list[int] = []
+
+    def clogged(task: dict) -> dict:  # stands in for the physics
+        made.append(task["recording"]["key"])
+        return {"key": task["recording"]["key"], "theta": task["recording"]["theta"],
+                "status": "clogged", "rethrows": 0, "ages": [], "replay_ages": []}  # fmt: skip
+
+    monkeypatch.setattr(sbc, "recording_point", clogged)
+    for n, group in ((2, 1), (4, 3)):
+        settings = sbc.CoverageSettings(recordings=n, throws=36, truth_throws=36, group=group)
+        sbc.run_bank_coverage(tmp_path, settings, DEFAULT_SURROGATE, workers=1, progress=False)
+    assert made == [0, 1, 2, 3]
+    assert [r["key"] for r in read_records(tmp_path / "recordings.jsonl")] == [0, 1, 2, 3]

@@ -48,6 +48,11 @@ class CoverageSettings:
     seed: int = 7001
     preset: str = "marrakesh"
 
+    def recording_settings(self) -> dict[str, Any]:
+        """The recordings file's run header: what makes each recording. Not how many (more
+        extend the same file, as a bank grows) nor the colours (painted on at the fit)."""
+        return {k: v for k, v in asdict(self).items() if k not in ("recordings", "group")}
+
 
 def _bank_settings(s: CoverageSettings, throws: int) -> BankSettings:
     return BankSettings(preset=s.preset, points=s.recordings, throws=throws, design_seed=s.seed)
@@ -252,10 +257,11 @@ def run_bank_coverage(
     out_dir.mkdir(parents=True, exist_ok=True)
     rec_path = out_dir / "recordings.jsonl"
     if new_recordings:
+        made_by = run_header("calibrate coverage", settings.recording_settings())
         run_tasks([Task(i, t) for i, t in enumerate(recording_tasks(settings))],
                   recording_point, rec_path, workers=workers, scheduler=scheduler,
                   progress=progress, desc="coverage recordings (physics)",
-                  header=run_header("calibrate coverage", asdict(settings)))  # fmt: skip
+                  header=made_by)  # fmt: skip
     elif not rec_path.is_file():
         raise TowerError(f"{rec_path}: no recordings to fit (run without --fits-only first)")
     recordings = read_records(rec_path)
@@ -267,12 +273,12 @@ def run_bank_coverage(
     ]  # fmt: skip
     fit_path = out_dir / "fits.jsonl"
     # the fits are this folder's own output: another surrogate replaces them (force), the
-    # same one resumes them; the physics recordings stay
+    # same one resumes them, also after more recordings were made; the recordings stay
+    fitted_by = {**settings.recording_settings(), "group": settings.group,
+                 "surrogate_sha256": digest}  # fmt: skip
     run_tasks(fit_tasks, fit_point, fit_path, workers=workers, scheduler=scheduler,
               progress=progress, desc="coverage fits (bank engine)",
-              header=run_header("calibrate coverage fits",
-                                {**asdict(settings), "surrogate_sha256": digest}),
-              force=True)  # fmt: skip
+              header=run_header("calibrate coverage fits", fitted_by), force=True)  # fmt: skip
     fits = read_records(fit_path)
     summary = summarise(fits, recordings)
     provenance = f"`{Path(surrogate_path).name}` (sha256 {digest})"
