@@ -46,7 +46,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from tower.errors import InputFileError
 
@@ -99,11 +99,16 @@ def read_bytes(path: str | Path) -> bytes:
         raise InputFileError(str(path), f"cannot read: {exc.strerror}") from None
 
 
+def open_bytes(path: Path) -> BinaryIO:
+    """``path`` opened for reading bytes, through gzip when its name ends in ``.gz``."""
+    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+
+
 def _gunzip(path: Path) -> bytes:
     """The content of a gzip file, read no further than the ``file_bytes`` limit."""
     limit = LIMITS["file_bytes"]
     try:
-        with gzip.open(path, "rb") as f:
+        with open_bytes(path) as f:
             data = f.read(limit + 1)
     except (gzip.BadGzipFile, EOFError) as exc:
         raise InputFileError(str(path), f"not gzip data ({exc})", field="<gzip>") from None

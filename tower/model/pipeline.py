@@ -92,12 +92,11 @@ def batch_seed(path: Path) -> int | None:
     A physics sequence's seed is derived from the batch seed and its index ``seq``, so two
     files with one batch seed share the seeds of equal indices, whatever they throw.
     """
-    import gzip
-
+    from tower.files.inputs import open_bytes
     from tower.files.outputs import is_header
 
     try:
-        with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as fh:
+        with open_bytes(path) as fh:
             first = json.loads(fh.readline(1 << 20) or b"null")
     except (OSError, ValueError):
         return None
