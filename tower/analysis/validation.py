@@ -148,11 +148,13 @@ def write_report(
     level: float = 0.01,
     max_accuracy: float = 0.55,
     differences: Sequence[Difference] = (),
+    one_step: Sequence[Difference] = (),
 ) -> Path:
     """Write ``report.md``, ``validation.json``, ``statistics.png`` and ``retention.png``.
 
     ``differences``: the first model's (:func:`tower.analysis.makeup.makeup_differences`),
-    the largest listed in the report, all in ``validation.json``.
+    the largest listed in the report, all in ``validation.json``; ``one_step``: the same
+    for its law at the simulator's state (:func:`tower.analysis.onestep.one_step_differences`).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -205,6 +207,17 @@ def write_report(
             "",
             *difference_lines(differences),
         ]
+    if one_step:
+        lines += [
+            "",
+            f"## Where {verdicts[0].model}'s law differs at the simulator's state",
+            "",
+            "The same cells, one throw at a time: the model's expected share out, given the",
+            "tower as the simulator left it and the pieces already out in the throw. A cell",
+            "here is a miss of the law itself, not of a state that drifted.",
+            "",
+            *difference_lines(one_step),
+        ]
     lines += ["", "Statistics:", ""]
     lines += [f"- `{k}`: {v}" for k, v in STATISTICS.items()]
     if verdicts and len(verdicts[0].tests) > len(STATISTICS):
@@ -218,6 +231,7 @@ def write_report(
                 "header": dict(header),
                 "verdicts": [asdict(v) for v in verdicts],
                 "differences": [asdict(d) for d in differences],
+                "one_step": [asdict(d) for d in one_step],
             },
             indent=2,
             sort_keys=True,

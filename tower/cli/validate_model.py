@@ -67,8 +67,10 @@ def validate_model(
     was fitted on (same batch seed and seq, from the model's provenance) are refused.
     """
     from tower.analysis.makeup import makeup_differences
+    from tower.analysis.onestep import one_step_differences
     from tower.analysis.validation import validate, write_report
     from tower.model import BaselineModel, open_model
+    from tower.model.reference import ReferenceSampler
 
     folder = OutputFolder(out_dir, "validate-model", force=force)
     folder.check(REPORT_FILES)
@@ -84,12 +86,16 @@ def validate_model(
     models.setdefault("baseline", BaselineModel())
     verdicts, samples = validate(models, held, seed=seed, level=level, replicates=replicates)
     found = makeup_differences(tested, held, seed=seed, replicates=replicates)
+    sampler = getattr(tested, "sampler", None)
+    one_step = one_step_differences(sampler, held) if isinstance(sampler, ReferenceSampler) else []
     header = {
         "model": model, "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
         "seed": seed, "model sequences per held-out sequence": replicates, "seeds": seeds_line,
     }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        write_report(verdicts, samples, tmp, header=header, level=level, differences=found)
+        write_report(
+            verdicts, samples, tmp, header=header, level=level, differences=found, one_step=one_step
+        )
         folder.copy_in(Path(tmp))
     for v in verdicts:
         click.echo(_verdict_line(v))
