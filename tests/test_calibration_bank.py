@@ -18,29 +18,20 @@ from tower.calibration.bank import (
     build,
     read_bank,
 )
-from tower.calibration.bankfit import (
-    ADJUSTMENTS,
-    composite_mode,
-    curvature_adjusted,
-    fit_bank,
-    recording_rows,
-)
+from tower.calibration.bankfit import fit_bank, recording_rows
 from tower.calibration.recording import Session, Throw
 from tower.calibration.simulators import Parameter
 from tower.calibration.surrogate import (
     DEFAULT_SURROGATE,
     SCALE,
-    SCHEMA_SCALAR_ONLY,
-    curvature_adjustment,
-    godambe_matrices,
+    godambe_temper,
     load_surrogate,
     paint,
-    scalar_temper,
     train,
     transitions,
 )
 from tower.cli import cli
-from tower.errors import InputFileError, TowerError
+from tower.errors import InputFileError
 
 TOY = (Parameter("toy.fresh", 0.0, 1.0), Parameter("toy.old", 0.0, 1.0))
 
@@ -143,18 +134,6 @@ def test_the_surrogate_file_round_trips(toy_surrogate, tmp_path: Path) -> None:
     assert np.allclose(again.loglik(u, X, y, 0), toy_surrogate.loglik(u, X, y, 0), atol=1e-3)
     with pytest.raises(Exception, match="exists"):
         toy_surrogate.save(path)  # never overwrites without force
-    assert again.curvature is not None and toy_surrogate.curvature is not None
-    assert np.allclose(again.adjustment(1), toy_surrogate.adjustment(1))
-    # a file of the schema before the curvature matrices loads, with the scalar alone
-    old = json.loads(path.read_text())
-    del old["curvature"]
-    old["schema"] = SCHEMA_SCALAR_ONLY
-    path.write_text(json.dumps(old))
-    scalar_only = load_surrogate(path)
-    assert scalar_only.curvature is None
-    assert np.allclose(scalar_only.loglik(u, X, y, 0), toy_surrogate.loglik(u, X, y, 0))
-    with pytest.raises(TowerError, match=r"no curvature matrices.*bank temper"):
-        fit_bank([session_of(ages)], scalar_only, TOY, adjustment="matrix")
     path.write_text('{"schema": "tower.surrogate/1", "features": []}')
     with pytest.raises(InputFileError, match="retrain"):
         load_surrogate(path)
@@ -165,9 +144,8 @@ def test_the_tempering_widens_only_a_likelihood_that_is_too_sharp(toy_surrogate)
     likelihood is nearly the likelihood, and the measured tempering stays well above the
     one it gets on towers with a hidden jam lasting several throws, whose throws depend
     on each other beyond what a recording shows (there the product is far too sharp)."""
-    fresh = scalar_temper(*godambe_matrices(toy_surrogate, 0, toy_bank(80, seed=3), range(80)))
-    jammed = scalar_temper(*godambe_matrices(toy_surrogate, 0, toy_bank(80, seed=3, sticky=True),
-                                             range(80)))  # fmt: skip
+    fresh = godambe_temper(toy_surrogate, 0, toy_bank(80, seed=3), range(80))
+    jammed = godambe_temper(toy_surrogate, 0, toy_bank(80, seed=3, sticky=True), range(80))
     assert fresh > 0.55 and jammed < 0.6 * fresh, (fresh, jammed)
     assert all(0.4 < k <= 1 for k in toy_surrogate.temper), toy_surrogate.temper
     ages = toy_ages(np.array([0.5, 0.5]), 20, np.random.default_rng(4))
@@ -177,64 +155,7 @@ def test_the_tempering_widens_only_a_likelihood_that_is_too_sharp(toy_surrogate)
     assert np.allclose(toy_surrogate.loglik(u, X, y, 1), toy_surrogate.temper[1] * raw)
 
 
-def ar1_pair(T: int, rho: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
-    """``(T, 2)``: two independent stationary Gaussian AR(1) series, unit marginal
-    variance, correlations ``rho`` between successive values."""
-    r = np.array(rho)
-    x = np.zeros((T, 2))
-    x[0] = rng.standard_normal(2)
-    for t in range(1, T):
-        x[t] = r * x[t - 1] + np.sqrt(1 - r**2) * rng.standard_normal(2)
-    return x
-
-
-def test_the_curvature_adjustment_gives_the_sandwich_on_a_gaussian_ar1() -> None:
-    """Two AR(1) series with means ``M theta`` (mixing both parameters), scored by the
-    independence log-likelihood, a composite likelihood whose ``H = T M'M`` and ``J =
-    M' diag(v) M`` are known (``v``: the variance of each series' sum). The curvature of
-    the adjusted log-likelihood at its mode is ``H J^-1 H``, whose inverse is the spread
-    of the estimate over replicates; the scalar tempering is right in no direction."""
-    T, rho = 400, (0.8, 0.0)
-    M = np.array([[1.0, 1.0], [1.0, -1.0]])
-    truth = np.array([0.5, 0.2])
-    lags = np.arange(1, T)
-    v = np.array([T + 2 * ((T - lags) * r**lags).sum() for r in rho])
-    H, J = T * M.T @ M, M.T @ np.diag(v) @ M
-    sandwich = H @ np.linalg.solve(J, H)
-    C = curvature_adjustment(H, J)
-    assert np.allclose(C.T @ H @ C, sandwich)
-
-    def curvature(f, at: np.ndarray, h: float = 1e-2) -> np.ndarray:
-        e = h * np.eye(2)
-        pts = np.array([at + a * e[i] + b * e[j] for i in range(2) for j in range(2)
-                        for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1))])  # fmt: skip
-        ll = f(pts).reshape(2, 2, 4) @ np.array([1, -1, -1, 1])
-        return -ll / (4 * h * h)
-
-    rng = np.random.default_rng(0)
-    estimates = []
-    for r in range(300):
-        x = ar1_pair(T, rho, rng) + M @ truth
-
-        def loglik(u: np.ndarray, x: np.ndarray = x) -> np.ndarray:
-            mu = u @ M.T
-            return -0.5 * ((x[None] - mu[:, None]) ** 2).sum(axis=(1, 2))
-
-        mode = composite_mode(loglik, 2, rng)
-        estimates.append(mode)
-        if r == 0:
-            assert np.allclose(mode, np.linalg.solve(M, x.mean(axis=0)), atol=1e-4)
-            adjusted = curvature(curvature_adjusted(loglik, C, mode), mode)
-            assert np.allclose(adjusted, sandwich, rtol=1e-3), (adjusted, sandwich)
-            k = 2 / np.trace(np.linalg.solve(H, J))
-            assert not np.allclose(k * curvature(loglik, mode), sandwich, rtol=0.3)
-    spread = np.cov(np.array(estimates), rowvar=False)
-    assert np.allclose(spread, np.linalg.inv(sandwich), rtol=0.2, atol=0.1 * spread.max()), (
-        spread, np.linalg.inv(sandwich))  # fmt: skip
-
-
-@pytest.mark.parametrize("adjustment", ADJUSTMENTS)
-def test_the_fit_recovers_toy_towers(toy_surrogate, adjustment: str) -> None:
+def test_the_fit_recovers_toy_towers(toy_surrogate) -> None:
     """Eight recordings of 200 throws of known two-chance towers, truths drawn from the
     prior: each pins both chances down, and the 90% intervals hold the truth about nine
     times in ten (at least 12 of 16; a likelihood that ignored the older pieces, or a
@@ -244,7 +165,7 @@ def test_the_fit_recovers_toy_towers(toy_surrogate, adjustment: str) -> None:
     for k in range(8):
         truth = 0.1 + 0.8 * rng.random(2)
         ages = toy_ages(truth, 200, np.random.default_rng(100 + k))
-        result = fit_bank([session_of(ages)], toy_surrogate, TOY, seed=k, adjustment=adjustment)
+        result = fit_bank([session_of(ages)], toy_surrogate, TOY, seed=k)
         hits += sum(f.low <= t <= f.high for f, t in zip(result.fits, truth, strict=True))
         assert all(f.width_ratio < 0.3 for f in result.fits), (k, result.fits)
         assert result.ess > 50

@@ -2,16 +2,13 @@
 
 Every training throw of the recording is scored by the surrogate
 (:mod:`tower.calibration.surrogate`); the recording's log-likelihood at ``theta`` is the
-sum, a composite likelihood, adjusted (:data:`ADJUSTMENTS`): by one scalar per member, or
-by the curvature adjustment about the recording's own composite-likelihood mode, found per
-member by a few bounded quasi-Newton searches (:func:`composite_mode`). The posterior over
-the unit cube of the prior (uniform, cut where towers clog, as the bank's clogged
-sequences tell) is sampled by population Monte Carlo once per ensemble member, and the
-members' samples are pooled: where the members disagree, the pooled posterior is wider.
-The key tower statistics at each posterior sample come from the same member's regression
-of them on ``theta``; under the prior, from prior draws that do not clog. They are the
-tower's statistics at equilibrium, after the first throws from an empty tower
-(:func:`tower.calibration.surrogate.equilibrium_keys`).
+sum. The posterior over the unit cube of the prior (uniform, cut where towers clog, as the
+bank's clogged sequences tell) is sampled by population Monte Carlo once per ensemble
+member, and the members' samples are pooled: where the members disagree, the pooled
+posterior is wider. The key tower statistics at each posterior sample come from the same
+member's regression of them on ``theta``; under the prior, from prior draws that do not
+clog. They are the tower's statistics at equilibrium, after the first throws from an
+empty tower (:func:`tower.calibration.surrogate.equilibrium_keys`).
 
 The engine needs what the bank can answer: sessions that start from an empty tower and
 throw the bank's number of keshis at a time, and the bank's parameters fitted. Anything
@@ -23,7 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,66 +47,6 @@ DRAWS = 1200
 
 #: emcee's walkers, and its steps: burn-in, then kept (every ``THIN``-th).
 WALKERS, BURN, KEEP, THIN = 48, 150, 250, 10
-
-#: How the composite log-likelihood is adjusted (:mod:`tower.calibration.surrogate`):
-#: ``scalar`` multiplies it by one number per member, ``matrix`` applies the curvature
-#: adjustment direction by direction.
-ADJUSTMENTS = ("scalar", "matrix")
-DEFAULT_ADJUSTMENT = "scalar"
-
-
-def composite_mode(
-    loglik: Callable[[np.ndarray], np.ndarray], d: int, rng: np.random.Generator,
-    *, scan: int = 4000, starts: int = 6, step: float = 1e-4,
-) -> np.ndarray:  # fmt: skip
-    """The maximum of ``loglik`` over the unit cube: the best of ``scan`` uniform points
-    and L-BFGS-B from the ``starts`` best (gradients by central differences of ``step``,
-    all ``2 d + 1`` points in one vectorised call).
-
-    >>> f = lambda u: -((u - [0.3, 0.9]) ** 2).sum(axis=1)
-    >>> composite_mode(f, 2, np.random.default_rng(0)).round(3).tolist()
-    [0.3, 0.9]
-    """
-    from scipy.optimize import minimize
-
-    offsets = np.vstack([np.zeros(d), step * np.eye(d), -step * np.eye(d)])
-
-    def negative(u: np.ndarray) -> tuple[float, np.ndarray]:
-        ll = loglik(u[None] + offsets)
-        return -float(ll[0]), -(ll[1 : d + 1] - ll[d + 1 :]) / (2 * step)
-
-    u = rng.random((scan, d))
-    best = u[np.argsort(-loglik(u))[:starts]]
-    bounds = [(step, 1 - step)] * d
-    found = [minimize(negative, x, jac=True, method="L-BFGS-B", bounds=bounds) for x in best]
-    return np.asarray(min(found, key=lambda r: r.fun).x)
-
-
-def adjusted_loglik(
-    surrogate: Surrogate, X: np.ndarray, y: np.ndarray, member: int, adjustment: str,
-    rng: np.random.Generator,
-) -> Callable[[np.ndarray], np.ndarray]:  # fmt: skip
-    """Member ``member``'s adjusted log-likelihood of throws ``X``, ``y`` on unit-cube
-    points: ``scalar``, its tempered sum; ``matrix``, ``l(u_hat + C (u - u_hat))`` about
-    the composite-likelihood mode ``u_hat`` (Chandler & Bate 2007)."""
-    if adjustment == "scalar":
-        return lambda u: surrogate.loglik(u, X, y, member)
-    if adjustment != "matrix":
-        raise ValueError(f"adjustment {adjustment!r}, expected one of {ADJUSTMENTS}")
-    C = surrogate.adjustment(member)
-
-    def raw(u: np.ndarray) -> np.ndarray:
-        return surrogate.loglik(u, X, y, member, tempered=False)
-
-    return curvature_adjusted(raw, C, composite_mode(raw, len(C), rng))
-
-
-def curvature_adjusted(
-    loglik: Callable[[np.ndarray], np.ndarray], C: np.ndarray, mode: np.ndarray
-) -> Callable[[np.ndarray], np.ndarray]:
-    """``u -> loglik(mode + C (u - mode))``: the same maximum, its curvature ``C' H C``
-    where ``loglik``'s is ``H``."""
-    return lambda u: loglik(mode + (u - mode) @ C.T)
 
 
 def sample_member(
@@ -292,10 +229,8 @@ def fit_bank(
     *,
     seed: int = 0,
     draws: int = DRAWS,
-    adjustment: str = DEFAULT_ADJUSTMENT,
 ) -> BankFit:
-    """Fit ``parameters`` (those of the surrogate, in its order) to ``sessions``, the
-    composite likelihood adjusted by ``adjustment`` (:data:`ADJUSTMENTS`)."""
+    """Fit ``parameters`` (those of the surrogate, in its order) to ``sessions``."""
     names = tuple(p.name for p in parameters)
     if names != surrogate.parameters:
         raise BankError(
@@ -308,13 +243,14 @@ def fit_bank(
     clog = surrogate.clog
     d = len(parameters)
     rng = np.random.default_rng(derive_seed(seed, 21))
-    samples, members, ess = [], [], []
-    adjusted = [adjusted_loglik(surrogate, X, y, k, adjustment, rng)
-                for k in range(len(surrogate.members))]  # fmt: skip
+    samples, members, ess, at_median = [], [], [], []
+
+    def cut(u: np.ndarray) -> np.ndarray:
+        return np.where(clog.ok(u), 0.0, -np.inf)
 
     for k in range(len(surrogate.members)):
         def loglik(u: np.ndarray, k: int = k) -> np.ndarray:
-            return adjusted[k](u) + np.where(clog.ok(u), 0.0, -np.inf)
+            return surrogate.loglik(u, X, y, k) + cut(u)
 
         s, e = sample_member(loglik, d, rng, draws)
         samples.append(s)
@@ -323,11 +259,11 @@ def fit_bank(
     u = np.concatenate(samples)
     member = np.concatenate(members)
     med = np.median(u, axis=0)[None]
-    at_median = [float(adjusted[k](med)[0]) for k in range(len(members))]
+    at_median = [float(surrogate.loglik(med, X, y, k)[0]) for k in range(len(members))]
     prior = rng.random((20000, d))
     prior = prior[clog.ok(prior)][:8000]
     def loglik_change(ends: np.ndarray) -> np.ndarray:
-        ll = adjusted[0](ends)
+        ll = surrogate.loglik(ends, X, y, 0)
         return np.abs(ll[1::2] - ll[0::2])
 
     fits = parameter_fits(parameters, u, loglik_change,
@@ -336,7 +272,6 @@ def fit_bank(
         "loglik_at_median": at_median,
         "seconds_by_stage": {"posterior sampling": round(time.perf_counter() - start, 1)},
         "non_identifiable_ratio": NON_IDENTIFIABLE_RATIO,
-        "adjustment": adjustment,
     }
     return BankFit(
         tuple(parameters), from_unit(parameters, u), member, fits,

@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from tower.calibration.bank import BankSettings, design, point_task, simulate_point
-from tower.calibration.bankfit import DEFAULT_ADJUSTMENT
 from tower.files.outputs import run_header
 
 #: Posterior draws the truth is ranked among (rank histograms have RANK_BINS bins).
@@ -116,8 +115,7 @@ def fit_point(task: dict[str, Any]) -> dict[str, Any]:
     size = int(surrogate.provenance["bank"]["size"])
     sessions = _sessions(task["ages"], size, task["group"], task["key"])
     start = time.perf_counter()
-    result = fit_bank(sessions, surrogate, params, seed=task["key"],
-                      adjustment=task["adjustment"])
+    result = fit_bank(sessions, surrogate, params, seed=task["key"])
     seconds = time.perf_counter() - start
     truth = task["theta"]
     keys = equilibrium_keys(task["replay_ages"], size)
@@ -247,13 +245,11 @@ def run_bank_coverage(
     scheduler: Any = None,
     progress: bool = True,
     new_recordings: bool = True,
-    adjustment: str = DEFAULT_ADJUSTMENT,
 ) -> dict[str, Any]:
     """Run (or resume) a coverage check; writes coverage.json, coverage.md and the rank
     histograms into ``out_dir`` and returns the summary. ``new_recordings=False`` fits
     only the recordings already in ``out_dir`` (a committed set, a new surrogate: minutes)
-    and runs no physics. ``adjustment``: the composite likelihood's
-    (:data:`tower.calibration.bankfit.ADJUSTMENTS`)."""
+    and runs no physics."""
     from tower.errors import TowerError
     from tower.files.outputs import write_text
     from tower.runs.batch import Task, read_records, run_tasks
@@ -272,21 +268,20 @@ def run_bank_coverage(
     digest = hashlib.sha256(Path(surrogate_path).read_bytes()).hexdigest()[:16]
     fit_tasks = [
         Task(r["key"], {**r, "surrogate": str(surrogate_path), "group": settings.group,
-                        "preset": settings.preset, "adjustment": adjustment})
+                        "preset": settings.preset})
         for r in recordings if r["status"] == "ok"
     ]  # fmt: skip
     fit_path = out_dir / "fits.jsonl"
-    # the fits are this folder's own output: another surrogate or adjustment replaces them
-    # (force), the same resume them, also after more recordings were made; the recordings
-    # stay
+    # the fits are this folder's own output: another surrogate replaces them (force), the
+    # same one resumes them, also after more recordings were made; the recordings stay
     fitted_by = {**settings.recording_settings(), "group": settings.group,
-                 "surrogate_sha256": digest, "adjustment": adjustment}  # fmt: skip
+                 "surrogate_sha256": digest}  # fmt: skip
     run_tasks(fit_tasks, fit_point, fit_path, workers=workers, scheduler=scheduler,
               progress=progress, desc="coverage fits (bank engine)",
               header=run_header("calibrate coverage fits", fitted_by), force=True)  # fmt: skip
     fits = read_records(fit_path)
     summary = summarise(fits, recordings)
-    provenance = f"`{Path(surrogate_path).name}` (sha256 {digest}), {adjustment} adjustment"
+    provenance = f"`{Path(surrogate_path).name}` (sha256 {digest})"
     write_text(out_dir / "coverage.json",
                json.dumps({"settings": asdict(settings), "surrogate_sha256": digest,
                            "summary": summary}, indent=2) + "\n", checked=True)  # fmt: skip

@@ -315,9 +315,6 @@ def _chosen_protocols(known: list[Protocol], protocols: str | None) -> list[Prot
 @click.option("--fits-only", is_flag=True,
               help="Bank engine: fit the recordings already in --out (such as the committed "
               "calibration/coverage), making no new ones: minutes, no physics.")
-@click.option("--adjustment", type=click.Choice(["scalar", "matrix"]), default=None,
-              help="Bank engine: how the composite likelihood is adjusted (default: the "
-              "engine's; see tower/calibration/surrogate.py).")
 @_design_budget
 @click.option("--fit", "fit_names", default=None,
               help="GP engine: comma-separated physics parameters to fit.")
@@ -330,8 +327,8 @@ def coverage_command(
     out_dir: Path, engine: str | None, simulator_name: str, preset: str, recordings: int,
     throws: int,
     pieces: int, colours: int, truth_throws: int, surrogate_path: Path | None, fits_only: bool,
-    adjustment: str | None, budget: int, fit_names: str | None, seed: int | None,
-    scheduler: str | None, workers: int | None, quiet: bool, force: bool = False,
+    budget: int, fit_names: str | None, seed: int | None, scheduler: str | None,
+    workers: int | None, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Coverage of the 90% intervals over recordings at truths from the prior.
 
@@ -345,7 +342,7 @@ def coverage_command(
             raise click.UsageError("--engine bank checks the physics; use --engine gp")
         _bank_coverage(out_dir, preset, recordings, throws, colours, truth_throws,
                        surrogate_path, 7001 if seed is None else seed, scheduler, workers,
-                       quiet, force, fits_only, adjustment)  # fmt: skip
+                       quiet, force, fits_only)  # fmt: skip
     else:
         _gp_coverage(out_dir, simulator_name, preset, recordings, throws, pieces, budget,
                      fit_names, seed or 0, scheduler, workers, quiet, force)  # fmt: skip
@@ -387,9 +384,8 @@ def _gp_coverage(
 def _bank_coverage(
     out_dir: Path, preset: str, recordings: int, throws: int, colours: int, truth_throws: int,
     surrogate_path: Path | None, seed: int, scheduler: str | None, workers: int | None,
-    quiet: bool, force: bool, fits_only: bool, adjustment: str | None,
+    quiet: bool, force: bool, fits_only: bool,
 ) -> None:  # fmt: skip
-    from tower.calibration.bankfit import DEFAULT_ADJUSTMENT
     from tower.calibration.sbc import CoverageSettings, run_bank_coverage
     from tower.calibration.surrogate import DEFAULT_SURROGATE
 
@@ -401,14 +397,13 @@ def _bank_coverage(
     with folder.claiming(outputs):
         run_bank_coverage(out_dir, settings, surrogate_path or DEFAULT_SURROGATE,
                           workers=workers, scheduler=scheduler, progress=not quiet,
-                          new_recordings=not fits_only,
-                          adjustment=adjustment or DEFAULT_ADJUSTMENT)  # fmt: skip
+                          new_recordings=not fits_only)  # fmt: skip
     click.echo((out_dir / "coverage.md").read_text())
 
 
 @calibrate.group("bank")
 def bank_group() -> None:
-    """The physics bank and the likelihood learned from it (`build`, `train`, `temper`)."""
+    """The physics bank and the likelihood learned from it (`build`, `train`)."""
 
 
 @bank_group.command("build")
@@ -468,27 +463,3 @@ def bank_train_command(
     click.echo(f"wrote {out_path}: {members} members from the first "
                f"{surrogate.provenance['train_points']} of {len(bank.u)} points, tempered by "
                f"{', '.join(f'{k:.3f}' for k in surrogate.temper)}")  # fmt: skip
-
-
-@bank_group.command("temper")
-@click.argument("surrogate_path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--bank", "bank_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, help="The bank it was trained on (default: the shipped one).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
-              required=True, help="The surrogate file to write (JSON).")
-@force_option
-def bank_temper_command(
-    surrogate_path: Path, bank_path: Path | None, out_path: Path, force: bool = False
-) -> None:
-    """Re-measure a trained likelihood's adjustments (the scalar tempering, and H and J of
-    the curvature adjustment) on the bank points it was not trained on; the members stay."""
-    from tower.calibration.bank import DEFAULT_BANK, read_bank
-    from tower.calibration.surrogate import load_surrogate, measure_adjustments
-    from tower.files.outputs import check_output
-
-    check_output(out_path, force=force)
-    surrogate = measure_adjustments(load_surrogate(surrogate_path),
-                                    read_bank(bank_path or DEFAULT_BANK))  # fmt: skip
-    surrogate.save(out_path, force=force)
-    click.echo(f"wrote {out_path}: tempered by "
-               f"{', '.join(f'{k:.3f}' for k in surrogate.temper)}, with H and J per member")
