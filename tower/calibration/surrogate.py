@@ -29,6 +29,19 @@ Each member's log-likelihood is therefore multiplied by ``k = d / tr(H^-1 J)`` (
 magnitude adjustment of Pauli, Racugno & Ventura, Statistica Sinica 2011), estimated on
 held-out bank points (:func:`godambe_temper`) and stored with the member.
 
+One number for every direction is a compromise; a direction-wise adjustment was measured
+and is not used. Chandler & Bate's curvature adjustment (Biometrika 2007), ``l(theta_hat +
+C (theta - theta_hat))`` about each member's composite mode with ``C' H C = H J^-1 H``
+from the same held-out points, refitted on the 102 committed coverage recordings, held the
+truth in 77.0 % of pinned directions (147/191; this scalar: 84.7 %), 88.4 % of parameters
+and 95.7 % of key statistics, and narrowed pieces inside to 0.41 (0.26). The bank's
+sequences are 36 throws long, and ``J/H`` grows with a sequence's length, by a different
+factor in each direction. For the first member, along the three directions its ``H``
+constrains best it is 1.3, 1.6, 1.4 over the held-out sequences' first 12 throws and 2.3,
+3.7, 3.8 over all 36; at the coverage truths, 1.8, 2.1, 1.5 over a recording's first 36
+throws and 8, 10, 6 over all 200. A matrix measured on the bank has the wrong shape for a
+200-throw recording.
+
 This is neural likelihood estimation per trial (Boelts et al., eLife 2022, MNLE; Gloeckler
 et al., ICLR 2025, for Markov simulators), amortised over physics parameters as in
 BayesSim (Ramos et al., RSS 2019). The bank's throws are painted with colours afterwards
