@@ -5,8 +5,9 @@ Every training throw of the recording is scored by the surrogate
 sum. The posterior over the unit cube of the prior (uniform, cut where towers clog, as the
 bank's clogged sequences tell) is sampled by population Monte Carlo once per ensemble
 member, and the members' samples are pooled: where the members disagree, the pooled
-posterior is wider. The key tower statistics at each posterior sample come from the same
-member's regression of them on ``theta``; under the prior, from prior draws that do not
+posterior is wider. The key tower statistics at a posterior sample are those the same
+member's likelihood gives when it is played forward from an empty tower by the recommended
+protocol (:mod:`tower.calibration.forward`); under the prior, at prior draws that do not
 clog. They are the tower's statistics at equilibrium, after the first throws from an
 empty tower (:func:`tower.calibration.surrogate.equilibrium_keys`).
 
@@ -44,6 +45,9 @@ from tower.pieces import Kind
 
 #: Posterior draws kept per ensemble member.
 DRAWS = 1200
+
+#: Prior draws and posterior samples whose key statistics are played forward.
+KEY_DRAWS = 1200
 
 #: emcee's walkers, and its steps: burn-in, then kept (every ``THIN``-th).
 WALKERS, BURN, KEEP, THIN = 48, 150, 250, 10
@@ -127,6 +131,7 @@ class BankFit:
     prior_u: np.ndarray  # (n, d) prior draws that do not clog
     throws: int
     info: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -142,19 +147,32 @@ class BankFit:
     def medians(self) -> dict[str, float]:
         return {f.parameter.name: f.median for f in self.fits}
 
-    def _keys(self, u: np.ndarray, member: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(u), len(self.key_names)))
-        for k in range(len(self.surrogate.members)):
-            hit = member == k
-            if hit.any():
-                out[hit] = self.surrogate.keys(u[hit], k)
-        return out
+    def predictive(
+        self, truth: Mapping[str, float] | None = None, *, replay: bool = False
+    ) -> list[Predictive]:
+        """Each key statistic under the prior and the posterior (``truth``: its true value),
+        played forward by the learned likelihood at prior draws and posterior samples
+        (:func:`tower.calibration.forward.forward_keys`, :data:`KEY_DRAWS` of each).
 
-    def predictive(self, truth: Mapping[str, float] | None = None) -> list[Predictive]:
-        """Each key statistic under the prior and the posterior (``truth``: its true value)."""
+        The intervals are of the tower's expected statistics (each draw the mean of several
+        chains). ``replay=True`` gives the intervals of one replay's statistics instead
+        (one chain per draw): what a truth measured on one replay is checked against.
+        """
+        from tower.calibration.forward import CHAINS, forward_keys, key_names
+
+        names = key_names(int(self.surrogate.provenance.get("bank", {}).get("size", 12)))
+        if names != self.key_names:
+            raise BankError(f"the learned likelihood's key statistics {list(self.key_names)} "
+                            f"are not the ones played forward, {list(names)}")  # fmt: skip
+        chains = 1 if replay else CHAINS
+        rng = np.random.default_rng(derive_seed(self.seed, 23))
         k = len(self.surrogate.members)
-        prior = self._keys(self.prior_u, np.arange(len(self.prior_u)) % k)
-        post = self._keys(self.samples_u, self.member)
+        prior_u = self.prior_u[:KEY_DRAWS]
+        prior = forward_keys(self.surrogate, prior_u, np.arange(len(prior_u)) % k, rng,
+                             chains=chains)  # fmt: skip
+        pick = rng.choice(len(self.samples), min(KEY_DRAWS, len(self.samples)), replace=False)
+        post = forward_keys(self.surrogate, self.samples_u[pick], self.member[pick], rng,
+                            chains=chains)  # fmt: skip
         return [
             Predictive(n, quantiles(prior[:, j]), quantiles(post[:, j]),
                        None if truth is None or n not in truth else float(truth[n]))
@@ -275,5 +293,5 @@ def fit_bank(
     }
     return BankFit(
         tuple(parameters), from_unit(parameters, u), member, fits,
-        float(min(ess)) if ess else math.nan, surrogate, prior, len(X), info,
+        float(min(ess)) if ess else math.nan, surrogate, prior, len(X), info, seed,
     )  # fmt: skip

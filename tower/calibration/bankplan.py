@@ -8,7 +8,7 @@ learned likelihood itself (:meth:`tower.calibration.surrogate.Surrogate.simulate
 ensemble member per truth in turn), and fitted by the bank engine as ``tower calibrate``
 fits a real one. What the fit learned is measured as :mod:`tower.calibration.plan`
 measures it: the narrowing of each key statistic (posterior 90% width over the prior's;
-the truth is the member's regression of the statistic at the true parameters) and the
+the truth is the member's expected statistic at the true parameters, played forward) and the
 directions pinned down.
 
 The recordings come from the learned tower, not the physics: the planner asks what a
@@ -29,6 +29,9 @@ from tower.calibration.recording import Session, Throw
 from tower.calibration.surrogate import TRAIN_GROUPS, Surrogate
 from tower.errors import TowerError
 
+#: Chains whose key statistics are averaged for a drawn truth's (its expected statistics).
+TRUTH_CHAINS = 32
+
 
 def bank_refusal(protocol: Protocol, size: int) -> str | None:
     """Why the bank cannot answer ``protocol`` (``None``: it can)."""
@@ -48,6 +51,7 @@ def assess_bank(
 ) -> Assessment:  # fmt: skip
     """Draw and fit ``truths`` recordings of ``protocol`` from the learned likelihood."""
     from tower.calibration.bankfit import fit_bank
+    from tower.calibration.forward import forward_keys
 
     plan = protocol_plan(protocol, minutes)
     rng = np.random.default_rng([seed, 41])
@@ -67,8 +71,8 @@ def assess_bank(
             sessions.append(Session(s.name, "drawn from the learned likelihood", "empty",
                                     throws=throws))  # fmt: skip
         result = fit_bank(sessions, surrogate, parameters, seed=int(rng.integers(2**31)))
-        truth_keys = surrogate.keys(u[None], member)[0]
-        keys = dict(zip(surrogate.key_names, truth_keys.tolist(), strict=True))
+        truth_keys = forward_keys(surrogate, u[None], np.array([member]), rng, chains=TRUTH_CHAINS)
+        keys = dict(zip(surrogate.key_names, truth_keys[0].tolist(), strict=True))
         for p in result.predictive(keys):
             narrow.setdefault(p.name, []).append(p.narrowing)
             hits.append(bool(p.covers_truth))

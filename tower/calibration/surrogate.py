@@ -72,7 +72,10 @@ import numpy as np
 
 from tower.errors import InputFileError, TowerError
 
-SCHEMA = "tower.surrogate/2"
+SCHEMA = "tower.surrogate/3"
+#: Versions read: /2 also held a regression of the key statistics on ``theta`` (now played
+#: forward, :mod:`tower.calibration.forward`), which is ignored.
+SUPPORTED = ("tower.surrogate/2", SCHEMA)
 
 #: The surrogate shipped with the package (trained on :data:`tower.calibration.bank.DEFAULT_BANK`).
 DEFAULT_SURROGATE = Path(__file__).parent / "data" / "surrogate-marrakesh.json"
@@ -278,64 +281,12 @@ class CountModel:
                    float(np.clip(rho, 1e-4, 0.5)))  # fmt: skip
 
 
-# ---------------------------------------------------------------- the key statistics
-
-
-@dataclass(frozen=True)
-class Net:
-    """A multilayer perceptron with ReLU hidden layers and a linear output: the key
-    statistics' regression on ``u``."""
-
-    weights: tuple[np.ndarray, ...]
-    biases: tuple[np.ndarray, ...]
-
-    def forward(self, h: np.ndarray) -> np.ndarray:
-        """Outputs ``(n, outputs)`` of inputs ``h : (n, inputs)``."""
-        for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
-            h = np.maximum(h @ w + b, 0.0)
-        return h @ self.weights[-1] + self.biases[-1]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "weights": [w.round(6).tolist() for w in self.weights],
-            "biases": [b.round(6).tolist() for b in self.biases],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Net:
-        return cls(
-            tuple(np.array(w, float) for w in data["weights"]),
-            tuple(np.array(b, float) for b in data["biases"]),
-        )
-
-    @classmethod
-    def regressor(
-        cls, inputs: np.ndarray, targets: np.ndarray, hidden: tuple[int, ...], seed: int
-    ) -> Net:
-        """Fit by scikit-learn's ``MLPRegressor``; targets are standardised inside and the
-        scale folded back into the last layer."""
-        from sklearn.neural_network import MLPRegressor
-
-        mean, sd = targets.mean(axis=0), targets.std(axis=0) + 1e-9
-        reg = MLPRegressor(
-            hidden_layer_sizes=hidden, alpha=1e-3, max_iter=2000, early_stopping=True,
-            n_iter_no_change=30, random_state=seed,
-        )  # fmt: skip
-        reg.fit(inputs, (targets - mean) / sd)
-        w = [np.asarray(x) for x in reg.coefs_]
-        b = [np.asarray(x) for x in reg.intercepts_]
-        w[-1], b[-1] = w[-1] * sd, b[-1] * sd + mean
-        return cls(tuple(w), tuple(b))
-
-
 @dataclass(frozen=True)
 class Member:
-    """One ensemble member: the count models of a throw's outcome, and the regression of
-    the key tower statistics (:mod:`tower.calibration.behaviour`) on ``theta``."""
+    """One ensemble member: the count models of a throw's outcome."""
 
     same: CountModel
     other: CountModel
-    keys: Net
 
 
 def _limits(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -347,8 +298,9 @@ def _limits(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Surrogate:
-    """The learned per-throw likelihood: an ensemble of :class:`Member`, the key
-    statistics they regress, and where towers clog (a logistic classifier on the bank's
+    """The learned per-throw likelihood: an ensemble of :class:`Member`, the names of the
+    key statistics a fit reports (played forward, :mod:`tower.calibration.forward`), and
+    where towers clog (a logistic classifier on the bank's
     clogged sequences, :class:`tower.calibration.screen.ClogClassifier`)."""
 
     parameters: tuple[str, ...]
@@ -415,12 +367,6 @@ class Surrogate:
             outs.append(out)
         return outs
 
-    def keys(self, u: np.ndarray, member: int) -> np.ndarray:
-        """Expected key statistics ``(m, q)`` at ``u : (m, d)`` by member ``member``."""
-        from tower.calibration.behaviour import from_emulated
-
-        return from_emulated(self.key_names, self.members[member].keys.forward(u))
-
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
@@ -431,8 +377,7 @@ class Surrogate:
             "temper": list(self.temper),
             "provenance": self.provenance,
             "members": [
-                {"same": m.same.to_json(), "other": m.other.to_json(), "keys": m.keys.to_json()}
-                for m in self.members
+                {"same": m.same.to_json(), "other": m.other.to_json()} for m in self.members
             ],
         }
 
@@ -453,7 +398,7 @@ def load_surrogate(path: str | Path = DEFAULT_SURROGATE) -> Surrogate:
         data = json.loads(read_text(path))
     except ValueError as exc:
         raise InputFileError(str(path), f"not JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+    if not isinstance(data, dict) or data.get("schema") not in SUPPORTED:
         raise InputFileError(
             str(path), f"schema {data.get('schema') if isinstance(data, dict) else None!r}, "
             f"expected {SCHEMA!r} (retrain it: tower calibrate bank train)", field="schema",
@@ -462,8 +407,7 @@ def load_surrogate(path: str | Path = DEFAULT_SURROGATE) -> Surrogate:
         raise InputFileError(str(path), "made with other features; retrain it", field="features")
     try:
         members = tuple(
-            Member(CountModel.from_json(m["same"]), CountModel.from_json(m["other"]),
-                   Net.from_json(m["keys"]))
+            Member(CountModel.from_json(m["same"]), CountModel.from_json(m["other"]))
             for m in data["members"]
         )  # fmt: skip
         clog = data["clog_coef"]
@@ -536,19 +480,6 @@ def equilibrium_keys(ages: Sequence[Sequence[int]], size: int) -> dict[str, floa
     }
 
 
-def bank_keys(bank: Any) -> tuple[tuple[str, ...], np.ndarray]:
-    """Key statistic names and values ``(n, q)`` of every bank sequence
-    (:func:`equilibrium_keys`; NaN rows for sequences that clogged or lost a piece)."""
-    size = int(bank.settings["size"])
-    names = ("inside", "p_fresh_out", "p_resident_out", f"out_{size}", "dwell")
-    table = np.full((len(bank.ages), len(names)), np.nan)
-    for i, ages in enumerate(bank.ages):
-        if bank.status[i] == "ok" and len(ages) > FILL_THROWS:
-            keys = equilibrium_keys(ages, size)
-            table[i] = [keys[n] for n in names]
-    return names, table
-
-
 def godambe_temper(
     surrogate: Surrogate, member: int, bank: Any, points: Sequence[int], seed: int = 0,
     step: float = 0.01,
@@ -599,7 +530,7 @@ def train(
 
     from tqdm import tqdm
 
-    from tower.calibration.behaviour import to_emulated
+    from tower.calibration.forward import key_names
     from tower.calibration.screen import ClogClassifier
 
     n_train = round(0.75 * len(bank.u)) if train_points is None else train_points
@@ -608,8 +539,6 @@ def train(
             f"{bank.path}: {len(bank.u)} bank points, {n_train} to train on; at least 20 "
             "are needed to train and 40 more to temper"
         )  # fmt: skip
-    names, keys = bank_keys(bank)
-    ok = ~np.isnan(keys).any(axis=1)
     clog = ClogClassifier.fit(bank.u, np.array([s == "clogged" for s in bank.status]))
     rng = np.random.default_rng(seed)
     out = []
@@ -621,9 +550,7 @@ def train(
         same = CountModel.fit(z, y[:, 0], n_same, penalty)
         z2 = np.concatenate([z, y[:, :1] / SCALE], axis=1)
         other = CountModel.fit(z2, y[:, 1], n_other, penalty)
-        kp = points[ok[points]]
-        key_net = Net.regressor(bank.u[kp], to_emulated(names, keys[kp]), (32, 32), seed + k)
-        out.append(Member(same, other, key_net))
+        out.append(Member(same, other))
     held_out = range(n_train, len(bank.u))
     provenance = {
         "bank": bank.provenance(),
@@ -636,6 +563,7 @@ def train(
         "(Pauli, Racugno & Ventura 2011)",
     }
     coef = None if clog.coef is None else tuple(float(c) for c in clog.coef)
+    names = key_names(int(bank.settings["size"]))
     raw = Surrogate(tuple(p.name for p in bank.parameters), tuple(out), names, coef, provenance,
                     (1.0,) * members)  # fmt: skip
     temper = tuple(godambe_temper(raw, k, bank, held_out, seed) for k in range(members))
