@@ -463,3 +463,44 @@ def bank_train_command(
     click.echo(f"wrote {out_path}: {members} members from the first "
                f"{surrogate.provenance['train_points']} of {len(bank.u)} points, tempered by "
                f"{', '.join(f'{k:.3f}' for k in surrogate.temper)}")  # fmt: skip
+
+
+@bank_group.command("temper")
+@click.option("--recordings", "recordings_dir", required=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A coverage run's folder (recordings.jsonl) made at a seed the coverage "
+              "check does not use, such as calibration/tempering.")  # fmt: skip
+@_out_option("Directory for surrogate.json (the chosen tempering), tempering.md, "
+             "tempering.json and each factor's fits (what resumes the run).")
+@click.option("--surrogate", "surrogate_path", default=None,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The learned likelihood to temper (default: the shipped one).")
+@click.option("--grid", default=None,
+              help="Comma-separated factors in (0, 1] (default: 1,0.85,0.7,0.55).")
+@cluster_options("fits")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@force_option
+def bank_temper_command(
+    recordings_dir: Path, out_dir: Path, surrogate_path: Path | None, grid: str | None,
+    scheduler: str | None, workers: int | None, quiet: bool, force: bool = False,
+) -> None:  # fmt: skip
+    """Calibrate the likelihood's tempering on physics recordings as long as real ones:
+    the largest factor of the Godambe tempering whose 90% intervals hold the truth in at
+    least 90% of parameters and of pinned directions."""
+    from tower.calibration.surrogate import DEFAULT_SURROGATE
+    from tower.calibration.tempering import GRID, OUTPUTS, run_temper
+
+    try:
+        factors = [float(g) for g in grid.split(",")] if grid else list(GRID)
+    except ValueError:
+        raise click.BadParameter(f"not a list of numbers: {grid!r}", param_hint="--grid") from None
+    if not factors or not all(0 < f <= 1 for f in factors):
+        raise click.BadParameter(f"factors must lie in (0, 1], got {grid!r}", param_hint="--grid")
+    folder = OutputFolder(out_dir, "calibrate bank temper", force=force)
+    folder.check(OUTPUTS)
+    with folder.claiming(OUTPUTS):
+        factor = run_temper(surrogate_path or DEFAULT_SURROGATE, recordings_dir, out_dir,
+                            grid=factors, workers=workers, scheduler=scheduler,
+                            progress=not quiet)  # fmt: skip
+    click.echo((out_dir / "tempering.md").read_text())
+    click.echo(f"wrote {out_dir / 'surrogate.json'} (tempering factor {factor:g})")
