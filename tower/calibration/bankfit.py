@@ -148,31 +148,33 @@ class BankFit:
         return {f.parameter.name: f.median for f in self.fits}
 
     def predictive(
-        self, truth: Mapping[str, float] | None = None, *, replay: bool = False
+        self, truth: Mapping[str, float] | None = None, *, replay: int | None = None
     ) -> list[Predictive]:
         """Each key statistic under the prior and the posterior (``truth``: its true value),
         played forward by the learned likelihood at prior draws and posterior samples
         (:func:`tower.calibration.forward.forward_keys`, :data:`KEY_DRAWS` of each).
 
-        The intervals are of the tower's expected statistics (each draw the mean of several
-        chains). ``replay=True`` gives the intervals of one replay's statistics instead
-        (one chain per draw): what a truth measured on one replay is checked against.
+        The intervals are of the tower's expected statistics over
+        :data:`~tower.calibration.forward.THROWS` throws (each draw the mean of several
+        chains). ``replay=T`` gives the intervals of the statistics of one replay of ``T``
+        throws instead (one chain per draw): what a truth measured on one replay is
+        checked against.
         """
-        from tower.calibration.forward import CHAINS, forward_keys, key_names
+        from tower.calibration.forward import CHAINS, THROWS, forward_keys, key_names
 
         names = key_names(int(self.surrogate.provenance.get("bank", {}).get("size", 12)))
         if names != self.key_names:
             raise BankError(f"the learned likelihood's key statistics {list(self.key_names)} "
                             f"are not the ones played forward, {list(names)}")  # fmt: skip
-        chains = 1 if replay else CHAINS
+        chains, throws = (CHAINS, THROWS) if replay is None else (1, replay)
         rng = np.random.default_rng(derive_seed(self.seed, 23))
         k = len(self.surrogate.members)
         prior_u = self.prior_u[:KEY_DRAWS]
         prior = forward_keys(self.surrogate, prior_u, np.arange(len(prior_u)) % k, rng,
-                             chains=chains)  # fmt: skip
+                             chains=chains, throws=throws)  # fmt: skip
         pick = rng.choice(len(self.samples), min(KEY_DRAWS, len(self.samples)), replace=False)
         post = forward_keys(self.surrogate, self.samples_u[pick], self.member[pick], rng,
-                            chains=chains)  # fmt: skip
+                            chains=chains, throws=throws)  # fmt: skip
         return [
             Predictive(n, quantiles(prior[:, j]), quantiles(post[:, j]),
                        None if truth is None or n not in truth else float(truth[n]))

@@ -125,7 +125,7 @@ def fit_point(task: dict[str, Any]) -> dict[str, Any]:
         len(result.samples), RANK_DRAWS, replace=False)]  # fmt: skip
     # the truth is one replay's statistic: checked against one replay's interval; the
     # narrowing is the expected statistic's
-    predictive = result.predictive(keys, replay=True)
+    predictive = result.predictive(keys, replay=len(task["replay_ages"]))
     inside = next(p for p in result.predictive() if p.name == "inside")
     return {
         "key": task["key"],
