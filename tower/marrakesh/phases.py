@@ -263,24 +263,25 @@ def _red_assistant(state: Board, t: Task, a: Action) -> None:
 
 
 # -- phase 2 ----------------------------------------------------------------------------
-#: (colour, the id of ``colour:<colour>``) of every keshi colour, in order.
-_COLOUR_IDS = tuple((c, _COLOUR + COLOUR_INDEX[c]) for c in KESHI_COLOURS)
+#: (colour, the id of ``colour:<colour>``, whether its room is unlimited) of every keshi
+#: colour, in order.
+_COLOUR_IDS = tuple((c, _COLOUR + COLOUR_INDEX[c], c in sectors.UNLIMITED) for c in KESHI_COLOURS)
 
 
 def claimable_ids(state: Board, p: int) -> list[int]:
     """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
-    (listed on every claim turn)."""
+    (listed on every claim turn: room() is asked about the colours of limited room only)."""
     display = state.display
     room = sectors.room
-    return [i for c, i in _COLOUR_IDS if display[c] and room(state, p, c) > 0]
+    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or room(state, p, c) > 0)]
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
     """The options of player ``p``'s claim: the claimable colours, then what the modules
     offer in place of keshis."""
     out = claimable_ids(state, p)
-    if state.game.hooks.claim_options:
-        out += module_claims(state, p)
+    for hook in state.game.hooks.claim_options:  # what the modules offer instead
+        out += hook(state, p)
     return out
 
 
@@ -312,11 +313,6 @@ def _claim_turn(state: Board, t: Task) -> None:
         return
     # Ruling: keshis nobody may claim stay in the tower base ("must leave the other in the
     # tower base") and can be claimed in a later round.
-
-
-def module_claims(state: Board, p: int) -> list[int]:
-    """What the modules offer player ``p`` in place of keshis (``claim_options`` hook)."""
-    return [i for hook in state.game.hooks.claim_options for i in hook(state, p)]
 
 
 @options("claim_second")

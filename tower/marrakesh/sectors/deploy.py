@@ -65,9 +65,12 @@ def brown_spaces(state: Board, p: int) -> list[int]:
     return out
 
 
+#: The colours whose room is unlimited (goods): no module changes it, so a caller that
+#: only asks whether a keshi fits need not ask room() about them.
+UNLIMITED: frozenset[str] = frozenset(GOODS)
 #: The colours whose room no module changes: goods (unlimited), red (free vendor sectors)
 #: and pink (free main-square spaces); one lookup tells room() which.
-_OWN_ROOM: dict[str, str] = {**dict.fromkeys(GOODS, "goods"), "red": "red", "pink": "pink"}
+_OWN_ROOM: dict[str, str] = {**dict.fromkeys(UNLIMITED, "goods"), "red": "red", "pink": "pink"}
 
 
 def room(state: Board, p: int, colour: str) -> int:
