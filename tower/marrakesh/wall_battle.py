@@ -350,6 +350,13 @@ def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
     >>> payment_options(Penalty.LUXURY_GOOD, {}) == [Payment(Penalty.LUXURY_GOOD, ())]
     True
     """
+    return [Payment(penalty, taken) for taken in payment_ways(penalty, holdings)]
+
+
+def payment_ways(penalty: Penalty, holdings: Holdings) -> list[tuple[tuple[str, int], ...]]:
+    """The tokens each of :func:`payment_options` takes, in the same order (without a
+    :class:`Payment` around each: the engine asks at every malus). Only the tokens of
+    the kinds in :func:`token_kinds` matter."""
     rule = MALUS_RULES[penalty]
     stock = {t: n for t, n in holdings.items() if n > 0}
     pools = [{t: n for t, n in stock.items() if _in_pool(t, pool)} for pool in rule.pools]
@@ -360,7 +367,18 @@ def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
         if min(rule.amount, sum(pool.values())) < best:
             continue
         options.update(_takings(sorted(pool), pool, best))
-    return [Payment(penalty, taken) for taken in sorted(options)]
+    return sorted(options)
+
+
+@cache
+def token_kinds(penalty: Penalty) -> frozenset[str]:
+    """The token kinds (``resource``, ``keshi``, ...) ``penalty`` may take: holdings of
+    other kinds never change its payments.
+
+    >>> sorted(token_kinds(Penalty.TWO_STEPS))
+    ['step']
+    """
+    return frozenset(t.partition(":")[0] for pool in MALUS_RULES[penalty].pools for t in pool)
 
 
 def _takings(

@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import Counter
+from collections.abc import Collection
 from functools import cache
 from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,8 @@ BRICKWORKS = (0, 1)
 TOWN_SPACES = (8, 9)
 #: Engine resource names of battle.py's cost and holding tokens.
 _RES = {"water": "water", "date": "dates", "dinar": "dinars"}
+#: The kinds of token :func:`holdings` lists.
+_TOKEN_KINDS = frozenset({"resource", "step", "keshi", "luxury", "gate"})
 
 
 def colour(p: int) -> str:
@@ -157,11 +160,6 @@ def orchard_room(state: State, p: int) -> int:
         + len(pl.sahara_green)
         - pl.orchard_brown
     )
-
-
-def room(state: State, p: int) -> int:
-    """How many more green or brown keshis player ``p`` could deploy."""
-    return orchard_room(state, p) + brown_room(state, p)
 
 
 #: The ids of ``sector:0`` (the date orchard, in the place_wg decision) and ``slot:0``.
@@ -473,29 +471,38 @@ def malus_keshis(state: State, p: int) -> dict[str, int]:
     return {c: n for c, n in out.items() if n > 0}
 
 
-def holdings(state: State, p: int) -> dict[str, int]:
-    """Player ``p``'s holdings in :mod:`battle`'s token form."""
+def holdings(state: State, p: int, kinds: Collection[str] = _TOKEN_KINDS) -> dict[str, int]:
+    """Player ``p``'s holdings in :mod:`battle`'s token form: the tokens of ``kinds``
+    (``resource``, ``step``, ``keshi``, ``luxury``, ``gate``; default all)."""
     pl = state.players[p]
-    h = {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
-    final = state.game.components["staircase"]["final"]
-    # Ruling: "2 steps backwards" never moves a pawn off the final staircase space: the base
-    # rules (*Marrakesh*) say a pawn there stays for the rest of
-    # the game. Its steps are not there to give up; the malus falls on the other staircase,
-    # or is forfeited if both pawns stand on the final space.
-    h |= {
-        "step:black": pl.mosque if pl.mosque < final else 0,
-        "step:white": pl.palace if pl.palace < final else 0,
-    }
-    h |= {f"keshi:{c}": n for c, n in malus_keshis(state, p).items()}
-    h |= {f"luxury:{lid}": 1 for lid in pl.luxuries}
-    h |= {f"gate:{i}": 1 for i, g in enumerate(pl.gates) if g is not None}
+    h: dict[str, int] = {}
+    if "resource" in kinds:
+        h |= {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
+    if "step" in kinds:
+        final = state.game.components.raw["staircase"]["final"]
+        # Ruling: "2 steps backwards" never moves a pawn off the final staircase space: the
+        # base rules (*Marrakesh*) say a pawn there stays for the rest of
+        # the game. Its steps are not there to give up; the malus falls on the other
+        # staircase, or is forfeited if both pawns stand on the final space.
+        h |= {
+            "step:black": pl.mosque if pl.mosque < final else 0,
+            "step:white": pl.palace if pl.palace < final else 0,
+        }
+    if "keshi" in kinds:
+        h |= {f"keshi:{c}": n for c, n in malus_keshis(state, p).items()}
+    if "luxury" in kinds:
+        h |= {f"luxury:{lid}": 1 for lid in pl.luxuries}
+    if "gate" in kinds:
+        h |= {f"gate:{i}": 1 for i, g in enumerate(pl.gates) if g is not None}
     return h
 
 
 @ADDS.task("malus")
 def _malus(state: State, t: Task) -> None:
     pen = bt.Penalty(t["pen"])
-    ways = [list(map(list, w.taken)) for w in bt.payment_options(pen, holdings(state, t["p"]))]
+    # Only the holdings the malus may take are listed (a malus follows most battles).
+    mine = holdings(state, t["p"], bt.token_kinds(pen))
+    ways = [list(map(list, w)) for w in bt.payment_ways(pen, mine)]
     # The action space has 16 choices; more ways (only ever luxury goods, 17+ owned) are cut.
     push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
 
@@ -885,7 +892,9 @@ class WallsGuards(Module):
         layout["start"] = True
 
     def room(self, state: State, p: int, colour: str) -> int | None:
-        return room(state, p)
+        """How many more green or brown keshis player ``p`` could deploy (asked on most
+        claims and assistants)."""
+        return orchard_room(state, p) + brown_room(state, p)
 
     def deploy(self, state: State, task: Task) -> bool:
         if task["c"] not in ("green", "brown"):
