@@ -757,7 +757,8 @@ class Gems(Module):
         return [ask("gems_disc", p) for p in order(state)]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return [T("gems_turn_start" if when == "start" else "gems_turn_end", p=p)]
+        # A literal task rather than T(): asked twice in every turn.
+        return [{"t": "gems_turn_start" if when == "start" else "gems_turn_end", "p": p}]
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
         return [T("gems_round_end")] if when == "end" else []

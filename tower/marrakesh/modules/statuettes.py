@@ -59,7 +59,6 @@ from tower.marrakesh.rules import (
     OPTIONS,
     RESOLVE,
     Label,
-    T,
     Task,
     ask,
     push,
@@ -274,7 +273,8 @@ class Statuettes(Module):
         run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return [T("statuettes_turn_over")] if when == "end" else []
+        # A literal task rather than T(): asked at the end of every turn.
+        return [{"t": "statuettes_turn_over"}] if when == "end" else []
 
     def invariants(self, state: State) -> None:
         check(state)
