@@ -680,9 +680,10 @@ class Experts(Module):
         action (returns True) pre-empts the offer; modules that only add to an action
         should return False."""
         b = board(state)
-        if b["plain"] == [p, sector]:
+        plain = b["plain"]  # mostly None: no list is made to compare it with
+        if plain is not None and plain == [p, sector]:
             b["plain"] = None
-        elif state.turn == p:
+        elif state.turn == p and state.players[p].ext[NAME]["tiles"]:
             tids = unused_where(state, p, "sector", sector)
             options_ = ways(state, p, tids) if tids else []
             if options_:
