@@ -404,9 +404,9 @@ def thrown(state: Board, top: Task) -> list[Piece]:
     the keshis of every player's hand with the keshis carried over from the last battle
     and the pieces modules added under ``"extra"`` (e.g. expert keshis)."""
     if "pieces" in top:
-        return [Piece.parse(s) for s in top["pieces"]]
+        return list(map(Piece.parse, top["pieces"]))
     hands = [c for pl in state.players for c in pl.hand]
-    extra = [Piece.parse(s) for s in top.get("extra", ())]
+    extra = list(map(Piece.parse, top.get("extra", ())))
     return [_KESHIS[c] for c in hands + state.carry] + extra
 
 
@@ -442,10 +442,11 @@ def sample_chance(state: Board, rng: random.Random | None) -> list[str]:
     top = state.stack.pop()
     pieces = thrown(state, top)
     out, state.tower = state.game.config.tower.throw(state.tower, pieces, rng or state.rng)
-    names = [str(p) for p in out]
-    state.history.append(
-        "chance " + ",".join(p.colour if p.kind is Kind.KESHI else str(p) for p in out)
-    )
+    names = list(map(str, out))
+    # A list, not a generator, for join: every throw of the game is logged.
+    keshi = Kind.KESHI
+    logged = [p.colour if p.kind is keshi else n for p, n in zip(out, names, strict=True)]
+    state.history.append("chance " + ",".join(logged))
     state.game.ruleset.after_throw[top.get("after", "round")](state, top, list(out))
     advance(state)
     return names

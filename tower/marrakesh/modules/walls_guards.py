@@ -300,7 +300,13 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
     """The ways to pay for the watchman on ``post`` (0 bottom, 1 middle, 2 top): its
     printed cost less the resources the player waives (scroll 82, provision tile: "1 fewer
     resource of their choice per watchman"), each a payable cost."""
-    ways = _hire_ways(post, _watchtower(state, p), _hire_discount(state, p))
+    return _payable(state, p, _hire_ways(post, _watchtower(state, p), _hire_discount(state, p)))
+
+
+def _payable(
+    state: State, p: int, ways: tuple[tuple[tuple[str, int], ...], ...]
+) -> list[dict[str, int]]:
+    """The ways of :func:`_hire_ways` player ``p`` can pay, as costs."""
     costs = [dict(w) for w in ways]
     return [c for c in costs if can_pay(state, p, c)]
 
@@ -329,7 +335,11 @@ def _hire_ways(post: int, watchtower: bool, waived: int) -> tuple[tuple[tuple[st
 def _hire_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     posts = state.players[p].posts
-    return [PASS] + [action_id("slot", k) for k in range(3) if posts[k] and hire_costs(state, p, k)]
+    # hire_costs of each post, with the watchtower and the discount looked up once.
+    tower, waived = _watchtower(state, p), _hire_discount(state, p)
+    return [PASS] + [
+        _SLOT + k for k in range(3) if posts[k] and _payable(state, p, _hire_ways(k, tower, waived))
+    ]
 
 
 @ADDS.resolution("hire", ignore_pass=True)
@@ -383,14 +393,14 @@ def season_tasks(state: State) -> list[Task]:
 def _battle(state: State, t: Task) -> None:
     p = t["p"]
     pl = state.players[p]
-    base = None if t["first"] else [Piece.parse(x) for x in state.battle_base]
+    base = None if t["first"] else list(map(Piece.parse, state.battle_base))
     pieces = bt.battle_throw(state.season, colour(p), pl.recruited, base, state.brigands)
     if t["first"]:
         state.brigands -= sum(x.kind is Kind.BRIGAND for x in pieces)
     pl.recruited = 0
     state.battle_base = []
     if pieces:
-        push(state, T("throw", pieces=[str(x) for x in pieces], after="battle", p=p))
+        push(state, T("throw", pieces=list(map(str, pieces)), after="battle", p=p))
     else:
         # Ruling: with nothing to throw the tower is not touched and nothing falls out.
         _battle_out(state, {"p": p}, [])
@@ -423,7 +433,7 @@ def _watchtower(state: State, p: int) -> bool:
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
     p = top["p"]
-    state.battle_base = [str(x) for x in out]
+    state.battle_base = list(map(str, out))
     wall, tile_sections = battle_wall(state, p)
     result = bt.resolve_battle(colour(p), out, wall)
     placed = result.attackers - result.unopposed

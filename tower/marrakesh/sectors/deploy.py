@@ -57,11 +57,15 @@ def brown_spaces(state: Board, p: int) -> list[int]:
         elif not sa[1]:
             out.append(1)
     for first, town in ((2, 8), (5, 9)):
-        nxt = next((i for i in range(first, first + 3) if not sa[i]), None)
-        if nxt is not None:
-            out.append(nxt)
-        elif towns and not sa[town] and state.towns_display:
-            out.append(town)
+        # The first free space of the path (a loop, not next() over a generator: asked
+        # for every caravan keshi deployed).
+        for i in range(first, first + 3):
+            if not sa[i]:
+                out.append(i)
+                break
+        else:
+            if towns and not sa[town] and state.towns_display:
+                out.append(town)
     return out
 
 
