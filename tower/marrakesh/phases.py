@@ -187,15 +187,20 @@ def _round(state: Board, t: Task) -> None:
     for pl in state.players:
         pl.swapped = False
     hooks = state.game.hooks.round_tasks
-    state.stack.append(T("end_round"))
-    push(state, *[x for round_tasks in hooks for x in round_tasks(state, "end")])
-    state.stack.append(T("river_bonus", k=0))
-    state.stack.append(T("assist_turn", k=0))
-    state.stack.append(T("claim_turn", k=0))
-    state.stack.append(T("throw"))
-    state.stack.append(T("deploy_assistants"))
-    state.stack.append(T("select", chosen={str(p): None for p in range(state.num_players)}))
-    push(state, *[x for round_tasks in hooks for x in round_tasks(state, "start")])
+    stack = state.stack
+    # The round's tasks as literals (T() spelt out), the modules' end tasks run before
+    # end_round and their start tasks first.
+    stack.append({"t": "end_round"})
+    stack.extend(reversed([x for round_tasks in hooks for x in round_tasks(state, "end")]))
+    stack += (
+        {"t": "river_bonus", "k": 0},
+        {"t": "assist_turn", "k": 0},
+        {"t": "claim_turn", "k": 0},
+        {"t": "throw"},
+        {"t": "deploy_assistants"},
+        {"t": "select", "chosen": {str(p): None for p in range(state.num_players)}},
+    )
+    stack.extend(reversed([x for round_tasks in hooks for x in round_tasks(state, "start")]))
 
 
 #: A screen's colours as they lie -> the ids of the selections among them. Screens change

@@ -142,7 +142,8 @@ def _cost(state: State) -> dict[str, int]:
 
 
 def _souk_task(p: int) -> Task:
-    return ask("souk", p, ex=0, lux=0)
+    # ask("souk", p, ex=0, lux=0), spelt out: every souk visit with a statuette makes one.
+    return {"t": "ask", "k": "souk", "p": p, "ex": 0, "lux": 0}
 
 
 @ADDS.option("statuettes_souk")

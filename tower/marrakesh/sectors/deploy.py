@@ -126,7 +126,8 @@ def _deploy(state: Board, t: Task) -> None:
     """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
     p, c, src = t["p"], t["c"], t["src"]
     pl = state.players[p]
-    if room(state, p, c) <= 0:
+    hooks = state.game.hooks
+    if c not in UNLIMITED and room(state, p, c) <= 0:
         # A keshi that fits nowhere goes back to the common supply.
         if src == "held":
             pl.held.remove(c)
@@ -136,7 +137,7 @@ def _deploy(state: Board, t: Task) -> None:
             # vendor that fits nowhere names none, so no action follows.
             push(state, T("action", p=p, s=sector_of(c)))
         return
-    for hook in state.game.hooks.deploy_for[c]:
+    for hook in hooks.deploy_for[c]:
         if hook(state, t):
             return
     if c in ("red", "pink", "brown"):
@@ -144,8 +145,8 @@ def _deploy(state: Board, t: Task) -> None:
         return
     take_keshi(state, p, c, src)
     pl.keshis[c] += 1
-    if state.game.hooks.reached:
-        reached(state, p, "keshi", c)
+    for hook in hooks.reached:  # reached(state, p, "keshi", c), without its call
+        hook(state, p, "keshi", c)
     if c == "green":
         score(
             state, p, state.game.components["date_orchard"]["deploy_points"], "date picker deployed"
