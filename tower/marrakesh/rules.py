@@ -264,12 +264,13 @@ def advance(state: Board) -> None:
     rs = game.ruleset
     tasks, options_, resolve_ = rs.tasks, rs.options, rs.resolve
     redirects = game.hooks.redirects
+    handler_of, pop = tasks.get, stack.pop  # bound once: the loop runs for every task
     while stack:
         top = stack[-1]
         t = top["t"]
-        handler = tasks.get(t)  # a task ("ask", "select" and "throw" are none)
+        handler = handler_of(t)  # a task ("ask", "select" and "throw" are none)
         if handler is not None:
-            stack.pop()
+            pop()
             handler(state, top)
         elif t == "ask":
             opts = top.get("o")
@@ -281,7 +282,7 @@ def advance(state: Board) -> None:
                 opts = top["o"] = options_[kind](state, top)
             if len(opts) > 1 or (opts and ask_single):
                 return
-            stack.pop()
+            pop()
             if opts:
                 resolve_[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
