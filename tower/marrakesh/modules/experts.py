@@ -636,7 +636,9 @@ class Experts(Module):
         return [T("experts_round" if when == "start" else "experts_round_end")]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        if when == "end" and unused_where(state, p, "ability", "vendor"):
+        # Most players hold no tile: the list of tiles is read before the tiles' abilities.
+        tiles = state.players[p].ext[NAME]["tiles"]
+        if when == "end" and tiles and unused_where(state, p, "ability", "vendor"):
             return [T("experts_red_offer", p=p)]
         return []
 
