@@ -153,9 +153,10 @@ def sahara_keshis(pl: Player) -> int:
 
 def orchard_room(state: State, p: int) -> int:
     pl = state.players[p]
-    # The capacity less both counts of orchard(pl), spelt out: room() asks on most claims.
+    # The capacity less both counts of orchard(pl), and _wg(state), spelt out: room() asks
+    # on most claims.
     return (
-        _wg(state)["orchard_capacity"]
+        state.game.components.raw["walls_guards"]["orchard_capacity"]
         - pl.keshis["green"]
         + len(pl.sahara_green)
         - pl.orchard_brown
