@@ -260,11 +260,10 @@ def advance(state: Board) -> None:
     ``config.ask_single`` is set (then only a decision without options is skipped)."""
     stack = state.stack
     game = state.game
-    ask_single = game.config.ask_single
     rs = game.ruleset
-    tasks, options_, resolve_ = rs.tasks, rs.options, rs.resolve
-    redirects = game.hooks.redirects
-    handler_of, pop = tasks.get, stack.pop  # bound once: the loop runs for every task
+    # Bound once: the loop runs for every task. What only a decision reads is looked up
+    # there (most calls end at the first decision).
+    handler_of, pop = rs.tasks.get, stack.pop
     while stack:
         top = stack[-1]
         t = top["t"]
@@ -277,15 +276,17 @@ def advance(state: Board) -> None:
             if opts is None:
                 # A module may answer a core decision its own way (Module.redirects).
                 kind = top["k"]
+                redirects = game.hooks.redirects
                 if kind in redirects:
                     kind = top["k"] = redirects[kind]
-                opts = top["o"] = options_[kind](state, top)
-            if len(opts) > 1 or (opts and ask_single):
+                opts = top["o"] = rs.options[kind](state, top)
+            if len(opts) > 1 or (opts and game.config.ask_single):
                 return
             pop()
             if opts:
-                resolve_[top["k"]](state, top, ACTIONS[opts[0]])
+                rs.resolve[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
+            ask_single = game.config.ask_single
             chosen = top["chosen"]
             waiting = False  # a pending player with a real choice
             for p, a in chosen.items():
