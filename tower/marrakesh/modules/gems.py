@@ -313,10 +313,10 @@ def sweep(state: State, p: int) -> None:
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
     # It runs on every ``reached`` event: the places come ready-made, the sites found
-    # already are not looked at.
-    sites = mine(state, p)["sites"]
-    sahara, gate, orchard = _sweep_places()
+    # already are not looked at, the player's slot is read in place (mine(state, p)).
     pl = state.players[p]
+    sites = pl.ext[NAME]["sites"]
+    sahara, gate, orchard = _sweep_places()
     for site, i in sahara:
         # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
         # the path space is explored.
