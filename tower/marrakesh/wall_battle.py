@@ -219,7 +219,7 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
     each one meeting a gap breaks through (the section's printed malus).
     """
     # Keshis, the most of what falls out, are bystanders (role): only the others are asked,
-    # in one loop (a battle follows every round of a season's end).
+    # in one loop (every battle of the game passes here).
     defenders = attackers = brigands = 0
     for p in out:
         if p.kind is Kind.KESHI:
