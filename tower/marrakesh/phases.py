@@ -379,17 +379,20 @@ def _assist_turn(state: Board, t: Task) -> None:
 
 #: Id of ``assistant:<first sector>/keshi``; sector ``i``'s two actions follow at 2 * i.
 _ASSISTANT = action_id("assistant")
+#: sector -> the id of ``assistant:<sector>/keshi`` (its sector action's id follows).
+_ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 
 
 @options("assistant")
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
+    room = sectors.room
     for s, n in state.players[p].assistants.items():
         if n <= 0:
             continue
-        keshi = _ASSISTANT + 2 * SECTOR_INDEX[s]
-        if s == "souk" or sectors.room(state, p, s) > 0:
+        keshi = _ASSISTANT_IDS[s]
+        if s == "souk" or room(state, p, s) > 0:
             out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).

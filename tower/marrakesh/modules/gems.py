@@ -328,7 +328,7 @@ def sweep(state: State, p: int) -> None:
         return
     keshis = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
     for site, k in orchard:
-        if keshis >= k:
+        if keshis >= k and sites[site] is not None:
             _site(state, p, site)
 
 
