@@ -23,8 +23,10 @@ from tower.marrakesh.wall_battle import (
     hiring_cost,
     pay,
     payment_options,
+    payment_ways,
     resolve_battle,
     standing_spaces,
+    token_kinds,
     watchmen,
 )
 from tower.pieces import Kind, Piece
@@ -113,6 +115,42 @@ def test_staircase_malus_comes_off_one_staircase_in_full_if_possible():
 def test_goods_keshi_malus_only_takes_goods_keshis():
     opts = payment_options(Penalty.GOODS_KESHI, {"keshi:red": 3, "keshi:purple": 1})
     assert [o.taken for o in opts] == [(("keshi:purple", 1),)]
+
+
+def test_a_malus_reads_only_the_token_kinds_it_may_take():
+    # The engine lists only the holdings of token_kinds(penalty) (a malus follows most
+    # battles): the ways to pay must be those of the whole holdings.
+    tokens = [
+        *(f"resource:{r}" for r in ("water", "date", "dinar")),
+        "wood:wood",
+        "step:black",
+        "step:white",
+        *(f"keshi:{c}" for c in ("orange", "purple", "yellow", "red", "gray", "green")),
+        "luxury:3",
+        "luxury:12",
+        "gate:0",
+        "gate:5",
+    ]
+    rng = random.Random(7)
+    for _ in range(300):
+        held = {t: rng.choice([0, 1, 1, 2, 3]) for t in rng.sample(tokens, rng.randint(0, 16))}
+        for pen in Penalty:
+            kinds = token_kinds(pen)
+            mine = {t: n for t, n in held.items() if t.partition(":")[0] in kinds}
+            ways = payment_ways(pen, held)
+            assert payment_ways(pen, mine) == ways
+            assert [o.taken for o in payment_options(pen, held)] == ways
+    assert token_kinds(Penalty.ANY_KESHI) == {"keshi"}
+    assert token_kinds(Penalty.TWO_RESOURCES) == {"resource"}
+
+
+def test_the_next_throw_lies_in_the_pieces_own_order():
+    base = [Piece.keshi("yellow"), Piece(Kind.EXPERT, "white"), Piece.keshi("turquoise")]
+    base += [Piece.keshi("turquoise"), *brigands(1), *watchmen("red", 1)]
+    for seed in range(5):
+        random.Random(seed).shuffle(base)
+        after = aftermath(base).next_throw
+        assert after == tuple(sorted(p for p in base if p.kind in (Kind.KESHI, Kind.EXPERT)))
 
 
 def test_season_procedure_throws_what_the_rulebook_says():

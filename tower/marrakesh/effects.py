@@ -37,8 +37,12 @@ def _fx(state: Board, t: Task) -> None:
     pl = state.players[p]
     if op == "gain":
         for r in RESOURCES:
-            setattr(pl, r, getattr(pl, r) + e.get(r, 0))
-        add_wood(state, p, e.get("wood", 0))  # Walls & Guards
+            n = e.get(r)
+            if n:  # most gains name one or two of the resources
+                setattr(pl, r, getattr(pl, r) + n)
+        wood = e.get("wood")
+        if wood:  # Walls & Guards
+            add_wood(state, p, wood)
     elif op == "points":
         score(state, p, e["n"], t.get("why", "bonus"))
     elif op == "keshi":

@@ -187,15 +187,20 @@ def _round(state: Board, t: Task) -> None:
     for pl in state.players:
         pl.swapped = False
     hooks = state.game.hooks.round_tasks
-    state.stack.append(T("end_round"))
-    push(state, *[x for round_tasks in hooks for x in round_tasks(state, "end")])
-    state.stack.append(T("river_bonus", k=0))
-    state.stack.append(T("assist_turn", k=0))
-    state.stack.append(T("claim_turn", k=0))
-    state.stack.append(T("throw"))
-    state.stack.append(T("deploy_assistants"))
-    state.stack.append(T("select", chosen={str(p): None for p in range(state.num_players)}))
-    push(state, *[x for round_tasks in hooks for x in round_tasks(state, "start")])
+    stack = state.stack
+    # The round's tasks as literals (T() spelt out), the modules' end tasks run before
+    # end_round and their start tasks first.
+    stack.append({"t": "end_round"})
+    stack.extend(reversed([x for round_tasks in hooks for x in round_tasks(state, "end")]))
+    stack += (
+        {"t": "river_bonus", "k": 0},
+        {"t": "assist_turn", "k": 0},
+        {"t": "claim_turn", "k": 0},
+        {"t": "throw"},
+        {"t": "deploy_assistants"},
+        {"t": "select", "chosen": {str(p): None for p in range(state.num_players)}},
+    )
+    stack.extend(reversed([x for round_tasks in hooks for x in round_tasks(state, "start")]))
 
 
 #: A screen's colours as they lie -> the ids of the selections among them. Screens change
@@ -263,24 +268,25 @@ def _red_assistant(state: Board, t: Task, a: Action) -> None:
 
 
 # -- phase 2 ----------------------------------------------------------------------------
-#: (colour, the id of ``colour:<colour>``) of every keshi colour, in order.
-_COLOUR_IDS = tuple((c, _COLOUR + COLOUR_INDEX[c]) for c in KESHI_COLOURS)
+#: (colour, the id of ``colour:<colour>``, whether its room is unlimited) of every keshi
+#: colour, in order.
+_COLOUR_IDS = tuple((c, _COLOUR + COLOUR_INDEX[c], c in sectors.UNLIMITED) for c in KESHI_COLOURS)
 
 
 def claimable_ids(state: Board, p: int) -> list[int]:
     """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
-    (listed on every claim turn)."""
+    (listed on every claim turn: room() is asked about the colours of limited room only)."""
     display = state.display
     room = sectors.room
-    return [i for c, i in _COLOUR_IDS if display[c] and room(state, p, c) > 0]
+    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or room(state, p, c) > 0)]
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
     """The options of player ``p``'s claim: the claimable colours, then what the modules
     offer in place of keshis."""
     out = claimable_ids(state, p)
-    if state.game.hooks.claim_options:
-        out += module_claims(state, p)
+    for hook in state.game.hooks.claim_options:  # what the modules offer instead
+        out += hook(state, p)
     return out
 
 
@@ -312,11 +318,6 @@ def _claim_turn(state: Board, t: Task) -> None:
         return
     # Ruling: keshis nobody may claim stay in the tower base ("must leave the other in the
     # tower base") and can be claimed in a later round.
-
-
-def module_claims(state: Board, p: int) -> list[int]:
-    """What the modules offer player ``p`` in place of keshis (``claim_options`` hook)."""
-    return [i for hook in state.game.hooks.claim_options for i in hook(state, p)]
 
 
 @options("claim_second")
@@ -378,17 +379,20 @@ def _assist_turn(state: Board, t: Task) -> None:
 
 #: Id of ``assistant:<first sector>/keshi``; sector ``i``'s two actions follow at 2 * i.
 _ASSISTANT = action_id("assistant")
+#: sector -> the id of ``assistant:<sector>/keshi`` (its sector action's id follows).
+_ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 
 
 @options("assistant")
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
+    room = sectors.room
     for s, n in state.players[p].assistants.items():
         if n <= 0:
             continue
-        keshi = _ASSISTANT + 2 * SECTOR_INDEX[s]
-        if s == "souk" or sectors.room(state, p, s) > 0:
+        keshi = _ASSISTANT_IDS[s]
+        if s == "souk" or room(state, p, s) > 0:
             out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).

@@ -260,31 +260,33 @@ def advance(state: Board) -> None:
     ``config.ask_single`` is set (then only a decision without options is skipped)."""
     stack = state.stack
     game = state.game
-    ask_single = game.config.ask_single
     rs = game.ruleset
-    tasks, options_, resolve_ = rs.tasks, rs.options, rs.resolve
-    redirects = game.hooks.redirects
+    # Bound once: the loop runs for every task. What only a decision reads is looked up
+    # there (most calls end at the first decision).
+    handler_of, pop = rs.tasks.get, stack.pop
     while stack:
         top = stack[-1]
         t = top["t"]
-        handler = tasks.get(t)  # a task ("ask", "select" and "throw" are none)
+        handler = handler_of(t)  # a task ("ask", "select" and "throw" are none)
         if handler is not None:
-            stack.pop()
+            pop()
             handler(state, top)
         elif t == "ask":
             opts = top.get("o")
             if opts is None:
                 # A module may answer a core decision its own way (Module.redirects).
                 kind = top["k"]
+                redirects = game.hooks.redirects
                 if kind in redirects:
                     kind = top["k"] = redirects[kind]
-                opts = top["o"] = options_[kind](state, top)
-            if len(opts) > 1 or (opts and ask_single):
+                opts = top["o"] = rs.options[kind](state, top)
+            if len(opts) > 1 or (opts and game.config.ask_single):
                 return
-            stack.pop()
+            pop()
             if opts:
-                resolve_[top["k"]](state, top, ACTIONS[opts[0]])
+                rs.resolve[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
+            ask_single = game.config.ask_single
             chosen = top["chosen"]
             waiting = False  # a pending player with a real choice
             for p, a in chosen.items():
@@ -404,9 +406,9 @@ def thrown(state: Board, top: Task) -> list[Piece]:
     the keshis of every player's hand with the keshis carried over from the last battle
     and the pieces modules added under ``"extra"`` (e.g. expert keshis)."""
     if "pieces" in top:
-        return [Piece.parse(s) for s in top["pieces"]]
+        return list(map(Piece.parse, top["pieces"]))
     hands = [c for pl in state.players for c in pl.hand]
-    extra = [Piece.parse(s) for s in top.get("extra", ())]
+    extra = list(map(Piece.parse, top.get("extra", ())))
     return [_KESHIS[c] for c in hands + state.carry] + extra
 
 
@@ -442,10 +444,11 @@ def sample_chance(state: Board, rng: random.Random | None) -> list[str]:
     top = state.stack.pop()
     pieces = thrown(state, top)
     out, state.tower = state.game.config.tower.throw(state.tower, pieces, rng or state.rng)
-    names = [str(p) for p in out]
-    state.history.append(
-        "chance " + ",".join(p.colour if p.kind is Kind.KESHI else str(p) for p in out)
-    )
+    names = list(map(str, out))
+    # A list, not a generator, for join: every throw of the game is logged.
+    keshi = Kind.KESHI
+    logged = [p.colour if p.kind is keshi else n for p, n in zip(out, names, strict=True)]
+    state.history.append("chance " + ",".join(logged))
     state.game.ruleset.after_throw[top.get("after", "round")](state, top, list(out))
     advance(state)
     return names

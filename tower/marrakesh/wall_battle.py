@@ -32,6 +32,7 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, 
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
+from operator import attrgetter
 from typing import Literal, TypeVar
 
 from tower.pieces import NEUTRAL, Kind, Piece
@@ -217,12 +218,18 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
     the wall from the left: each one meeting a brick or a protector is repelled (1 point),
     each one meeting a gap breaks through (the section's printed malus).
     """
-    # Keshis, the most of what falls out, are bystanders (role): only the others are asked.
-    fighters = [p for p in out if p.kind is not Kind.KESHI]
-    roles = [role(p, player) for p in fighters]
-    defenders = roles.count(Role.DEFENDER)
-    brigands = sum(1 for p in fighters if p.kind is Kind.BRIGAND)
-    attackers = roles.count(Role.ATTACKER)
+    # Keshis, the most of what falls out, are bystanders (role): only the others are asked,
+    # in one loop (every battle of the game passes here).
+    defenders = attackers = brigands = 0
+    for p in out:
+        if p.kind is Kind.KESHI:
+            continue
+        r = role(p, player)
+        if r is Role.DEFENDER:
+            defenders += 1
+        elif r is Role.ATTACKER:
+            attackers += 1
+            brigands += p.kind is Kind.BRIGAND
 
     protected = set(range(wall.repaired))
     tile = wall.tile_section
@@ -238,8 +245,8 @@ def resolve_battle(player: str, out: Iterable[Piece], wall: Wall) -> BattleOutco
     # Ruling: the wall has SECTIONS places; attackers beyond the last section find no wall
     # to attack and neither score nor cost anything (the rulebook is silent; assumed).
     placed = min(attackers, SECTIONS)
-    repelled = sum(1 for s in range(placed) if s in protected)
-    breaches = tuple(s for s in range(placed) if s not in protected)
+    breaches = tuple([s for s in range(placed) if s not in protected])
+    repelled = placed - len(breaches)
     points = repelled
     if tile is not None and tile < placed and brigands > 0:
         # Ruling: the player places the attackers, so a brigand takes the tile's section
@@ -350,6 +357,13 @@ def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
     >>> payment_options(Penalty.LUXURY_GOOD, {}) == [Payment(Penalty.LUXURY_GOOD, ())]
     True
     """
+    return [Payment(penalty, taken) for taken in payment_ways(penalty, holdings)]
+
+
+def payment_ways(penalty: Penalty, holdings: Holdings) -> list[tuple[tuple[str, int], ...]]:
+    """The tokens each of :func:`payment_options` takes, in the same order (without a
+    :class:`Payment` around each: the engine asks at every malus). Only the tokens of
+    the kinds in :func:`token_kinds` matter."""
     rule = MALUS_RULES[penalty]
     stock = {t: n for t, n in holdings.items() if n > 0}
     pools = [{t: n for t, n in stock.items() if _in_pool(t, pool)} for pool in rule.pools]
@@ -360,7 +374,18 @@ def payment_options(penalty: Penalty, holdings: Holdings) -> list[Payment]:
         if min(rule.amount, sum(pool.values())) < best:
             continue
         options.update(_takings(sorted(pool), pool, best))
-    return [Payment(penalty, taken) for taken in sorted(options)]
+    return sorted(options)
+
+
+@cache
+def token_kinds(penalty: Penalty) -> frozenset[str]:
+    """The token kinds (``resource``, ``keshi``, ...) ``penalty`` may take: holdings of
+    other kinds never change its payments.
+
+    >>> sorted(token_kinds(Penalty.TWO_STEPS))
+    ['step']
+    """
+    return frozenset(t.partition(":")[0] for pool in MALUS_RULES[penalty].pools for t in pool)
 
 
 def _takings(
@@ -465,6 +490,8 @@ class SeasonBattles:
 
 
 _PAWNS = (Kind.WATCHMAN, Kind.BRIGAND)
+#: A piece's sort key: the fields its dataclass order compares, in the same order.
+_ORDER = attrgetter("kind", "colour")
 
 #: The chance node: pieces thrown in -> pieces that fell out (the caller keeps the tower).
 Throw = Callable[[list[Piece]], Sequence[Piece]]
@@ -485,7 +512,9 @@ def aftermath(base: Iterable[Piece]) -> Aftermath:
     # battle simply returns to its owner here.
     returned = Counter(p.colour for p in pieces if p.kind is Kind.WATCHMAN)
     return Aftermath(
-        next_throw=tuple(sorted(p for p in pieces if p.kind not in _PAWNS)),
+        # Sorted by (kind, colour), the pieces' own order, read in C rather than by the
+        # dataclass's __lt__.
+        next_throw=tuple(sorted((p for p in pieces if p.kind not in _PAWNS), key=_ORDER)),
         returned=dict(sorted(returned.items())),
         brigands=sum(1 for p in pieces if p.kind is Kind.BRIGAND),
     )

@@ -636,7 +636,9 @@ class Experts(Module):
         return [T("experts_round" if when == "start" else "experts_round_end")]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        if when == "end" and unused_where(state, p, "ability", "vendor"):
+        # Most players hold no tile: the list of tiles is read before the tiles' abilities.
+        tiles = state.players[p].ext[NAME]["tiles"]
+        if when == "end" and tiles and unused_where(state, p, "ability", "vendor"):
             return [T("experts_red_offer", p=p)]
         return []
 
@@ -680,9 +682,10 @@ class Experts(Module):
         action (returns True) pre-empts the offer; modules that only add to an action
         should return False."""
         b = board(state)
-        if b["plain"] == [p, sector]:
+        plain = b["plain"]  # mostly None: no list is made to compare it with
+        if plain is not None and plain == [p, sector]:
             b["plain"] = None
-        elif state.turn == p:
+        elif state.turn == p and state.players[p].ext[NAME]["tiles"]:
             tids = unused_where(state, p, "sector", sector)
             options_ = ways(state, p, tids) if tids else []
             if options_:

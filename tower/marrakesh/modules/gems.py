@@ -313,10 +313,10 @@ def sweep(state: State, p: int) -> None:
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
     # It runs on every ``reached`` event: the places come ready-made, the sites found
-    # already are not looked at.
-    sites = mine(state, p)["sites"]
-    sahara, gate, orchard = _sweep_places()
+    # already are not looked at, the player's slot is read in place (mine(state, p)).
     pl = state.players[p]
+    sites = pl.ext[NAME]["sites"]
+    sahara, gate, orchard = _sweep_places()
     for site, i in sahara:
         # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
         # the path space is explored.
@@ -328,7 +328,7 @@ def sweep(state: State, p: int) -> None:
         return
     keshis = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
     for site, k in orchard:
-        if keshis >= k:
+        if keshis >= k and sites[site] is not None:
             _site(state, p, site)
 
 
@@ -757,7 +757,8 @@ class Gems(Module):
         return [ask("gems_disc", p) for p in order(state)]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return [T("gems_turn_start" if when == "start" else "gems_turn_end", p=p)]
+        # A literal task rather than T(): asked twice in every turn.
+        return [{"t": "gems_turn_start" if when == "start" else "gems_turn_end", "p": p}]
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
         return [T("gems_round_end")] if when == "end" else []

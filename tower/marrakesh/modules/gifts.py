@@ -182,7 +182,8 @@ class Gifts(Module):
         run_effects(state, p, load()["gift"][gift]["reward"], f"gift {gift}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return [T("gifts_turn_over")] if when == "end" else []
+        # A literal task rather than T(): asked at the end of every turn.
+        return [{"t": "gifts_turn_over"}] if when == "end" else []
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -44,12 +44,17 @@ def after_move(state: State, p: int, which: str) -> None:
     """Update the pawn of staircase ``which`` after player ``p`` moved on it."""
     name = PAWN[which]
     holder, step = state.pawns[name]
-    final = state.game.components["staircase"]["final"]
-    pos = [getattr(pl, which) for pl in state.players]
+    final = state.game.components.raw["staircase"]["final"]
+    players = state.players
+    mine = getattr(players[p], which)
     # Ruling: reaching or passing the waiting pawn's stair in one move picks it up.
-    if (holder == -1 and pos[p] >= step) or (holder >= 0 and holder != p and pos[p] > pos[holder]):
+    if (holder == -1 and mine >= step) or (
+        holder >= 0 and holder != p and mine > getattr(players[holder], which)
+    ):
         holder = p  # drawing level is not enough to take it from its companion
-    if holder == p and pos[p] >= final:
+    if holder == p and mine >= final:
+        # Every pawn's position, listed only here (after every move on the staircase).
+        pos = [getattr(pl, which) for pl in players]
         # Passed on to the player in second position; if tied, one stair above them.
         # Ruling: players already on the final space are not considered; if none is left,
         # the pawn leaves the game.

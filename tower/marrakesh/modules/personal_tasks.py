@@ -45,6 +45,7 @@ from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import a_an
 from tower.marrakesh.rules import Label, T, Task, ask, order, score
+from tower.marrakesh.worth import filled
 
 if TYPE_CHECKING:
     from tower.marrakesh.state import State
@@ -198,8 +199,6 @@ def fulfilled(state: State, p: int, c: Condition) -> bool:
 
 
 def _filled(state: State, p: int, c: Condition) -> bool:
-    from tower.marrakesh.worth import filled
-
     return filled(state, p, c["sector"])
 
 

@@ -59,7 +59,6 @@ from tower.marrakesh.rules import (
     OPTIONS,
     RESOLVE,
     Label,
-    T,
     Task,
     ask,
     push,
@@ -143,7 +142,8 @@ def _cost(state: State) -> dict[str, int]:
 
 
 def _souk_task(p: int) -> Task:
-    return ask("souk", p, ex=0, lux=0)
+    # ask("souk", p, ex=0, lux=0), spelt out: every souk visit with a statuette makes one.
+    return {"t": "ask", "k": "souk", "p": p, "ex": 0, "lux": 0}
 
 
 @ADDS.option("statuettes_souk")
@@ -274,7 +274,8 @@ class Statuettes(Module):
         run_effects(state, p, [choice] * pair["times"], f"statuettes: pair bonus {pair['name']}")
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
-        return [T("statuettes_turn_over")] if when == "end" else []
+        # A literal task rather than T(): asked at the end of every turn.
+        return [{"t": "statuettes_turn_over"}] if when == "end" else []
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import Counter
+from collections.abc import Collection
 from functools import cache
 from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,8 @@ BRICKWORKS = (0, 1)
 TOWN_SPACES = (8, 9)
 #: Engine resource names of battle.py's cost and holding tokens.
 _RES = {"water": "water", "date": "dates", "dinar": "dinars"}
+#: The kinds of token :func:`holdings` lists.
+_TOKEN_KINDS = frozenset({"resource", "step", "keshi", "luxury", "gate"})
 
 
 def colour(p: int) -> str:
@@ -150,18 +153,14 @@ def sahara_keshis(pl: Player) -> int:
 
 def orchard_room(state: State, p: int) -> int:
     pl = state.players[p]
-    # The capacity less both counts of orchard(pl), spelt out: room() asks on most claims.
+    # The capacity less both counts of orchard(pl), and _wg(state), spelt out: room() asks
+    # on most claims.
     return (
-        _wg(state)["orchard_capacity"]
+        state.game.components.raw["walls_guards"]["orchard_capacity"]
         - pl.keshis["green"]
         + len(pl.sahara_green)
         - pl.orchard_brown
     )
-
-
-def room(state: State, p: int) -> int:
-    """How many more green or brown keshis player ``p`` could deploy."""
-    return orchard_room(state, p) + brown_room(state, p)
 
 
 #: The ids of ``sector:0`` (the date orchard, in the place_wg decision) and ``slot:0``.
@@ -302,7 +301,13 @@ def hire_costs(state: State, p: int, post: int) -> list[dict[str, int]]:
     """The ways to pay for the watchman on ``post`` (0 bottom, 1 middle, 2 top): its
     printed cost less the resources the player waives (scroll 82, provision tile: "1 fewer
     resource of their choice per watchman"), each a payable cost."""
-    ways = _hire_ways(post, _watchtower(state, p), _hire_discount(state, p))
+    return _payable(state, p, _hire_ways(post, _watchtower(state, p), _hire_discount(state, p)))
+
+
+def _payable(
+    state: State, p: int, ways: tuple[tuple[tuple[str, int], ...], ...]
+) -> list[dict[str, int]]:
+    """The ways of :func:`_hire_ways` player ``p`` can pay, as costs."""
     costs = [dict(w) for w in ways]
     return [c for c in costs if can_pay(state, p, c)]
 
@@ -331,7 +336,11 @@ def _hire_ways(post: int, watchtower: bool, waived: int) -> tuple[tuple[tuple[st
 def _hire_options(state: State, t: Task) -> list[int]:
     p = t["p"]
     posts = state.players[p].posts
-    return [PASS] + [action_id("slot", k) for k in range(3) if posts[k] and hire_costs(state, p, k)]
+    # hire_costs of each post, with the watchtower and the discount looked up once.
+    tower, waived = _watchtower(state, p), _hire_discount(state, p)
+    return [PASS] + [
+        _SLOT + k for k in range(3) if posts[k] and _payable(state, p, _hire_ways(k, tower, waived))
+    ]
 
 
 @ADDS.resolution("hire", ignore_pass=True)
@@ -385,14 +394,14 @@ def season_tasks(state: State) -> list[Task]:
 def _battle(state: State, t: Task) -> None:
     p = t["p"]
     pl = state.players[p]
-    base = None if t["first"] else [Piece.parse(x) for x in state.battle_base]
+    base = None if t["first"] else list(map(Piece.parse, state.battle_base))
     pieces = bt.battle_throw(state.season, colour(p), pl.recruited, base, state.brigands)
     if t["first"]:
         state.brigands -= sum(x.kind is Kind.BRIGAND for x in pieces)
     pl.recruited = 0
     state.battle_base = []
     if pieces:
-        push(state, T("throw", pieces=[str(x) for x in pieces], after="battle", p=p))
+        push(state, T("throw", pieces=list(map(str, pieces)), after="battle", p=p))
     else:
         # Ruling: with nothing to throw the tower is not touched and nothing falls out.
         _battle_out(state, {"p": p}, [])
@@ -425,7 +434,7 @@ def _watchtower(state: State, p: int) -> bool:
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
     p = top["p"]
-    state.battle_base = [str(x) for x in out]
+    state.battle_base = list(map(str, out))
     wall, tile_sections = battle_wall(state, p)
     result = bt.resolve_battle(colour(p), out, wall)
     placed = result.attackers - result.unopposed
@@ -473,29 +482,38 @@ def malus_keshis(state: State, p: int) -> dict[str, int]:
     return {c: n for c, n in out.items() if n > 0}
 
 
-def holdings(state: State, p: int) -> dict[str, int]:
-    """Player ``p``'s holdings in :mod:`battle`'s token form."""
+def holdings(state: State, p: int, kinds: Collection[str] = _TOKEN_KINDS) -> dict[str, int]:
+    """Player ``p``'s holdings in :mod:`battle`'s token form: the tokens of ``kinds``
+    (``resource``, ``step``, ``keshi``, ``luxury``, ``gate``; default all)."""
     pl = state.players[p]
-    h = {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
-    final = state.game.components["staircase"]["final"]
-    # Ruling: "2 steps backwards" never moves a pawn off the final staircase space: the base
-    # rules (*Marrakesh*) say a pawn there stays for the rest of
-    # the game. Its steps are not there to give up; the malus falls on the other staircase,
-    # or is forfeited if both pawns stand on the final space.
-    h |= {
-        "step:black": pl.mosque if pl.mosque < final else 0,
-        "step:white": pl.palace if pl.palace < final else 0,
-    }
-    h |= {f"keshi:{c}": n for c, n in malus_keshis(state, p).items()}
-    h |= {f"luxury:{lid}": 1 for lid in pl.luxuries}
-    h |= {f"gate:{i}": 1 for i, g in enumerate(pl.gates) if g is not None}
+    h: dict[str, int] = {}
+    if "resource" in kinds:
+        h |= {f"resource:{r}": getattr(pl, name) for r, name in _RES.items()}
+    if "step" in kinds:
+        final = state.game.components.raw["staircase"]["final"]
+        # Ruling: "2 steps backwards" never moves a pawn off the final staircase space: the
+        # base rules (*Marrakesh*) say a pawn there stays for the rest of
+        # the game. Its steps are not there to give up; the malus falls on the other
+        # staircase, or is forfeited if both pawns stand on the final space.
+        h |= {
+            "step:black": pl.mosque if pl.mosque < final else 0,
+            "step:white": pl.palace if pl.palace < final else 0,
+        }
+    if "keshi" in kinds:
+        h |= {f"keshi:{c}": n for c, n in malus_keshis(state, p).items()}
+    if "luxury" in kinds:
+        h |= {f"luxury:{lid}": 1 for lid in pl.luxuries}
+    if "gate" in kinds:
+        h |= {f"gate:{i}": 1 for i, g in enumerate(pl.gates) if g is not None}
     return h
 
 
 @ADDS.task("malus")
 def _malus(state: State, t: Task) -> None:
     pen = bt.Penalty(t["pen"])
-    ways = [list(map(list, w.taken)) for w in bt.payment_options(pen, holdings(state, t["p"]))]
+    # Only the holdings the malus may take are listed (a malus follows most battles).
+    mine = holdings(state, t["p"], bt.token_kinds(pen))
+    ways = [list(map(list, w)) for w in bt.payment_ways(pen, mine)]
     # The action space has 16 choices; more ways (only ever luxury goods, 17+ owned) are cut.
     push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
 
@@ -885,7 +903,9 @@ class WallsGuards(Module):
         layout["start"] = True
 
     def room(self, state: State, p: int, colour: str) -> int | None:
-        return room(state, p)
+        """How many more green or brown keshis player ``p`` could deploy (asked on most
+        claims and assistants)."""
+        return orchard_room(state, p) + brown_room(state, p)
 
     def deploy(self, state: State, task: Task) -> bool:
         if task["c"] not in ("green", "brown"):

@@ -16,6 +16,7 @@ The helpers the rest of the engine and the modules call are importable from this
 from tower.marrakesh.sectors import date_orchard  # noqa: F401 (registers its decisions)
 from tower.marrakesh.sectors.deploy import (
     CAPACITY,
+    UNLIMITED,
     brown_room,
     brown_spaces,
     reached,
@@ -42,6 +43,7 @@ from tower.marrakesh.sectors.souk import (
 
 __all__ = [
     "CAPACITY",
+    "UNLIMITED",
     "brown_room",
     "brown_spaces",
     "buy_gate",

@@ -57,17 +57,24 @@ def brown_spaces(state: Board, p: int) -> list[int]:
         elif not sa[1]:
             out.append(1)
     for first, town in ((2, 8), (5, 9)):
-        nxt = next((i for i in range(first, first + 3) if not sa[i]), None)
-        if nxt is not None:
-            out.append(nxt)
-        elif towns and not sa[town] and state.towns_display:
-            out.append(town)
+        # The first free space of the path (a loop, not next() over a generator: asked
+        # for every caravan keshi deployed).
+        for i in range(first, first + 3):
+            if not sa[i]:
+                out.append(i)
+                break
+        else:
+            if towns and not sa[town] and state.towns_display:
+                out.append(town)
     return out
 
 
+#: The colours whose room is unlimited (goods): no module changes it, so a caller that
+#: only asks whether a keshi fits need not ask room() about them.
+UNLIMITED: frozenset[str] = frozenset(GOODS)
 #: The colours whose room no module changes: goods (unlimited), red (free vendor sectors)
 #: and pink (free main-square spaces); one lookup tells room() which.
-_OWN_ROOM: dict[str, str] = {**dict.fromkeys(GOODS, "goods"), "red": "red", "pink": "pink"}
+_OWN_ROOM: dict[str, str] = {**dict.fromkeys(UNLIMITED, "goods"), "red": "red", "pink": "pink"}
 
 
 def room(state: Board, p: int, colour: str) -> int:
@@ -119,7 +126,8 @@ def _deploy(state: Board, t: Task) -> None:
     """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
     p, c, src = t["p"], t["c"], t["src"]
     pl = state.players[p]
-    if room(state, p, c) <= 0:
+    hooks = state.game.hooks
+    if c not in UNLIMITED and room(state, p, c) <= 0:
         # A keshi that fits nowhere goes back to the common supply.
         if src == "held":
             pl.held.remove(c)
@@ -129,7 +137,7 @@ def _deploy(state: Board, t: Task) -> None:
             # vendor that fits nowhere names none, so no action follows.
             push(state, T("action", p=p, s=sector_of(c)))
         return
-    for hook in state.game.hooks.deploy_for[c]:
+    for hook in hooks.deploy_for[c]:
         if hook(state, t):
             return
     if c in ("red", "pink", "brown"):
@@ -137,8 +145,8 @@ def _deploy(state: Board, t: Task) -> None:
         return
     take_keshi(state, p, c, src)
     pl.keshis[c] += 1
-    if state.game.hooks.reached:
-        reached(state, p, "keshi", c)
+    for hook in hooks.reached:  # reached(state, p, "keshi", c), without its call
+        hook(state, p, "keshi", c)
     if c == "green":
         score(
             state, p, state.game.components["date_orchard"]["deploy_points"], "date picker deployed"

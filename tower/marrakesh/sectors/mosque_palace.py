@@ -82,7 +82,8 @@ def _stair_move(state: Board, t: Task) -> None:
         if pos + 1 in stairs["thresholds"]:
             # Ruling: each crossing pays the line joining the pawns at the moment of crossing.
             lines.append([segment(state, pl.mosque), segment(state, pl.palace)])
-    score(state, p, extra, f"{which}: steps beyond the final space")
+    if extra:  # the reason is written only for a score that changes
+        score(state, p, extra, f"{which}: steps beyond the final space")
     for hook in state.game.hooks.after_stair_move:
         hook(state, p, which)
     push(state, *[T("threshold", p=p, line=ln) for ln in lines])
