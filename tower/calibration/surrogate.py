@@ -27,7 +27,8 @@ bank points a member never saw, the variance of the score at the truth (``J``) i
 times the expected curvature (``H``), 2.2 to 3.8 times along the best-pinned directions.
 Each member's log-likelihood is therefore multiplied by ``k = d / tr(H^-1 J)`` (the
 magnitude adjustment of Pauli, Racugno & Ventura, Statistica Sinica 2011), estimated on
-held-out bank points (:func:`godambe_temper`) and stored with the member.
+held-out bank points (:func:`godambe_temper`) and stored with the member, then scaled by
+one factor calibrated on recordings as long as real ones (:mod:`tower.calibration.tempering`).
 
 One number for every direction is a compromise; a direction-wise adjustment was measured
 and is not used. Chandler & Bate's curvature adjustment (Biometrika 2007), ``l(theta_hat +
