@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tower.calibration.bank import read_bank
-from tower.calibration.forward import forward_keys, key_names, play
-from tower.calibration.surrogate import equilibrium_keys, load_surrogate
+from tower.calibration.forward import forward_keys, play
+from tower.calibration.surrogate import equilibrium_keys, key_names, load_surrogate
 from tower.calibration.synthetic import colour_throws
 
 

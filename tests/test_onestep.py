@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from tower.analysis.onestep import expected_rows, one_step_differences
+from tower.model import BaselineModel
 from tower.model.fit import FitSettings, fit_tables
 from tower.model.reference import ReferenceSampler
 from tower.model.synthetic import SyntheticTower
@@ -61,3 +62,4 @@ def test_a_law_without_the_make_up_is_found_wanting_where_pawns_push():
 
     blind_z, seeing_z = worst_old(blind), worst_old(FitSettings())
     assert blind_z > 4 and seeing_z < 3, (blind_z, seeing_z)
+    assert one_step_differences(BaselineModel(), held) == []  # no exact law to ask

@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from tower.analysis.makeup import Difference, ThrowRow, differences, trace_rows
+from tower.model.interface import TowerModel
 from tower.model.reference import ReferenceSampler, groups
 from tower.traces import TraceSequence
 
@@ -72,10 +73,18 @@ def expected_rows(sampler: ReferenceSampler, seq: TraceSequence) -> list[ThrowRo
 
 
 def one_step_differences(
-    sampler: ReferenceSampler, held_out: Sequence[TraceSequence], *, min_pieces: int = 200
-) -> list[Difference]:
+    model: TowerModel | ReferenceSampler, held_out: Sequence[TraceSequence], *,
+    min_pieces: int = 200,
+) -> list[Difference]:  # fmt: skip
     """:func:`~tower.analysis.makeup.differences` of the simulator's throws against the
-    model's expectations at the simulator's state (the model is the second source)."""
+    model's expectations at the simulator's state (the model is the second source).
+
+    ``model``: a reference sampler, or a tower model that has one (a distilled model); any
+    other model has no exact law to ask, and gets no rows.
+    """
+    sampler = model if isinstance(model, ReferenceSampler) else getattr(model, "sampler", None)
+    if not isinstance(sampler, ReferenceSampler):
+        return []
     physics = [r for s in held_out for r in trace_rows(s)]
     model = [r for s in held_out for r in expected_rows(sampler, s)]
     return differences(physics, model, min_pieces=min_pieces)

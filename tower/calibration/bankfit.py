@@ -160,7 +160,8 @@ class BankFit:
         throws instead (one chain per draw): what a truth measured on one replay is
         checked against.
         """
-        from tower.calibration.forward import CHAINS, THROWS, forward_keys, key_names
+        from tower.calibration.forward import CHAINS, THROWS, forward_keys
+        from tower.calibration.surrogate import key_names
 
         names = key_names(int(self.surrogate.provenance.get("bank", {}).get("size", 12)))
         if names != self.key_names:

@@ -135,20 +135,15 @@ def play(
     return before, out, fresh
 
 
-def key_names(size: int) -> tuple[str, ...]:
-    """The key statistics :func:`forward_keys` gives, in its column order."""
-    return ("inside", "p_fresh_out", "p_resident_out", f"out_{size}", "dwell")
-
-
 def forward_keys(
     surrogate: Surrogate, u: np.ndarray, member: np.ndarray, rng: np.random.Generator, *,
     size: int = 12, group: int = 1, throws: int = THROWS, chains: int = CHAINS,
 ) -> np.ndarray:  # fmt: skip
-    """The key statistics ``(N, 5)`` (``inside``, ``p_fresh_out``, ``p_resident_out``,
-    ``out_<size>``, ``dwell``, as :func:`~tower.calibration.surrogate.equilibrium_keys`
-    takes them: over the throws after the first :data:`FILL_THROWS`) of chains played
-    forward by :func:`play`, each the mean of ``chains`` chains at the same point (the
-    expected statistics of a sequence of ``throws`` throws, not one sequence's)."""
+    """The key statistics ``(N, 5)`` (:func:`~tower.calibration.surrogate.key_names`, as
+    :func:`~tower.calibration.surrogate.equilibrium_keys` takes them: over the throws after
+    the first :data:`FILL_THROWS`) of chains played forward by :func:`play`, each the mean
+    of ``chains`` chains at the same point (the expected statistics of a sequence of
+    ``throws`` throws, not one sequence's)."""
     before, out, fresh = play(
         surrogate, np.repeat(u, chains, axis=0), np.repeat(member, chains), rng,
         size=size, group=group, throws=throws,

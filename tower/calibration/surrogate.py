@@ -452,6 +452,12 @@ def bank_rows(bank: Any, points: Sequence[int], seed: int) -> tuple[np.ndarray, 
 FILL_THROWS = 12
 
 
+def key_names(size: int) -> tuple[str, ...]:
+    """The key statistics of a protocol of ``size`` keshis a throw, in the order fits and
+    :func:`tower.calibration.forward.forward_keys` give them."""
+    return ("inside", "p_fresh_out", "p_resident_out", f"out_{size}", "dwell")
+
+
 def equilibrium_keys(ages: Sequence[Sequence[int]], size: int) -> dict[str, float]:
     """The key statistics (:mod:`tower.calibration.behaviour`) of one physics sequence
     from its hidden history, over its throws after the first :data:`FILL_THROWS`: pieces
@@ -531,7 +537,6 @@ def train(
 
     from tqdm import tqdm
 
-    from tower.calibration.forward import key_names
     from tower.calibration.screen import ClogClassifier
 
     n_train = round(0.75 * len(bank.u)) if train_points is None else train_points

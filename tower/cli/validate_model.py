@@ -70,36 +70,40 @@ def validate_model(
     from tower.analysis.onestep import one_step_differences
     from tower.analysis.validation import validate, write_report
     from tower.model import BaselineModel, open_model
-    from tower.model.reference import ReferenceSampler
 
     folder = OutputFolder(out_dir, "validate-model", force=force)
     folder.check(REPORT_FILES)
     tested = open_model(model)
     held = _held_out(traces_path, seq_range)
-    provenance = getattr(tested, "doc", {}).get("provenance") or {}
-    overlap, seeds_line = seed_overlap(provenance, traces_path, held)
-    if overlap and not allow_overlap:
-        raise TowerError(f"{traces_path}: {overlap}")
+    seeds_line = _no_overlap(tested, traces_path, held, allow_overlap)
     click.echo(f"validating {model} on {len(held)} held-out sequences of {traces_path}")
     click.echo(f"  {seeds_line}")
     models = {tested.name if isinstance(tested, BaselineModel) else "distilled": tested}
     models.setdefault("baseline", BaselineModel())
     verdicts, samples = validate(models, held, seed=seed, level=level, replicates=replicates)
     found = makeup_differences(tested, held, seed=seed, replicates=replicates)
-    sampler = getattr(tested, "sampler", None)
-    one_step = one_step_differences(sampler, held) if isinstance(sampler, ReferenceSampler) else []
+    one_step = one_step_differences(tested, held)
     header = {
         "model": model, "held-out traces": f"{traces_path.name}, sequences {seq_range or 'all'}",
         "seed": seed, "model sequences per held-out sequence": replicates, "seeds": seeds_line,
     }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        write_report(
-            verdicts, samples, tmp, header=header, level=level, differences=found, one_step=one_step
-        )
+        write_report(verdicts, samples, tmp, header=header, level=level, differences=found,
+                     one_step=one_step)  # fmt: skip
         folder.copy_in(Path(tmp))
     for v in verdicts:
         click.echo(_verdict_line(v))
     click.echo(f"report: {out_dir / 'report.md'}")
+
+
+def _no_overlap(tested: Any, traces_path: Path, held: list[Any], allow_overlap: bool) -> str:
+    """The seeds line of the report; refuses held-out sequences the model was fitted on
+    (unless ``allow_overlap``)."""
+    provenance = getattr(tested, "doc", {}).get("provenance") or {}
+    overlap, seeds_line = seed_overlap(provenance, traces_path, held)
+    if overlap and not allow_overlap:
+        raise TowerError(f"{traces_path}: {overlap}")
+    return seeds_line
 
 
 def _held_out(traces_path: Path, seq_range: str | None) -> list[Any]:
