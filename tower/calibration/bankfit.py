@@ -209,8 +209,10 @@ class BankFit:
             "Method: every recorded throw is scored by a classifier of its outcome (pieces "
             "out of the thrown colours, and of the others) given the tower's visible history "
             "and the parameters, learned once from the committed physics bank; the posterior "
-            "is sampled by population Monte Carlo per ensemble member and pooled (see "
-            "`tower/calibration/surrogate.py` and `bankfit.py`).",
+            "is sampled by population Monte Carlo per ensemble member and pooled; the key "
+            "statistics are those the same likelihood gives when played forward (see "
+            "`tower/calibration/surrogate.py`, `forward.py` and `bankfit.py`). The likelihood "
+            f"is tempered by {_temper_words(self.surrogate)}.",
         ]
 
     def diagnostic_lines(self) -> list[str]:
@@ -241,6 +243,16 @@ class BankFit:
             "parameters": {f.parameter.name: f.to_json() for f in self.fits},
             **self.info,
         }
+
+
+def _temper_words(surrogate: Surrogate) -> str:
+    """How the likelihood is tempered, in words, for the report."""
+    k = ", ".join(f"{t:.2f}" for t in surrogate.temper)
+    factor = surrogate.provenance.get("temper_factor")
+    if factor is None:
+        return f"k = {k} (Godambe, measured on bank sequences)"
+    return (f"k = {k}: the Godambe values measured on bank sequences times {factor:g}, "
+            "calibrated on physics recordings as long as real ones (`tempering.py`)")  # fmt: skip
 
 
 def fit_bank(
