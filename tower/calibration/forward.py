@@ -31,16 +31,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from tower.calibration.surrogate import FEATURES, FILL_THROWS, SCALE, CountModel, Surrogate
+from tower.calibration.surrogate import (
+    AGE_EDGES,
+    FEATURES,
+    FILL_THROWS,
+    SCALE,
+    CountModel,
+    Surrogate,
+)
 from tower.calibration.synthetic import colour_throws
 
 #: Throws played forward, and chains averaged per point: the key statistics are those of a
 #: sequence as long as the coverage check's truth sequences.
 THROWS, CHAINS = 100, 4
 
-#: Age buckets of :class:`~tower.calibration.surrogate.History` (throws since a colour
-#: was last thrown): 1 or less, 2, 3, 4-6, 7 and more.
-_AGE_EDGES = (1, 2, 3, 6)
 
 
 def paired_logit(model: CountModel, u: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -97,10 +101,9 @@ def play(
         cols = [index[c] for c in throw]
         counts = np.array([throw[c] for c in throw], np.int64)
         others = [j for j in range(k) if j not in cols]
-        bucket = np.searchsorted(_AGE_EDGES, t - last)
+        bucket = np.searchsorted(AGE_EDGES, t - last)
         total = inside.sum(axis=1)
         same_in = inside[:, cols].sum(axis=1)
-        x[:] = 0.0
         x[:, 0], x[:, 1], x[:, 2] = size, total, same_in
         for b in range(5):
             x[:, 3 + b] = inside[:, bucket == b].sum(axis=1)

@@ -64,6 +64,7 @@ Examples
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,10 @@ FEATURES = (
 
 SCALE = 12.0
 
+#: Upper edges of the age buckets of :data:`FEATURES` (throws since a colour was last
+#: thrown): 1 or less, 2, 3, 4-6, 7 and more.
+AGE_EDGES = (1, 2, 3, 6)
+
 
 
 class History:
@@ -117,8 +122,7 @@ class History:
         row[2] = sum(self.inside.get(k, 0) for k in cin)
         for k, n in self.inside.items():
             age = self.t - self.last.get(k, -99)
-            row[3 + (0 if age <= 1 else 1 if age == 2 else 2 if age == 3 else 3 if age <= 6
-                     else 4)] += n  # fmt: skip
+            row[3 + bisect_left(AGE_EDGES, age)] += n
         row[8], row[9] = sum(self.prev), self.prev[0]
         row[10] = min(self.t, 24) * SCALE / 24
         return row / SCALE
