@@ -36,7 +36,7 @@ shares: the per-throw scores stay correlated at every lag up to 80 throws, and t
 of a recording's throws 36-100 correlates with that of the independent replay at the same
 truth (0.45-0.86) as strongly as with its own throws 136-200 (0.42-0.67). That error is
 the fit's noise: ``J/H - 1`` at 200 throws shrinks in proportion to the bank points a
-member learns from (roughly 2,000-3,000 divided by the points, from 368 to 1161 points),
+member learns from (about 2,500-2,900 divided by the points, for 582 to 1161 points),
 and a richer form (every cube of the parameters) makes it worse. ``train`` can therefore
 temper on a second bank whose sequences are as long as recordings (``temper_bank``).
 
