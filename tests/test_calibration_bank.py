@@ -155,6 +155,26 @@ def test_the_tempering_widens_only_a_likelihood_that_is_too_sharp(toy_surrogate)
     assert np.allclose(toy_surrogate.loglik(u, X, y, 1), toy_surrogate.temper[1] * raw)
 
 
+def test_one_member_learns_from_every_point_and_tempers_on_a_second_bank() -> None:
+    """One member learns from all the training points (no bootstrap resample), and a
+    second bank of longer sequences tempers it; where a hidden jam lasting about ten throws
+    ties the throws together, the per-throw likelihood is far too sharp and the tempering
+    it gets there is far smaller."""
+    from tower.calibration.surrogate import bank_rows
+
+    bank = toy_bank(100)
+    long_fresh, long_jammed = toy_bank(45, 120, seed=7), toy_bank(45, 120, seed=7, sticky=True)
+    surrogate = train(bank, members=1, progress=False, temper_bank=long_fresh)
+    assert surrogate.provenance["train_points"] == 100
+    _, X, _ = bank_rows(bank, range(100), 0)
+    assert np.allclose(surrogate.members[0].same.centre[2:], X.mean(axis=0))
+    assert "toy-bank.jsonl points 0-44 (120 throws each" in surrogate.provenance["temper"]
+    assert surrogate.temper[0] == godambe_temper(surrogate, 0, long_fresh, range(45))
+    jammed = godambe_temper(surrogate, 0, long_jammed, range(45))
+    assert surrogate.temper[0] > 0.2 and jammed < 0.1 * surrogate.temper[0], (
+        surrogate.temper, jammed)
+
+
 def test_the_fit_recovers_toy_towers(toy_surrogate) -> None:
     """Eight recordings of 200 throws of known two-chance towers, truths drawn from the
     prior: each pins both chances down, and the 90% intervals hold the truth about nine
@@ -210,7 +230,9 @@ def test_the_shipped_bank_and_surrogate_agree() -> None:
     which is within its size budget."""
     bank = read_bank(DEFAULT_BANK)
     surrogate = load_surrogate(DEFAULT_SURROGATE)
-    assert DEFAULT_BANK.stat().st_size < 30e6
+    long = DEFAULT_BANK.with_name("bank-marrakesh-200.jsonl")
+    assert DEFAULT_BANK.stat().st_size + long.stat().st_size < 30e6
+    assert read_bank(long).settings["numerics"] == bank.settings["numerics"]
     assert surrogate.parameters == tuple(p.name for p in bank.parameters)
     made = surrogate.provenance["bank"]
     assert made["numerics"] == bank.settings["numerics"]

@@ -439,16 +439,21 @@ def bank_build_command(
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
               required=True, help="The surrogate file to write (JSON).")
 @click.option("--members", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Ensemble members, each on a bootstrap resample of the bank's points.")
+              help="Ensemble members: one learns from all the training points, more each "
+              "from a bootstrap resample of them.")
 @click.option("--train-points", type=click.IntRange(min=20), default=None,
-              help="Train on the bank's first N points and temper on the rest "
-              "(default: three quarters).")
+              help="Train on the bank's first N points and temper on the rest (default: "
+              "three quarters; all with --temper-bank).")
+@click.option("--temper-bank", "temper_path", default=None,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Temper on this bank's sequences instead (such as the long one, "
+              "as long as real recordings).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @force_option
 def bank_train_command(
-    bank_path: Path | None, out_path: Path, members: int, train_points: int | None, seed: int,
-    quiet: bool, force: bool = False,
+    bank_path: Path | None, out_path: Path, members: int, train_points: int | None,
+    temper_path: Path | None, seed: int, quiet: bool, force: bool = False,
 ) -> None:  # fmt: skip
     """Learn the per-throw likelihood from the bank (minutes; the fit then takes seconds)."""
     from tower.calibration.bank import DEFAULT_BANK, read_bank
@@ -457,12 +462,14 @@ def bank_train_command(
 
     check_output(out_path, force=force)
     bank = read_bank(bank_path or DEFAULT_BANK)
+    temper_bank = read_bank(temper_path) if temper_path else None
     surrogate = train(bank, members=members, seed=seed, progress=not quiet,
-                      train_points=train_points)  # fmt: skip
+                      train_points=train_points, temper_bank=temper_bank)  # fmt: skip
     surrogate.save(out_path, force=force)
     click.echo(f"wrote {out_path}: {members} members from the first "
                f"{surrogate.provenance['train_points']} of {len(bank.u)} points, tempered by "
-               f"{', '.join(f'{k:.3f}' for k in surrogate.temper)}")  # fmt: skip
+               f"{', '.join(f'{k:.3f}' for k in surrogate.temper)} "
+               f"({surrogate.provenance['temper']})")  # fmt: skip
 
 
 @bank_group.command("temper")
