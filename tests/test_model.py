@@ -16,7 +16,7 @@ from tower.analysis.retention import (
 )
 from tower.model import BaselineModel, DistilledModel, NoRetentionModel, TowerState
 from tower.model.distilled import UnknownPieceError
-from tower.model.fit import FitSettings, fit_tables
+from tower.model.fit import FitSettings, Observations, fit_tables
 from tower.model.synthetic import SyntheticTower
 from tower.pieces import NEUTRAL, Kind, Piece, mixed_keshis
 
@@ -128,6 +128,30 @@ def test_fit_is_deterministic(synthetic):
     a = DistilledModel.from_tables(fit_tables(train[:200], FitSettings())).dumps()
     b = DistilledModel.from_tables(fit_tables(train[:200], FitSettings())).dumps()
     assert a == b
+
+
+def test_rest_backoff_counts_the_draws_that_reach_each_level(synthetic):
+    """With ``backoff="rest"`` a back-off level holds exactly the outcomes whose keys every
+    finer level left out; the finest and the last level hold all of them."""
+    _, train, _ = synthetic
+    levels = (("m", "n", "I", "o"), ("m", "n", "J"), ("m",))
+    every = fit_tables(train[:300], FitSettings(levels=levels, min_count=8))
+    rest = fit_tables(train[:300], FitSettings(levels=levels, min_count=8, backoff="rest"))
+    assert rest["tables"][0] == every["tables"][0]
+    assert rest["tables"][-1] == every["tables"][-1]
+
+    obs = Observations(FitSettings(levels=levels, min_count=8, backoff="rest"))
+    for seq in train[:300]:
+        obs.add_sequence(seq)
+    left_out = {k for k, c in obs.counts[0].items() if c.total() < 8}
+    reaching = sum(c.total() for keys, c in obs.joint.items() if keys[0] in left_out)
+    held = [sum(entry[0::6]) for entry in rest["tables"][1].values()]
+    everything = sum(sum(entry[0::6]) for entry in every["tables"][1].values())
+    assert 0 < sum(held) <= reaching < everything
+    # every key kept at level 1 holds only outcomes left out at level 0, min_count or more
+    assert min(held) >= 8
+    with pytest.raises(ValueError, match="backoff"):
+        FitSettings(backoff="some")
 
 
 def test_unknown_kind_is_rejected(fitted):

@@ -33,6 +33,20 @@ def test_the_library_fit_is_the_command_fit(traces, tmp_path):
         "--alpha 1 --age-cap 7 --min-count 2 --piece-depth 2 --levels 'm,n,w,x,I,o;m,n,w,x,J,o;"
         "m,w,x,J;m,n;m'"
     )
+    assert "backoff" not in default.doc["provenance"]["fit"]  # older provenance unchanged
+
+
+def test_rest_backoff_is_a_command_option_recorded_in_the_provenance(traces, tmp_path):
+    out = tmp_path / "rest.json"
+    args = ["--traces", f"{traces}@0:60", "--min-count", "3"]
+    main(["distill", *args, "--backoff", "rest", "--out", str(out)])
+    model = load_model(out)
+    assert model.doc["provenance"]["fit"]["backoff"] == "rest"
+    assert model.doc["provenance"]["command"].endswith(f"--backoff rest --out {out}")
+    every = distill([f"{traces}@0:60"], min_count=3)
+    assert model.doc["model"]["tables"][1] != every.doc["model"]["tables"][1]
+    with pytest.raises(TowerError, match="backoff"):
+        distill([f"{traces}@0:60"], backoff="some")
 
 
 def test_bad_requests_are_one_line_errors(traces, tmp_path):

@@ -24,6 +24,8 @@ FIT_HELP = {
     "age_cap": "Oldest age bucket (throws).",
     "min_count": "Leave out keys seen fewer times (all levels but the last).",
     "piece_depth": "Leave the finest contexts out of the per-piece counts.",
+    "backoff": "What a back-off level but the last counts: all outcomes, or the rest "
+    "(those no finer level keeps).",
     "levels": "Context fields of each back-off level, finest first (w, x: pawns and experts "
     "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
 }

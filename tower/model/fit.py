@@ -69,6 +69,9 @@ DEFAULT_BUCKETS: dict[str, list[int]] = {
 #: and a middle level without the make-up answered with the law of a keshi throw of that
 #: size, which dislodges fewer (the battle cross-check's situation D, docs/battle.md). For
 #: keshi-only throws (w = x = 0) the make-up adds no keys.
+#: What the back-off levels count (:attr:`FitSettings.backoff`).
+BACKOFFS: tuple[str, ...] = ("all", "rest")
+
 DEFAULT_LEVELS: tuple[tuple[str, ...], ...] = (
     ("m", "n", "w", "x", "I", "o"),
     ("m", "n", "w", "x", "J", "o"),
@@ -104,6 +107,14 @@ class FitSettings:
         their draws fall to the next level).
     piece_depth : int
         Leave the ``piece_depth`` finest contexts out of the per-piece counts.
+    backoff : str
+        What a back-off level but the last counts: ``"all"`` every group outcome, or
+        ``"rest"`` only those whose keys at every finer level were left out (seen fewer
+        than ``min_count`` times there), which are the draws that reach it first. A
+        context rare at the finer levels (many pieces already out, an unusual fill) is
+        not a typical one, and the law of all outcomes under the coarser key, made
+        mostly of the common contexts, is biased for it (Kneser-Ney's argument for
+        n-gram back-off). The last level counts all, as a floor.
     """
 
     levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS
@@ -114,6 +125,7 @@ class FitSettings:
     classes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CLASSES))
     min_count: int = 2
     piece_depth: int = 2
+    backoff: str = "all"
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -125,6 +137,8 @@ class FitSettings:
             raise ValueError("min_count must be at least 1 and piece_depth at least 0")
         if self.alpha <= 0 or self.prior <= 0:
             raise ValueError("alpha and prior must be positive")
+        if self.backoff not in BACKOFFS:
+            raise ValueError(f"backoff must be one of {BACKOFFS}, got {self.backoff!r}")
         problem = buckets_problem(self.buckets)
         if problem:
             raise ValueError(problem)
@@ -140,6 +154,7 @@ class FitSettings:
         return tuple(found[self.piece_depth :])
 
     def to_json(self) -> dict[str, Any]:
+        extra = {"backoff": self.backoff} if self.backoff != "all" else {}  # as before
         return {
             "levels": [list(lv) for lv in self.levels],
             "alpha": self.alpha,
@@ -149,6 +164,7 @@ class FitSettings:
             "classes": dict(sorted(self.classes.items())),
             "min_count": self.min_count,
             "piece_depth": self.piece_depth,
+            **extra,
         }
 
 
@@ -158,6 +174,10 @@ class Observations:
 
     settings: FitSettings
     counts: list[dict[str, Counter[tuple[int, ...]]]] = field(default_factory=list)
+    #: with ``backoff="rest"``: outcomes by the tuple of a group's keys at every level
+    joint: dict[tuple[str, ...], Counter[tuple[int, ...]]] = field(
+        default_factory=lambda: defaultdict(Counter)
+    )
     per_piece: dict[str, list[int]] = field(default_factory=dict)
     piece_counts: list[dict[str, list[int]]] = field(default_factory=list)
     sequences: int = 0
@@ -179,11 +199,17 @@ class Observations:
         for throw, found in zip(seq.throws, group_outcomes(seq, s.classes, s.age_cap), strict=True):
             for name, ctx, outcome in found:
                 values = dict(zip(FIELDS, ctx, strict=True))  # ctx has every field
-                for level, table in zip(s.levels, self.counts, strict=True):
-                    key = name + "".join(
+                keys = tuple(
+                    name
+                    + "".join(
                         f"|{_bucket(values[f], luts[f]) if f != 'm' else values[f]}" for f in level
                     )
+                    for level in s.levels
+                )
+                for key, table in zip(keys, self.counts, strict=True):
                     table[key][outcome] += 1
+                if s.backoff == "rest":
+                    self.joint[keys][outcome] += 1
                 for level, table in zip(s.piece_levels, self.piece_counts, strict=True):
                     key = name + "".join(f"|{_bucket(values[f], luts[f])}" for f in level)
                     table[key] = [a + b for a, b in zip(table[key], outcome, strict=True)]
@@ -207,7 +233,7 @@ class Observations:
         s = self.settings
         tables = []
         last = len(self.counts) - 1
-        for i, table in enumerate(self.counts):
+        for i, table in enumerate(self._level_counts()):
             flat_table = {}
             for key in sorted(table):
                 if i < last and sum(table[key].values()) < s.min_count:
@@ -230,6 +256,21 @@ class Observations:
             "piece_levels": [list(lv) for lv in s.piece_levels],
             "piece_tables": [{k: t[k] for k in sorted(t)} for t in self.piece_counts],
         }
+
+    def _level_counts(self) -> list[dict[str, Counter[tuple[int, ...]]]]:
+        """The outcomes each level's table holds (:attr:`FitSettings.backoff`)."""
+        if self.settings.backoff == "all":
+            return self.counts
+        levels: list[dict[str, Counter[tuple[int, ...]]]] = []
+        reaching = list(self.joint.items())  # the outcomes no finer level keeps
+        for i in range(len(self.counts) - 1):
+            table: dict[str, Counter[tuple[int, ...]]] = defaultdict(Counter)
+            for keys, outcomes in reaching:
+                table[keys[i]].update(outcomes)
+            kept = {k for k, c in table.items() if c.total() >= self.settings.min_count}
+            reaching = [(keys, outcomes) for keys, outcomes in reaching if keys[i] not in kept]
+            levels.append(table)
+        return [*levels, self.counts[-1]]
 
     def _base(self) -> dict[str, list[float]]:
         """Per-piece destination law of every possible group, smoothed towards pools."""

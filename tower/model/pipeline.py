@@ -34,6 +34,7 @@ FIT_DEFAULTS: dict[str, Any] = {
     "age_cap": 7,
     "min_count": 2,
     "piece_depth": 2,
+    "backoff": "all",
     "levels": ";".join(",".join(level) for level in FitSettings().levels),
 }
 
@@ -196,6 +197,8 @@ def distill_command(
     words += [f"--alpha {fit['alpha']:g}", f"--age-cap {fit['age_cap']}"]
     words += [f"--min-count {fit['min_count']}", f"--piece-depth {fit['piece_depth']}"]
     words.append(f"--levels '{fit['levels']}'")
+    if fit["backoff"] != FIT_DEFAULTS["backoff"]:  # older models' commands stay as they were
+        words.append(f"--backoff {fit['backoff']}")
     if out is not None:
         words.append(f"--out {shlex.quote(str(out))}")
     return " ".join(words)
