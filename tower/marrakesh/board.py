@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
@@ -55,6 +56,8 @@ class GameLike(Protocol):
     modifiers: dict[int, str]
     #: modifier name -> the ids of the scrolls that have it
     with_modifier: dict[str, frozenset[int]]
+    #: keshi colour -> fn(state, player): how many more keshis of it fit
+    rooms: dict[str, Callable[[Any, int], int]]
 
     def has(self, module: str) -> bool: ...
 

@@ -277,8 +277,8 @@ def claimable_ids(state: Board, p: int) -> list[int]:
     """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
     (listed on every claim turn: room() is asked about the colours of limited room only)."""
     display = state.display
-    room = sectors.room
-    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or room(state, p, c) > 0)]
+    rooms = state.game.rooms
+    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or rooms[c](state, p) > 0)]
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
@@ -387,12 +387,12 @@ _ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
-    room = sectors.room
+    rooms = state.game.rooms
     for s, n in state.players[p].assistants.items():
         if n <= 0:
             continue
         keshi = _ASSISTANT_IDS[s]
-        if s == "souk" or room(state, p, s) > 0:
+        if s == "souk" or rooms[s](state, p) > 0:
             out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).
