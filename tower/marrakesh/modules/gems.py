@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from tower.errors import InputFileError
-from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
+from tower.marrakesh.actions import GOODS, Action, action_id, action_ids, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
@@ -209,7 +209,7 @@ def one_spectator_sections(state: State, p: int) -> list[int]:
 
 @ADDS.option("gems_disc")
 def _disc_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(2 * len(one_spectator_sections(state, t["p"])))]
+    return action_ids("choice", range(2 * len(one_spectator_sections(state, t["p"]))))
 
 
 @ADDS.resolution("gems_disc")
@@ -255,7 +255,7 @@ def _receive(state: State, t: Task) -> None:
 
 @ADDS.option("gems_place")
 def _place_options(state: State, t: Task) -> list[int]:
-    return [action_id("slot", i) for i in free_spaces(state, t["p"], t["c"])]
+    return action_ids("slot", free_spaces(state, t["p"], t["c"]))
 
 
 @ADDS.resolution("gems_place")
@@ -312,35 +312,35 @@ def sweep(state: State, p: int) -> None:
     orchard (Walls & Guards' caravans too, date pickers in the sahara not); a site is
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
-    # It runs on every ``reached`` event: the places come ready-made, the sites found
-    # already are not looked at, the player's slot is read in place (mine(state, p)).
+    # It runs on every ``reached`` event, with most sites still to find: the places come
+    # ready-made and unpacked at once, the player's slot is read in place (mine(state, p)).
     pl = state.players[p]
     sites = pl.ext[NAME]["sites"]
-    sahara, gate, orchard = _sweep_places()
-    for site, i in sahara:
-        # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
-        # the path space is explored.
-        if sites[site] is not None and (pl.revealed[i] or pl.explored[i]):
-            _site(state, p, site)
-    if sites["gate"] is not None and pl.gates[gate] is not None:
+    a, b, gate, at_a, at_b = _sweep_places()
+    revealed, explored = pl.revealed, pl.explored
+    # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when the
+    # path space is explored.
+    if (revealed[a] or explored[a]) and sites["sahara_a"] is not None:
+        _site(state, p, "sahara_a")
+    if (revealed[b] or explored[b]) and sites["sahara_b"] is not None:
+        _site(state, p, "sahara_b")
+    if pl.gates[gate] is not None and sites["gate"] is not None:
         _site(state, p, "gate")
-    if sites["orchard_a"] is None and sites["orchard_b"] is None:
-        return
     keshis = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
-    for site, k in orchard:
-        if keshis >= k and sites[site] is not None:
-            _site(state, p, site)
+    if keshis >= at_a and sites["orchard_a"] is not None:
+        _site(state, p, "orchard_a")
+    if keshis >= at_b and sites["orchard_b"] is not None:
+        _site(state, p, "orchard_b")
 
 
 @cache
-def _sweep_places() -> tuple[tuple[tuple[str, int], ...], int, tuple[tuple[str, int], ...]]:
-    """What :func:`sweep` looks at: (sahara site, index of its path space in ``revealed``
-    and ``explored``), the gate space, (orchard site, keshis in the orchard that reach
-    it)."""
+def _sweep_places() -> tuple[int, int, int, int, int]:
+    """What :func:`sweep` looks at: the index in ``revealed`` and ``explored`` of the path
+    space of the sites ``sahara_a`` and ``sahara_b``, the gate space, the keshis in the
+    orchard that reach the sites ``orchard_a`` and ``orchard_b``."""
     s = data()["sites"]
-    sahara = tuple(zip(("sahara_a", "sahara_b"), [x - 2 for x in s["sahara_spaces"]], strict=True))
-    orchard = tuple(zip(("orchard_a", "orchard_b"), s["orchard"], strict=True))
-    return sahara, s["gate_space"], orchard
+    (a, b), (at_a, at_b) = (x - 2 for x in s["sahara_spaces"]), s["orchard"]
+    return a, b, s["gate_space"], at_a, at_b
 
 
 def _reached_gem(state: State, p: int, what: str, where: Any) -> None:
@@ -426,7 +426,7 @@ def _souk_again(state: State, t: Task) -> None:
 
 @ADDS.option("gems_goods")
 def _goods_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(GOODS_PAIRS))]
+    return action_ids("choice", range(len(GOODS_PAIRS)))
 
 
 @ADDS.resolution("gems_goods")
