@@ -352,6 +352,11 @@ def as_action(action: Action | int | str) -> Action:
         raise IllegalActionError(str(action), str(exc)) from None
 
 
+#: player -> how the history's lines of the player's actions begin ("2 select:..."): made
+#: once, not formatted on every move (a game has at most 4 players).
+_SAID_BY: tuple[str, ...] = tuple(f"{p} " for p in range(4))
+
+
 def apply(state: Board, action: Action, player: int | None) -> None:
     stack = state.stack
     if not stack:
@@ -371,7 +376,7 @@ def apply(state: Board, action: Action, player: int | None) -> None:
             f"not a legal choice for player {p} at decision '{top['k']}'; legal: {shown}{more}",
         )
     stack.pop()
-    state.history.append(f"{p} {action.text}")
+    state.history.append(_SAID_BY[p] + action.text)
     state.game.ruleset.resolve[top["k"]](state, top, action)
     advance(state)
 
@@ -397,7 +402,7 @@ def _apply_select(state: Board, action: Action, player: int | None) -> None:
             f"{state.players[p].screen}",
         )
     top["chosen"][str(p)] = action.id
-    state.history.append(f"{p} {action.text}")
+    state.history.append(_SAID_BY[p] + action.text)
     advance(state)
 
 
