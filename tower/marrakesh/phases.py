@@ -21,6 +21,7 @@ from tower.marrakesh.actions import (
     SELECTIONS,
     Action,
     action_id,
+    action_ids,
     sector_of,
 )
 from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
@@ -162,7 +163,7 @@ def _track(state: Board, t: Task, a: Action) -> None:
 
 @options("disc")
 def _disc_options(state: Board, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(8)]
+    return action_ids("choice", range(8))
 
 
 @resolve("disc")
@@ -173,7 +174,7 @@ def _disc(state: Board, t: Task, a: Action) -> None:
 @options("provision")
 def _provision_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
-    return [action_id("choice", i) for i, (_, shown) in enumerate(pl.provisions) if not shown]
+    return action_ids("choice", [i for i, (_, shown) in enumerate(pl.provisions) if not shown])
 
 
 @resolve("provision")
@@ -506,7 +507,7 @@ def _rapid_bonus(state: Board, t: Task) -> None:
 
 @options("rapid_choice")
 def _rapid_choice_options(state: Board, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(t["n"])]
+    return action_ids("choice", range(t["n"]))
 
 
 @resolve("rapid_choice")

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import components, module_data
-from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
+from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id, action_ids
 from tower.marrakesh.effects import PASS, Effect, board_keshis, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import amount, describe_effects, top_scroll
@@ -191,7 +191,7 @@ def _fallback(state: State, t: Task) -> None:
 
 @ADDS.option("edict_pick")
 def _pick_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(mine(state)["display"]))]
+    return action_ids("choice", range(len(mine(state)["display"])))
 
 
 @ADDS.resolution("edict_pick")

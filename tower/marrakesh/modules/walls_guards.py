@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh import rules
 from tower.marrakesh import wall_battle as bt
-from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, ordinal
+from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, action_ids, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
@@ -356,7 +356,7 @@ def _hire(state: State, t: Task, a: Action) -> None:
 
 @ADDS.option("hire_waive")
 def _hire_waive_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(t["ways"]))]
+    return action_ids("choice", range(len(t["ways"])))
 
 
 @ADDS.resolution("hire_waive")
@@ -520,7 +520,7 @@ def _malus(state: State, t: Task) -> None:
 
 @ADDS.option("malus_pay")
 def _malus_pay_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(t["ways"]))]
+    return action_ids("choice", range(len(t["ways"])))
 
 
 @ADDS.resolution("malus_pay")
