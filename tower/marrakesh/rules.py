@@ -401,9 +401,14 @@ def _apply_select(state: Board, action: Action, player: int | None) -> None:
             f"player {p} must select 3 different keshis from behind the screen "
             f"{state.players[p].screen}",
         )
-    top["chosen"][str(p)] = action.id
+    chosen = top["chosen"]
+    chosen[str(p)] = action.id
     state.history.append(_SAID_BY[p] + action.text)
-    advance(state)
+    # The players still to choose each have a real choice (advance takes a single
+    # selection at once, and the screens do not change while the players choose): the
+    # rules advance once the last one has chosen.
+    if None not in chosen.values():
+        advance(state)
 
 
 def thrown(state: Board, top: Task) -> list[Piece]:
