@@ -128,7 +128,9 @@ def data(path: str | None = None) -> dict[str, Any]:
         neighbours[a].append(b)
         neighbours[b].append(a)
     bonus = {tuple(sorted(b["line"])): b["effect"] for b in d["bonus"].values()}
-    return {**d, "neighbours": neighbours, "line_bonus": bonus}
+    # colour -> its necklace spaces, in order (where a gem of the colour may go).
+    spaces = {c: tuple(i for i, x in enumerate(neck["colours"]) if x == c) for c in COLOURS}
+    return {**d, "neighbours": neighbours, "line_bonus": bonus, "spaces_of": spaces}
 
 
 def extend(comps: Components) -> Components:
@@ -229,12 +231,11 @@ def free_spaces(state: State, p: int, colour: str) -> list[int]:
     d = data()
     neck = mine(state, p)["necklace"]
     starts = d["necklace"]["starts"]
+    neighbours = d["neighbours"]
     return [
         i
-        for i, c in enumerate(d["necklace"]["colours"])
-        if c == colour
-        and neck[i] is None
-        and (i in starts or any(neck[j] is not None for j in d["neighbours"][i]))
+        for i in d["spaces_of"][colour]
+        if neck[i] is None and (i in starts or any(neck[j] is not None for j in neighbours[i]))
     ]
 
 
