@@ -133,11 +133,14 @@ def _pink_room(state: Board, p: int) -> int:
 
 def brown_room(state: Board, p: int) -> int:
     """Free sahara spaces a keshi could still reach."""
-    pl = state.players[p]
+    sahara = state.players[p].sahara
     layout = state.game.hooks.layout
-    free = pl.sahara[0 if layout["start"] else 2 : 8].count(False)
+    free = sahara[0 if layout["start"] else 2 : 8].count(False)
     if layout["towns"]:
-        return free + min(pl.sahara[8:10].count(False), len(state.towns_display))
+        # The free town spaces, as many as the towns shown can fill (no slice, no min():
+        # room() asks on most claims and assistants).
+        towns, shown = (not sahara[8]) + (not sahara[9]), len(state.towns_display)
+        return free + (towns if towns < shown else shown)
     return free
 
 
