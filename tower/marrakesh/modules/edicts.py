@@ -116,10 +116,15 @@ def thresholds_reached(state: State) -> list[str]:
     """Stacks whose threshold some player has reached and that are not yet handed out."""
     handed = mine(state)["handed"]
     step, points = _thresholds()
+    # Loops, not max() over generators: asked after most score changes.
+    mosque, score = state.players[0].mosque, state.players[0].score
+    for pl in state.players:
+        mosque = pl.mosque if pl.mosque > mosque else mosque
+        score = pl.score if pl.score > score else score
     out = []
-    if "imam" not in handed and max(pl.mosque for pl in state.players) >= step:
+    if "imam" not in handed and mosque >= step:
         out.append("imam")
-    if "sultan" not in handed and max(pl.score for pl in state.players) >= points:
+    if "sultan" not in handed and score >= points:
         out.append("sultan")
     return out
 

@@ -227,14 +227,17 @@ def _orchard_harvest(state: State, p: int, e: Effect) -> None:
 # -- the sahara action: fire bricks, then hire watchmen ---------------------------------
 def _has_provision(state: State, p: int, name: str) -> bool:
     provs = state.game.components.provisions
-    return any(
-        shown and provs[tid].get("modifier") == name for tid, shown in state.players[p].provisions
-    )
+    # A loop, not any() over a generator: asked for every brick tile and watchman offered.
+    for tid, shown in state.players[p].provisions:
+        if shown and provs[tid].get("modifier") == name:
+            return True
+    return False
 
 
 def fire_cost(state: State, p: int, tile: int) -> int:
     pl = state.players[p]
-    cost = bt.firing_cost([tile], brickworks_keshis=sum(pl.sahara[i] for i in BRICKWORKS))
+    # The keshis on the brickworks' two spaces (BRICKWORKS), read without a generator.
+    cost = bt.firing_cost([tile], brickworks_keshis=pl.sahara[0] + pl.sahara[1])
     if _has_provision(state, p, "fire_discount"):
         cost -= 1  # new provision tile: 1 fewer wood per tile
     return max(0, cost)
