@@ -232,10 +232,11 @@ def free_spaces(state: State, p: int, colour: str) -> list[int]:
     neck = mine(state, p)["necklace"]
     starts = d["necklace"]["starts"]
     neighbours = d["neighbours"]
+    # A placed gem (a colour's name) on a neighbouring space is looked up in C.
     return [
         i
         for i in d["spaces_of"][colour]
-        if neck[i] is None and (i in starts or any(neck[j] is not None for j in neighbours[i]))
+        if neck[i] is None and (i in starts or any(map(neck.__getitem__, neighbours[i])))
     ]
 
 
@@ -381,7 +382,7 @@ def souk_options(state: State, p: int) -> list[int]:
         out += [_CHOICE + SELL_TWO + k for k, c in enumerate(COLOURS) if loose.count(c) >= 2]
     if not me["bought"]:
         dinars = can_pay(state, p, {"dinars": d["buy_dinars"]})
-        goods = any(pl.keshis[c] >= d["buy_goods_keshis"] for c in GOODS)
+        goods = max(map(pl.keshis.__getitem__, GOODS)) >= d["buy_goods_keshis"]
         if dinars or goods:
             dealer = set(_g(state)["dealer"])
             out += [_CHOICE + BUY + k for k, c in enumerate(COLOURS) if c in dealer]
@@ -792,7 +793,8 @@ class Gems(Module):
         # The gems on the necklace board (Personal Tasks' cards: "8 gems").
         if what != "necklace_gems":
             return None
-        return sum(c is not None for c in mine(state, p)["necklace"])
+        neck = mine(state, p)["necklace"]
+        return len(neck) - neck.count(None)
 
     def remaining(self, state: State, p: int) -> int:
         # "Unplaced, unsold gems also award points together with the remaining resources."

@@ -237,10 +237,16 @@ def _has_provision(state: State, p: int, name: str) -> bool:
 def fire_cost(state: State, p: int, tile: int) -> int:
     pl = state.players[p]
     # The keshis on the brickworks' two spaces (BRICKWORKS), read without a generator.
-    cost = bt.firing_cost([tile], brickworks_keshis=pl.sahara[0] + pl.sahara[1])
+    cost = _tile_cost(tile, pl.sahara[0] + pl.sahara[1])
     if _has_provision(state, p, "fire_discount"):
         cost -= 1  # new provision tile: 1 fewer wood per tile
     return max(0, cost)
+
+
+@cache
+def _tile_cost(tile: int, brickworks_keshis: int) -> int:
+    """The printed firing cost of one brick tile (asked for every tile offered)."""
+    return bt.firing_cost([tile], brickworks_keshis=brickworks_keshis)
 
 
 def _firable(state: State, p: int) -> list[int]:
