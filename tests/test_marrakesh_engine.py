@@ -227,6 +227,19 @@ def test_random_agent_draws_as_random_choice():
     assert a.history == b.history and len(a.history) > 300
 
 
+def test_the_engine_generator_shuffles_as_random_does():
+    """Draws spells out ``random.Random.shuffle``: the same orders, the same state after."""
+    from tower.marrakesh.board import Draws
+
+    for n in range(40):
+        for seed in range(5):
+            a, b = list(range(n)), list(range(n))
+            ours, theirs = Draws(seed), random.Random(seed)
+            ours.shuffle(a)
+            theirs.shuffle(b)
+            assert a == b and ours.getstate() == theirs.getstate()
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 10_000),

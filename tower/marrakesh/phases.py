@@ -24,6 +24,7 @@ from tower.marrakesh.actions import (
     action_ids,
     sector_of,
 )
+from tower.marrakesh.board import Draws
 from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
@@ -44,11 +45,9 @@ def issue(state: Board, colour: str, n: int = 1) -> None:
 
 def setup(state: Board, seed: int) -> None:
     """Rulebook setup steps 1-18, with every random element drawn from ``state.rng``."""
-    import random
-
     game = state.game
     comps = game.components
-    rng = state.rng = random.Random(seed)
+    rng = state.rng = Draws(seed)
     n = state.num_players
     cfg = comps["setup"]
     # 3. scrolls: each colour in 3 face-down stacks "of as equal a size as possible", top
