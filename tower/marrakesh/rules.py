@@ -424,6 +424,14 @@ def thrown(state: Board, top: Task) -> list[Piece]:
 
 #: colour -> its keshi (a frozen value, made once rather than for every keshi thrown).
 _KESHIS: dict[str, Piece] = {c: Piece.keshi(c) for c in KESHI_COLOURS}
+#: colour -> its keshi's written form (``"keshi:red"``), made once.
+_KESHI_NAMES: dict[str, str] = {c: str(k) for c, k in _KESHIS.items()}
+
+
+def piece_names(pieces: list[Piece]) -> list[str]:
+    """``str()`` of each piece; a keshi's (most of a throw) is read from a table."""
+    keshi = Kind.KESHI
+    return [_KESHI_NAMES[p.colour] if p.kind is keshi else str(p) for p in pieces]
 
 
 def _round_throw_done(state: Board, top: Task, out: list[Piece]) -> None:
@@ -454,7 +462,7 @@ def sample_chance(state: Board, rng: random.Random | None) -> list[str]:
     top = state.stack.pop()
     pieces = thrown(state, top)
     out, state.tower = state.game.config.tower.throw(state.tower, pieces, rng or state.rng)
-    names = list(map(str, out))
+    names = piece_names(out)
     # A list, not a generator, for join: every throw of the game is logged.
     keshi = Kind.KESHI
     logged = [p.colour if p.kind is keshi else n for p, n in zip(out, names, strict=True)]

@@ -54,6 +54,7 @@ from tower.marrakesh.rules import (
     has_mod,
     order,
     pay,
+    piece_names,
     push,
     score,
 )
@@ -410,7 +411,7 @@ def _battle(state: State, t: Task) -> None:
     pl.recruited = 0
     state.battle_base = []
     if pieces:
-        push(state, T("throw", pieces=list(map(str, pieces)), after="battle", p=p))
+        push(state, T("throw", pieces=piece_names(pieces), after="battle", p=p))
     else:
         # Ruling: with nothing to throw the tower is not touched and nothing falls out.
         _battle_out(state, {"p": p}, [])
@@ -443,7 +444,7 @@ def _watchtower(state: State, p: int) -> bool:
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
     p = top["p"]
-    state.battle_base = list(map(str, out))
+    state.battle_base = piece_names(out)
     wall, tile_sections = battle_wall(state, p)
     result = bt.resolve_battle(colour(p), out, wall)
     placed = result.attackers - result.unopposed
