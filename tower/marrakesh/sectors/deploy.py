@@ -133,13 +133,15 @@ def _pink_room(state: Board, p: int) -> int:
 
 def brown_room(state: Board, p: int) -> int:
     """Free sahara spaces a keshi could still reach."""
+    # Counted without slices or min(): room() asks on most claims and assistants.
     sahara = state.players[p].sahara
     layout = state.game.hooks.layout
-    free = sahara[0 if layout["start"] else 2 : 8].count(False)
+    towns = (not sahara[8]) + (not sahara[9])  # the free town spaces
+    free = sahara.count(False) - towns  # the free spaces 0-7
+    if not layout["start"]:
+        free -= (not sahara[0]) + (not sahara[1])
     if layout["towns"]:
-        # The free town spaces, as many as the towns shown can fill (no slice, no min():
-        # room() asks on most claims and assistants).
-        towns, shown = (not sahara[8]) + (not sahara[9]), len(state.towns_display)
+        shown = len(state.towns_display)  # as many towns as the display can fill
         return free + (towns if towns < shown else shown)
     return free
 
