@@ -454,10 +454,11 @@ def refill_display(state: Board) -> None:
     stacks = state.stacks
     if not all(stacks):
         for group in _SCROLL_GROUPS:
-            colour = stacks[group.start : group.stop]
+            i = group.start
+            a, b, c = stacks[i], stacks[i + 1], stacks[i + 2]
             # A colour's stacks all full or all empty (the commonest case after every
             # turn) have nothing to refill: _refill's own early test, made here at once.
-            if any(colour) and not all(colour):
+            if (a or b or c) and not (a and b and c):
                 _refill(stacks, group)
     state.shop_open[:] = map(bool, state.shops)
     state.stack_open[:] = map(bool, state.stacks)
