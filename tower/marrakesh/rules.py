@@ -313,10 +313,15 @@ def legal_ids(state: Board, player: int | None = None) -> list[int]:
     if top["t"] == "ask":
         return top["o"] if player is None or player == top["p"] else []
     if top["t"] == "select":
-        pending = pending_players(state)
-        p = pending[0] if player is None else player
-        return OPTIONS["select"](state, {"p": p}) if p in pending else []
+        p = pending_players(state)[0] if player is None else player
+        return OPTIONS["select"](state, {"p": p}) if _choosing(top, p) else []
     return []
+
+
+def _choosing(select: Task, p: int) -> bool:
+    """Whether player ``p`` is still to choose at the selection task ``select`` (read
+    without listing every pending player)."""
+    return select["chosen"].get(str(p), 0) is None
 
 
 def describe(state: Board, action: Action, player: int | None = None) -> Decision:
@@ -388,11 +393,10 @@ def _apply_select(state: Board, action: Action, player: int | None) -> None:
         raise IllegalActionError(
             action, "this is the tower throw (a chance node): call sample_chance()"
         )
-    pending = pending_players(state)
-    p = pending[0] if player is None else player
-    if p not in pending:
+    p = pending_players(state)[0] if player is None else player
+    if not _choosing(top, p):
         raise IllegalActionError(
-            action, f"player {p} is not choosing keshis now (pending: {pending})"
+            action, f"player {p} is not choosing keshis now (pending: {pending_players(state)})"
         )
     legal = OPTIONS["select"](state, {"p": p})
     if action.id not in legal:
