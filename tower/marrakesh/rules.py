@@ -190,8 +190,11 @@ def pay(state: Board, p: int, cost: dict[str, int]) -> None:
     missing = 0
     for r in RESOURCES:
         n = cost.get(r, 0)
-        take = min(n, getattr(pl, r))
-        setattr(pl, r, getattr(pl, r) - take)
+        if not n:
+            continue  # most costs name one or two of the resources
+        have = getattr(pl, r)
+        take = n if n < have else have
+        setattr(pl, r, have - take)
         if r == "dinars":
             missing = n - take
     pay_any(state, p, missing, among=("water", "dates"))
