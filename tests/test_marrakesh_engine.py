@@ -211,6 +211,35 @@ def test_same_seed_same_game_and_different_seeds_differ():
     assert a.to_json() != c.to_json()
 
 
+def test_random_agent_draws_as_random_choice():
+    """RandomAgent spells out ``rng.choice`` of the legal ids: the same games."""
+
+    class Choosing:
+        def __init__(self, seed: int) -> None:
+            self.rng = random.Random(seed)
+
+        def step(self, state, player):
+            return self.rng.choice(state.legal_actions(player))
+
+    game = Game(GameConfig(players=3, modules=frozenset({"gems", "walls_guards"})))
+    a = play(game, [RandomAgent(k) for k in range(3)], seed=6)
+    b = play(game, [Choosing(k) for k in range(3)], seed=6)
+    assert a.history == b.history and len(a.history) > 300
+
+
+def test_the_engine_generator_shuffles_as_random_does():
+    """Draws spells out ``random.Random.shuffle``: the same orders, the same state after."""
+    from tower.marrakesh.board import Draws
+
+    for n in range(40):
+        for seed in range(5):
+            a, b = list(range(n)), list(range(n))
+            ours, theirs = Draws(seed), random.Random(seed)
+            ours.shuffle(a)
+            theirs.shuffle(b)
+            assert a == b and ours.getstate() == theirs.getstate()
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 10_000),

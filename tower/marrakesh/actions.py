@@ -19,7 +19,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -140,6 +140,13 @@ class Action:
 def action_id(kind: str, arg: int = 0) -> int:
     """The integer id of ``Action(kind, arg)`` without building it."""
     return OFFSETS[kind] + arg
+
+
+def action_ids(kind: str, args: Iterable[int]) -> list[int]:
+    """The ids of ``Action(kind, a)`` for each ``a`` of ``args``, in order (a decision's
+    options, made with one lookup of the kind)."""
+    offset = OFFSETS[kind]
+    return [offset + a for a in args]
 
 
 #: All actions, indexed by id (the core's, then the modules' kinds).

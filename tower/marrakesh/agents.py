@@ -29,7 +29,18 @@ class RandomAgent:
 
     def step(self, state: State, player: int) -> Action:
         # The rules' own list of legal ids (read, not copied): one agent step per move.
-        return ACTIONS[self.rng.choice(rules.legal_ids(state, player))]
+        ids = rules.legal_ids(state, player)
+        n = len(ids)
+        if not n:
+            raise IndexError("no legal action to choose from")
+        # self.rng.choice(ids), spelt out (the same draws: the k bits of n, redrawn until
+        # below n), without its two calls on every move.
+        getrandbits = self.rng.getrandbits
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return ACTIONS[ids[r]]
 
 
 def play(

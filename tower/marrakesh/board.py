@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from tower.marrakesh.config import GameConfig
     from tower.marrakesh.hooks import Hooks, RuleSet
 
-__all__ = ["JSON_VERSION", "Board", "GameLike", "Player"]
+__all__ = ["JSON_VERSION", "Board", "Draws", "GameLike", "Player"]
 
 JSON_VERSION = "tower.marrakesh.state/1"
 
@@ -55,8 +56,28 @@ class GameLike(Protocol):
     modifiers: dict[int, str]
     #: modifier name -> the ids of the scrolls that have it
     with_modifier: dict[str, frozenset[int]]
+    #: keshi colour -> fn(state, player): how many more keshis of it fit
+    rooms: dict[str, Callable[[Any, int], int]]
 
     def has(self, module: str) -> bool: ...
+
+
+class Draws(random.Random):
+    """The engine's random generator: a :class:`random.Random` whose ``shuffle`` is spelt
+    out with the same draws (``k`` random bits for each index below ``n``, drawn again
+    until below ``n``; the list's end first), one call for the whole list rather than one
+    per element: a game shuffles some 30 lists. Its state, copies and JSON are those of
+    :class:`random.Random`."""
+
+    def shuffle(self, x: Any) -> None:
+        getrandbits = self.getrandbits
+        for i in reversed(range(1, len(x))):
+            n = i + 1
+            k = n.bit_length()
+            j = getrandbits(k)
+            while j >= n:
+                j = getrandbits(k)
+            x[i], x[j] = x[j], x[i]
 
 
 @dataclass
@@ -198,7 +219,7 @@ class Board:
         self.game = game
         n = game.config.players
         self.players: list[Player] = [Player() for _ in range(n)]
-        self.rng = random.Random(0)
+        self.rng: random.Random = Draws(0)
         self.tower: TowerState = game.config.tower.new_state()
         self.season = 1
         self.round = 1
@@ -244,7 +265,7 @@ class Board:
         other = type(self).__new__(type(self))
         other.game = self.game
         other.tower = self.tower
-        other.rng = random.Random()
+        other.rng = Draws()
         other.rng.setstate(self.rng.getstate())
         other.players = [p.copy() for p in self.players]
         for k in _GLOBAL_FIELDS:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tower.marrakesh.actions import GOODS, RESOURCES, SECTORS, STAIRS, Action, action_id
+from tower.marrakesh.actions import GOODS, RESOURCES, SECTORS, STAIRS, Action, action_id, action_ids
 from tower.marrakesh.rules import CORE, T, Task, add_wood, ask, options, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
@@ -74,7 +74,7 @@ def _fx(state: Board, t: Task) -> None:
 @options("keshi_colour")
 def _keshi_colour_options(state: Board, t: Task) -> list[int]:
     allowed = GOODS if t["only"] == "goods" else KESHI_COLOURS
-    return [action_id("colour", KESHI_COLOURS.index(c)) for c in allowed]
+    return action_ids("colour", map(KESHI_COLOURS.index, allowed))
 
 
 @resolve("keshi_colour")
@@ -86,7 +86,7 @@ def _keshi_colour(state: Board, t: Task, a: Action) -> None:
 
 @options("resource")
 def _resource_options(state: Board, t: Task) -> list[int]:
-    return [action_id("resource", i) for i in range(3)]
+    return action_ids("resource", range(3))
 
 
 @resolve("resource")
@@ -107,7 +107,7 @@ def _stair_choice(state: Board, t: Task, a: Action) -> None:
 
 @options("choose")
 def _choose_options(state: Board, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(t["options"]))]
+    return action_ids("choice", range(len(t["options"])))
 
 
 @resolve("choose")
@@ -122,7 +122,7 @@ def _sector_action(state: Board, p: int, e: Effect) -> None:
 
 @options("any_action")
 def _any_action_options(state: Board, t: Task) -> list[int]:
-    return [action_id("sector", i) for i in range(len(SECTORS))]
+    return action_ids("sector", range(len(SECTORS)))
 
 
 @resolve("any_action")
@@ -164,7 +164,7 @@ def _resources_for_points(state: Board, p: int, e: Effect) -> None:
 @options("return_for_points")
 def _return_options(state: Board, t: Task) -> list[int]:
     have = getattr(state.players[t["p"]], t["r"])
-    return [action_id("number", k) for k in range(min(have, 40) + 1)]
+    return action_ids("number", range(min(have, 40) + 1))
 
 
 @resolve("return_for_points")

@@ -65,6 +65,8 @@ class Game:
         #: The core's tasks, decisions, labels and effects, with those of the enabled
         #: modules (a module's entries exist only in games that switch it on).
         self.ruleset = _ruleset(self.hooks)
+        #: keshi colour -> how room is answered for it in this game (asked on most moves).
+        self.rooms = sectors.room_rules(self.hooks)
         #: Size of the fixed action space (the core's kinds and every known module's).
         self.num_distinct_actions: int = actions.freeze()
         self.components = _assembled(components or load(), self.config.modules, self.hooks)
@@ -79,12 +81,14 @@ class Game:
         }
 
     def __getstate__(self) -> dict[str, Any]:
-        # The rule set holds plain functions and lambdas: a pickled game rebuilds it.
-        return {k: v for k, v in vars(self).items() if k != "ruleset"}
+        # The rule set and the room rules hold plain functions, lambdas and closures: a
+        # pickled game rebuilds them.
+        return {k: v for k, v in vars(self).items() if k not in ("ruleset", "rooms")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         vars(self).update(state)
         self.ruleset = _ruleset(self.hooks)
+        self.rooms = sectors.room_rules(self.hooks)
 
     def has(self, module: str) -> bool:
         return module in self.config.modules

@@ -21,8 +21,10 @@ from tower.marrakesh.actions import (
     SELECTIONS,
     Action,
     action_id,
+    action_ids,
     sector_of,
 )
+from tower.marrakesh.board import Draws
 from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
 from tower.pieces import KESHI_COLOURS
 
@@ -43,11 +45,9 @@ def issue(state: Board, colour: str, n: int = 1) -> None:
 
 def setup(state: Board, seed: int) -> None:
     """Rulebook setup steps 1-18, with every random element drawn from ``state.rng``."""
-    import random
-
     game = state.game
     comps = game.components
-    rng = state.rng = random.Random(seed)
+    rng = state.rng = Draws(seed)
     n = state.num_players
     cfg = comps["setup"]
     # 3. scrolls: each colour in 3 face-down stacks "of as equal a size as possible", top
@@ -162,7 +162,7 @@ def _track(state: Board, t: Task, a: Action) -> None:
 
 @options("disc")
 def _disc_options(state: Board, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(8)]
+    return action_ids("choice", range(8))
 
 
 @resolve("disc")
@@ -173,7 +173,7 @@ def _disc(state: Board, t: Task, a: Action) -> None:
 @options("provision")
 def _provision_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
-    return [action_id("choice", i) for i, (_, shown) in enumerate(pl.provisions) if not shown]
+    return action_ids("choice", [i for i, (_, shown) in enumerate(pl.provisions) if not shown])
 
 
 @resolve("provision")
@@ -277,8 +277,8 @@ def claimable_ids(state: Board, p: int) -> list[int]:
     """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
     (listed on every claim turn: room() is asked about the colours of limited room only)."""
     display = state.display
-    room = sectors.room
-    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or room(state, p, c) > 0)]
+    rooms = state.game.rooms
+    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or rooms[c](state, p) > 0)]
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
@@ -387,12 +387,12 @@ _ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
-    room = sectors.room
+    rooms = state.game.rooms
     for s, n in state.players[p].assistants.items():
         if n <= 0:
             continue
         keshi = _ASSISTANT_IDS[s]
-        if s == "souk" or room(state, p, s) > 0:
+        if s == "souk" or rooms[s](state, p) > 0:
             out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).
@@ -454,10 +454,11 @@ def refill_display(state: Board) -> None:
     stacks = state.stacks
     if not all(stacks):
         for group in _SCROLL_GROUPS:
-            colour = stacks[group.start : group.stop]
+            i = group.start
+            a, b, c = stacks[i], stacks[i + 1], stacks[i + 2]
             # A colour's stacks all full or all empty (the commonest case after every
             # turn) have nothing to refill: _refill's own early test, made here at once.
-            if any(colour) and not all(colour):
+            if (a or b or c) and not (a and b and c):
                 _refill(stacks, group)
     state.shop_open[:] = map(bool, state.shops)
     state.stack_open[:] = map(bool, state.stacks)
@@ -506,7 +507,7 @@ def _rapid_bonus(state: Board, t: Task) -> None:
 
 @options("rapid_choice")
 def _rapid_choice_options(state: Board, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(t["n"])]
+    return action_ids("choice", range(t["n"]))
 
 
 @resolve("rapid_choice")

@@ -190,8 +190,11 @@ def pay(state: Board, p: int, cost: dict[str, int]) -> None:
     missing = 0
     for r in RESOURCES:
         n = cost.get(r, 0)
-        take = min(n, getattr(pl, r))
-        setattr(pl, r, getattr(pl, r) - take)
+        if not n:
+            continue  # most costs name one or two of the resources
+        have = getattr(pl, r)
+        take = n if n < have else have
+        setattr(pl, r, have - take)
         if r == "dinars":
             missing = n - take
     pay_any(state, p, missing, among=("water", "dates"))
@@ -313,10 +316,15 @@ def legal_ids(state: Board, player: int | None = None) -> list[int]:
     if top["t"] == "ask":
         return top["o"] if player is None or player == top["p"] else []
     if top["t"] == "select":
-        pending = pending_players(state)
-        p = pending[0] if player is None else player
-        return OPTIONS["select"](state, {"p": p}) if p in pending else []
+        p = pending_players(state)[0] if player is None else player
+        return OPTIONS["select"](state, {"p": p}) if _choosing(top, p) else []
     return []
+
+
+def _choosing(select: Task, p: int) -> bool:
+    """Whether player ``p`` is still to choose at the selection task ``select`` (read
+    without listing every pending player)."""
+    return select["chosen"].get(str(p), 0) is None
 
 
 def describe(state: Board, action: Action, player: int | None = None) -> Decision:
@@ -352,6 +360,11 @@ def as_action(action: Action | int | str) -> Action:
         raise IllegalActionError(str(action), str(exc)) from None
 
 
+#: player -> how the history's lines of the player's actions begin ("2 select:..."): made
+#: once, not formatted on every move (a game has at most 4 players).
+_SAID_BY: tuple[str, ...] = tuple(f"{p} " for p in range(4))
+
+
 def apply(state: Board, action: Action, player: int | None) -> None:
     stack = state.stack
     if not stack:
@@ -371,7 +384,7 @@ def apply(state: Board, action: Action, player: int | None) -> None:
             f"not a legal choice for player {p} at decision '{top['k']}'; legal: {shown}{more}",
         )
     stack.pop()
-    state.history.append(f"{p} {action.text}")
+    state.history.append(_SAID_BY[p] + action.text)
     state.game.ruleset.resolve[top["k"]](state, top, action)
     advance(state)
 
@@ -383,11 +396,10 @@ def _apply_select(state: Board, action: Action, player: int | None) -> None:
         raise IllegalActionError(
             action, "this is the tower throw (a chance node): call sample_chance()"
         )
-    pending = pending_players(state)
-    p = pending[0] if player is None else player
-    if p not in pending:
+    p = pending_players(state)[0] if player is None else player
+    if not _choosing(top, p):
         raise IllegalActionError(
-            action, f"player {p} is not choosing keshis now (pending: {pending})"
+            action, f"player {p} is not choosing keshis now (pending: {pending_players(state)})"
         )
     legal = OPTIONS["select"](state, {"p": p})
     if action.id not in legal:
@@ -396,9 +408,14 @@ def _apply_select(state: Board, action: Action, player: int | None) -> None:
             f"player {p} must select 3 different keshis from behind the screen "
             f"{state.players[p].screen}",
         )
-    top["chosen"][str(p)] = action.id
-    state.history.append(f"{p} {action.text}")
-    advance(state)
+    chosen = top["chosen"]
+    chosen[str(p)] = action.id
+    state.history.append(_SAID_BY[p] + action.text)
+    # The players still to choose each have a real choice (advance takes a single
+    # selection at once, and the screens do not change while the players choose): the
+    # rules advance once the last one has chosen.
+    if None not in chosen.values():
+        advance(state)
 
 
 def thrown(state: Board, top: Task) -> list[Piece]:
@@ -414,6 +431,14 @@ def thrown(state: Board, top: Task) -> list[Piece]:
 
 #: colour -> its keshi (a frozen value, made once rather than for every keshi thrown).
 _KESHIS: dict[str, Piece] = {c: Piece.keshi(c) for c in KESHI_COLOURS}
+#: colour -> its keshi's written form (``"keshi:red"``), made once.
+_KESHI_NAMES: dict[str, str] = {c: str(k) for c, k in _KESHIS.items()}
+
+
+def piece_names(pieces: list[Piece]) -> list[str]:
+    """``str()`` of each piece; a keshi's (most of a throw) is read from a table."""
+    keshi = Kind.KESHI
+    return [_KESHI_NAMES[p.colour] if p.kind is keshi else str(p) for p in pieces]
 
 
 def _round_throw_done(state: Board, top: Task, out: list[Piece]) -> None:
@@ -444,7 +469,7 @@ def sample_chance(state: Board, rng: random.Random | None) -> list[str]:
     top = state.stack.pop()
     pieces = thrown(state, top)
     out, state.tower = state.game.config.tower.throw(state.tower, pieces, rng or state.rng)
-    names = list(map(str, out))
+    names = piece_names(out)
     # A list, not a generator, for join: every throw of the game is logged.
     keshi = Kind.KESHI
     logged = [p.colour if p.kind is keshi else n for p, n in zip(out, names, strict=True)]

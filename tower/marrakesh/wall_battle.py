@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 from operator import attrgetter
 from typing import Literal, TypeVar
 
@@ -364,9 +364,21 @@ def payment_ways(penalty: Penalty, holdings: Holdings) -> list[tuple[tuple[str, 
     """The tokens each of :func:`payment_options` takes, in the same order (without a
     :class:`Payment` around each: the engine asks at every malus). Only the tokens of
     the kinds in :func:`token_kinds` matter."""
+    # No way takes more of a token than the malus's amount: the holdings, so capped, recur
+    # from game to game, and the ways of the latest few thousand are kept.
+    amount = MALUS_RULES[penalty].amount
+    stock = sorted((t, n if n < amount else amount) for t, n in holdings.items() if n > 0)
+    return list(_payment_ways(penalty, tuple(stock)))
+
+
+@lru_cache(maxsize=4096)
+def _payment_ways(
+    penalty: Penalty, stock: tuple[tuple[str, int], ...]
+) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """:func:`payment_ways` of the holdings ``stock`` (sorted ``(token, n)`` pairs, each
+    ``n`` between 1 and the malus's amount)."""
     rule = MALUS_RULES[penalty]
-    stock = {t: n for t, n in holdings.items() if n > 0}
-    pools = [{t: n for t, n in stock.items() if _in_pool(t, pool)} for pool in rule.pools]
+    pools = [{t: n for t, n in stock if _in_pool(t, pool)} for pool in rule.pools]
     # Ruling: "lose everything they can pay" means the most that one legal way can take.
     best = max(min(rule.amount, sum(p.values())) for p in pools)
     options: set[tuple[tuple[str, int], ...]] = set()
@@ -374,7 +386,7 @@ def payment_ways(penalty: Penalty, holdings: Holdings) -> list[tuple[tuple[str, 
         if min(rule.amount, sum(pool.values())) < best:
             continue
         options.update(_takings(sorted(pool), pool, best))
-    return sorted(options)
+    return tuple(sorted(options))
 
 
 @cache

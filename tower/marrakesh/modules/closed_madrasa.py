@@ -47,6 +47,7 @@ from tower.marrakesh.actions import (
     SCROLL_COLOURS,
     Action,
     action_id,
+    action_ids,
     ordinal,
 )
 from tower.marrakesh.components import Components, check_effects, entries
@@ -257,7 +258,7 @@ def _tile(state: State, p: int, e: Effect) -> None:
 @ADDS.option("madrasa_tile")
 def _tile_options(state: State, t: Task) -> list[int]:
     on = _ext(state)["tiles"][t["pool"]]["on"]
-    return [action_id("choice", i) for i in range(len(on))]
+    return action_ids("choice", range(len(on)))
 
 
 @ADDS.resolution("madrasa_tile")
@@ -288,7 +289,7 @@ def _square(state: State, p: int, e: Effect) -> None:
 
 @ADDS.option("madrasa_square")
 def _square_options(state: State, t: Task) -> list[int]:
-    return [action_id("slot", i) for i in _square_spaces(state, t["p"], t["entertainer"])]
+    return action_ids("slot", _square_spaces(state, t["p"], t["entertainer"]))
 
 
 @ADDS.resolution("madrasa_square")
@@ -355,7 +356,7 @@ def _return(state: State, p: int, e: Effect) -> None:
 @ADDS.option("madrasa_return")
 def _return_options(state: State, t: Task) -> list[int]:
     have = getattr(state.players[t["p"]], RESOURCES[t["r"]])
-    return [action_id("number", k) for k in range(min(have, t["left"], 40) + 1)]
+    return action_ids("number", range(min(have, t["left"], 40) + 1))
 
 
 @ADDS.resolution("madrasa_return")
@@ -404,7 +405,7 @@ def _gate_resolve(state: State, t: Task, a: Action) -> None:
 
 @ADDS.option("madrasa_gate_keshi")
 def _gate_keshi_options(state: State, t: Task) -> list[int]:
-    return [PASS] + [action_id("colour", i) for i in range(12)]
+    return [PASS, *action_ids("colour", range(12))]
 
 
 @ADDS.resolution("madrasa_gate_keshi")
@@ -443,7 +444,7 @@ def _sets(state: State, p: int, e: Effect) -> None:
 def _sets_options(state: State, t: Task) -> list[int]:
     pl = state.players[t["p"]]
     most = min(_cfg(state)["sets_max"], pl.water, pl.dates, pl.dinars)
-    return [action_id("number", k) for k in range(most + 1)]
+    return action_ids("number", range(most + 1))
 
 
 @ADDS.resolution("madrasa_sets")

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import components, module_data
-from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id
+from tower.marrakesh.actions import GOODS, SCROLL_COLOURS, Action, action_id, action_ids
 from tower.marrakesh.effects import PASS, Effect, board_keshis, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
 from tower.marrakesh.labels import amount, describe_effects, top_scroll
@@ -116,10 +116,15 @@ def thresholds_reached(state: State) -> list[str]:
     """Stacks whose threshold some player has reached and that are not yet handed out."""
     handed = mine(state)["handed"]
     step, points = _thresholds()
+    # Loops, not max() over generators: asked after most score changes.
+    mosque, score = state.players[0].mosque, state.players[0].score
+    for pl in state.players:
+        mosque = pl.mosque if pl.mosque > mosque else mosque
+        score = pl.score if pl.score > score else score
     out = []
-    if "imam" not in handed and max(pl.mosque for pl in state.players) >= step:
+    if "imam" not in handed and mosque >= step:
         out.append("imam")
-    if "sultan" not in handed and max(pl.score for pl in state.players) >= points:
+    if "sultan" not in handed and score >= points:
         out.append("sultan")
     return out
 
@@ -191,7 +196,7 @@ def _fallback(state: State, t: Task) -> None:
 
 @ADDS.option("edict_pick")
 def _pick_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(mine(state)["display"]))]
+    return action_ids("choice", range(len(mine(state)["display"])))
 
 
 @ADDS.resolution("edict_pick")

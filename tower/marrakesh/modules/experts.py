@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
 from tower.marrakesh import phases, sectors
-from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
+from tower.marrakesh.actions import GOODS, Action, action_id, action_ids, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, register
@@ -406,7 +406,7 @@ def _plain(state: State, p: int, sector: str) -> bool:
 
 @ADDS.option("experts_use")
 def _use_options(state: State, t: Task) -> list[int]:
-    return [PASS] + [action_id("choice", i) for i in range(len(t["ways"]))]
+    return [PASS, *action_ids("choice", range(len(t["ways"])))]
 
 
 @ADDS.resolution("experts_use")
@@ -467,7 +467,7 @@ def _scroll_78(state: State, p: int, e: Effect) -> None:
 
 @ADDS.option("experts_78")
 def _s78_options(state: State, t: Task) -> list[int]:
-    return [PASS] + [action_id("choice", i) for i in range(len(t["ways"]))]
+    return [PASS, *action_ids("choice", range(len(t["ways"])))]
 
 
 @ADDS.resolution("experts_78")

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from tower.errors import InputFileError
-from tower.marrakesh.actions import GOODS, Action, action_id, ordinal
+from tower.marrakesh.actions import GOODS, Action, action_id, action_ids, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
@@ -128,7 +128,9 @@ def data(path: str | None = None) -> dict[str, Any]:
         neighbours[a].append(b)
         neighbours[b].append(a)
     bonus = {tuple(sorted(b["line"])): b["effect"] for b in d["bonus"].values()}
-    return {**d, "neighbours": neighbours, "line_bonus": bonus}
+    # colour -> its necklace spaces, in order (where a gem of the colour may go).
+    spaces = {c: tuple(i for i, x in enumerate(neck["colours"]) if x == c) for c in COLOURS}
+    return {**d, "neighbours": neighbours, "line_bonus": bonus, "spaces_of": spaces}
 
 
 def extend(comps: Components) -> Components:
@@ -209,7 +211,7 @@ def one_spectator_sections(state: State, p: int) -> list[int]:
 
 @ADDS.option("gems_disc")
 def _disc_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(2 * len(one_spectator_sections(state, t["p"])))]
+    return action_ids("choice", range(2 * len(one_spectator_sections(state, t["p"]))))
 
 
 @ADDS.resolution("gems_disc")
@@ -229,12 +231,12 @@ def free_spaces(state: State, p: int, colour: str) -> list[int]:
     d = data()
     neck = mine(state, p)["necklace"]
     starts = d["necklace"]["starts"]
+    neighbours = d["neighbours"]
+    # A placed gem (a colour's name) on a neighbouring space is looked up in C.
     return [
         i
-        for i, c in enumerate(d["necklace"]["colours"])
-        if c == colour
-        and neck[i] is None
-        and (i in starts or any(neck[j] is not None for j in d["neighbours"][i]))
+        for i in d["spaces_of"][colour]
+        if neck[i] is None and (i in starts or any(map(neck.__getitem__, neighbours[i])))
     ]
 
 
@@ -255,7 +257,7 @@ def _receive(state: State, t: Task) -> None:
 
 @ADDS.option("gems_place")
 def _place_options(state: State, t: Task) -> list[int]:
-    return [action_id("slot", i) for i in free_spaces(state, t["p"], t["c"])]
+    return action_ids("slot", free_spaces(state, t["p"], t["c"]))
 
 
 @ADDS.resolution("gems_place")
@@ -312,35 +314,35 @@ def sweep(state: State, p: int) -> None:
     orchard (Walls & Guards' caravans too, date pickers in the sahara not); a site is
     found once ("no further gem if ... you give up the 4th ... and later ... place one
     on this space again")."""
-    # It runs on every ``reached`` event: the places come ready-made, the sites found
-    # already are not looked at, the player's slot is read in place (mine(state, p)).
+    # It runs on every ``reached`` event, with most sites still to find: the places come
+    # ready-made and unpacked at once, the player's slot is read in place (mine(state, p)).
     pl = state.players[p]
     sites = pl.ext[NAME]["sites"]
-    sahara, gate, orchard = _sweep_places()
-    for site, i in sahara:
-        # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when
-        # the path space is explored.
-        if sites[site] is not None and (pl.revealed[i] or pl.explored[i]):
-            _site(state, p, site)
-    if sites["gate"] is not None and pl.gates[gate] is not None:
+    a, b, gate, at_a, at_b = _sweep_places()
+    revealed, explored = pl.revealed, pl.explored
+    # Ruling: with Walls & Guards (brick tiles instead of oases) the gem is found when the
+    # path space is explored.
+    if (revealed[a] or explored[a]) and sites["sahara_a"] is not None:
+        _site(state, p, "sahara_a")
+    if (revealed[b] or explored[b]) and sites["sahara_b"] is not None:
+        _site(state, p, "sahara_b")
+    if pl.gates[gate] is not None and sites["gate"] is not None:
         _site(state, p, "gate")
-    if sites["orchard_a"] is None and sites["orchard_b"] is None:
-        return
     keshis = pl.keshis["green"] - len(pl.sahara_green) + pl.orchard_brown
-    for site, k in orchard:
-        if keshis >= k and sites[site] is not None:
-            _site(state, p, site)
+    if keshis >= at_a and sites["orchard_a"] is not None:
+        _site(state, p, "orchard_a")
+    if keshis >= at_b and sites["orchard_b"] is not None:
+        _site(state, p, "orchard_b")
 
 
 @cache
-def _sweep_places() -> tuple[tuple[tuple[str, int], ...], int, tuple[tuple[str, int], ...]]:
-    """What :func:`sweep` looks at: (sahara site, index of its path space in ``revealed``
-    and ``explored``), the gate space, (orchard site, keshis in the orchard that reach
-    it)."""
+def _sweep_places() -> tuple[int, int, int, int, int]:
+    """What :func:`sweep` looks at: the index in ``revealed`` and ``explored`` of the path
+    space of the sites ``sahara_a`` and ``sahara_b``, the gate space, the keshis in the
+    orchard that reach the sites ``orchard_a`` and ``orchard_b``."""
     s = data()["sites"]
-    sahara = tuple(zip(("sahara_a", "sahara_b"), [x - 2 for x in s["sahara_spaces"]], strict=True))
-    orchard = tuple(zip(("orchard_a", "orchard_b"), s["orchard"], strict=True))
-    return sahara, s["gate_space"], orchard
+    (a, b), (at_a, at_b) = (x - 2 for x in s["sahara_spaces"]), s["orchard"]
+    return a, b, s["gate_space"], at_a, at_b
 
 
 def _reached_gem(state: State, p: int, what: str, where: Any) -> None:
@@ -380,7 +382,7 @@ def souk_options(state: State, p: int) -> list[int]:
         out += [_CHOICE + SELL_TWO + k for k, c in enumerate(COLOURS) if loose.count(c) >= 2]
     if not me["bought"]:
         dinars = can_pay(state, p, {"dinars": d["buy_dinars"]})
-        goods = any(pl.keshis[c] >= d["buy_goods_keshis"] for c in GOODS)
+        goods = max(map(pl.keshis.__getitem__, GOODS)) >= d["buy_goods_keshis"]
         if dinars or goods:
             dealer = set(_g(state)["dealer"])
             out += [_CHOICE + BUY + k for k, c in enumerate(COLOURS) if c in dealer]
@@ -426,7 +428,7 @@ def _souk_again(state: State, t: Task) -> None:
 
 @ADDS.option("gems_goods")
 def _goods_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(GOODS_PAIRS))]
+    return action_ids("choice", range(len(GOODS_PAIRS)))
 
 
 @ADDS.resolution("gems_goods")
@@ -791,7 +793,8 @@ class Gems(Module):
         # The gems on the necklace board (Personal Tasks' cards: "8 gems").
         if what != "necklace_gems":
             return None
-        return sum(c is not None for c in mine(state, p)["necklace"])
+        neck = mine(state, p)["necklace"]
+        return len(neck) - neck.count(None)
 
     def remaining(self, state: State, p: int) -> int:
         # "Unplaced, unsold gems also award points together with the remaining resources."

@@ -42,7 +42,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from tower.errors import InputFileError
-from tower.marrakesh.actions import Action, action_id
+from tower.marrakesh.actions import Action, action_id, action_ids
 from tower.marrakesh.components import Components, entries
 from tower.marrakesh.effects import run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
@@ -114,7 +114,7 @@ def sellable(state: State, p: int) -> list[int]:
 
 @ADDS.option("shop_sell")
 def _sell_options(state: State, t: Task) -> list[int]:
-    return [PASS] + [action_id("shop_sell", i) for i in sellable(state, t["p"])]
+    return [PASS, *action_ids("shop_sell", sellable(state, t["p"]))]
 
 
 @ADDS.resolution("shop_sell", ignore_pass=True)
@@ -125,7 +125,7 @@ def _sell(state: State, t: Task, a: Action) -> None:
 @ADDS.option("shop_price")
 def _price_options(state: State, t: Task) -> list[int]:
     kind = "oasis" if t["item"] >= OASIS else "scroll"
-    return [action_id("choice", i) for i in range(len(free_tiles(state, t["p"], kind)))]
+    return action_ids("choice", range(len(free_tiles(state, t["p"], kind))))
 
 
 @ADDS.resolution("shop_price")
@@ -177,7 +177,7 @@ def buyable(state: State, p: int) -> list[int]:
 
 @ADDS.option("shop_buy")
 def _buy_options(state: State, t: Task) -> list[int]:
-    return [PASS] + [action_id("shop_buy", i) for i in buyable(state, t["p"])]
+    return [PASS, *action_ids("shop_buy", buyable(state, t["p"]))]
 
 
 @ADDS.resolution("shop_buy", ignore_pass=True)

@@ -77,6 +77,7 @@ from tower.marrakesh.actions import (
     SCROLL_COLOURS,
     Action,
     action_id,
+    action_ids,
 )
 from tower.marrakesh.hooks import Module, RuleSet, register
 from tower.marrakesh.module_data import DATA, check_colours, read
@@ -188,7 +189,7 @@ def _deal(state: State, t: Task) -> None:
 
 @ADDS.option("sb_building")
 def _building_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(t["offer"]))]
+    return action_ids("choice", range(len(t["offer"])))
 
 
 @ADDS.resolution("sb_building")

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from tower.errors import InputFileError
 from tower.marrakesh import rules
 from tower.marrakesh import wall_battle as bt
-from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, ordinal
+from tower.marrakesh.actions import COLOUR_INDEX, GOODS, Action, action_id, action_ids, ordinal
 from tower.marrakesh.components import TIMINGS, Components, check_effects, entries
 from tower.marrakesh.effects import Effect, run_effects
 from tower.marrakesh.hooks import Module, RuleSet, SeasonStep, register
@@ -54,6 +54,7 @@ from tower.marrakesh.rules import (
     has_mod,
     order,
     pay,
+    piece_names,
     push,
     score,
 )
@@ -227,17 +228,26 @@ def _orchard_harvest(state: State, p: int, e: Effect) -> None:
 # -- the sahara action: fire bricks, then hire watchmen ---------------------------------
 def _has_provision(state: State, p: int, name: str) -> bool:
     provs = state.game.components.provisions
-    return any(
-        shown and provs[tid].get("modifier") == name for tid, shown in state.players[p].provisions
-    )
+    # A loop, not any() over a generator: asked for every brick tile and watchman offered.
+    for tid, shown in state.players[p].provisions:
+        if shown and provs[tid].get("modifier") == name:
+            return True
+    return False
 
 
 def fire_cost(state: State, p: int, tile: int) -> int:
     pl = state.players[p]
-    cost = bt.firing_cost([tile], brickworks_keshis=sum(pl.sahara[i] for i in BRICKWORKS))
+    # The keshis on the brickworks' two spaces (BRICKWORKS), read without a generator.
+    cost = _tile_cost(tile, pl.sahara[0] + pl.sahara[1])
     if _has_provision(state, p, "fire_discount"):
         cost -= 1  # new provision tile: 1 fewer wood per tile
     return max(0, cost)
+
+
+@cache
+def _tile_cost(tile: int, brickworks_keshis: int) -> int:
+    """The printed firing cost of one brick tile (asked for every tile offered)."""
+    return bt.firing_cost([tile], brickworks_keshis=brickworks_keshis)
 
 
 def _firable(state: State, p: int) -> list[int]:
@@ -356,7 +366,7 @@ def _hire(state: State, t: Task, a: Action) -> None:
 
 @ADDS.option("hire_waive")
 def _hire_waive_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(t["ways"]))]
+    return action_ids("choice", range(len(t["ways"])))
 
 
 @ADDS.resolution("hire_waive")
@@ -401,7 +411,7 @@ def _battle(state: State, t: Task) -> None:
     pl.recruited = 0
     state.battle_base = []
     if pieces:
-        push(state, T("throw", pieces=list(map(str, pieces)), after="battle", p=p))
+        push(state, T("throw", pieces=piece_names(pieces), after="battle", p=p))
     else:
         # Ruling: with nothing to throw the tower is not touched and nothing falls out.
         _battle_out(state, {"p": p}, [])
@@ -434,7 +444,7 @@ def _watchtower(state: State, p: int) -> bool:
 
 def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
     p = top["p"]
-    state.battle_base = list(map(str, out))
+    state.battle_base = piece_names(out)
     wall, tile_sections = battle_wall(state, p)
     result = bt.resolve_battle(colour(p), out, wall)
     placed = result.attackers - result.unopposed
@@ -520,7 +530,7 @@ def _malus(state: State, t: Task) -> None:
 
 @ADDS.option("malus_pay")
 def _malus_pay_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(t["ways"]))]
+    return action_ids("choice", range(len(t["ways"])))
 
 
 @ADDS.resolution("malus_pay")

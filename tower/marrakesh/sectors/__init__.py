@@ -21,6 +21,7 @@ from tower.marrakesh.sectors.deploy import (
     brown_spaces,
     reached,
     room,
+    room_rules,
     take_keshi,
     vendor_water,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "reached",
     "returnable",
     "room",
+    "room_rules",
     "scaled",
     "scroll_cost",
     "segment",

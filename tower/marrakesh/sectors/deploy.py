@@ -7,6 +7,7 @@ action.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh.actions import (
@@ -30,9 +31,11 @@ from tower.marrakesh.rules import (
     score,
     task,
 )
+from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
     from tower.marrakesh.board import Board
+    from tower.marrakesh.hooks import Hooks
 
 CAPACITY = 8
 #: The id of ``sector:<first sector>``; the others follow in the order of SECTORS.
@@ -72,38 +75,85 @@ def brown_spaces(state: Board, p: int) -> list[int]:
 #: The colours whose room is unlimited (goods): no module changes it, so a caller that
 #: only asks whether a keshi fits need not ask room() about them.
 UNLIMITED: frozenset[str] = frozenset(GOODS)
-#: The colours whose room no module changes: goods (unlimited), red (free vendor sectors)
-#: and pink (free main-square spaces); one lookup tells room() which.
-_OWN_ROOM: dict[str, str] = {**dict.fromkeys(UNLIMITED, "goods"), "red": "red", "pink": "pink"}
+
+#: How room is answered: fn(state, player) -> the number of keshis that still fit.
+RoomRule = Callable[["Board", int], int]
 
 
 def room(state: Board, p: int, colour: str) -> int:
-    """How many more keshis of ``colour`` player ``p`` could deploy (goods: unlimited)."""
-    own = _OWN_ROOM.get(colour)
-    if own is not None:
-        if own == "goods":
-            return 99
-        pl = state.players[p]
-        if own == "red":
-            return len(VENDOR_SECTORS) - len(pl.vendors)  # vendors stand on vendor sectors only
-        return pl.square.count(False)  # pink
-    for hook in state.game.hooks.room_for[colour]:
-        n = hook(state, p, colour)
-        if n is not None:
-            return n
-    if colour == "brown":
-        return brown_room(state, p)
-    return CAPACITY - state.players[p].keshis[colour]
+    """How many more keshis of ``colour`` player ``p`` could deploy (goods: unlimited):
+    the game's rule of the colour (:func:`room_rules`)."""
+    return state.game.rooms[colour](state, p)
+
+
+def room_rules(hooks: Hooks) -> dict[str, RoomRule]:
+    """colour -> how a game with ``hooks`` answers room for it, made once per game: the
+    core's rule when no module decides the colour's room (``Module.room_colours``), else
+    the modules' ``room`` hooks first (the first answer that is not ``None``). Goods
+    (unlimited), red (free vendor sectors) and pink (free main-square spaces) keep the
+    core's rule."""
+    out: dict[str, RoomRule] = {}
+    for c in KESHI_COLOURS:
+        core = _CORE_ROOM.get(c, _capacity_room(c))
+        asked = () if c in _OWN_ROOM else hooks.room_for[c]
+        out[c] = _ask_modules(c, asked, core) if asked else core
+    return out
+
+
+def _ask_modules(colour: str, asked: tuple[Any, ...], core: RoomRule) -> RoomRule:
+    def ask_modules(state: Board, p: int) -> int:
+        for hook in asked:
+            n = hook(state, p, colour)
+            if n is not None:
+                return n
+        return core(state, p)
+
+    return ask_modules
+
+
+def _capacity_room(colour: str) -> RoomRule:
+    def capacity_room(state: Board, p: int) -> int:
+        return CAPACITY - state.players[p].keshis[colour]
+
+    return capacity_room
+
+
+def _goods_room(state: Board, p: int) -> int:
+    return 99
+
+
+def _red_room(state: Board, p: int) -> int:
+    # Vendors stand on vendor sectors only.
+    return len(VENDOR_SECTORS) - len(state.players[p].vendors)
+
+
+def _pink_room(state: Board, p: int) -> int:
+    return state.players[p].square.count(False)
 
 
 def brown_room(state: Board, p: int) -> int:
     """Free sahara spaces a keshi could still reach."""
-    pl = state.players[p]
+    # Counted without slices or min(): room() asks on most claims and assistants.
+    sahara = state.players[p].sahara
     layout = state.game.hooks.layout
-    free = pl.sahara[0 if layout["start"] else 2 : 8].count(False)
+    towns = (not sahara[8]) + (not sahara[9])  # the free town spaces
+    free = sahara.count(False) - towns  # the free spaces 0-7
+    if not layout["start"]:
+        free -= (not sahara[0]) + (not sahara[1])
     if layout["towns"]:
-        return free + min(pl.sahara[8:10].count(False), len(state.towns_display))
+        shown = len(state.towns_display)  # as many towns as the display can fill
+        return free + (towns if towns < shown else shown)
     return free
+
+
+#: The colours whose room no module changes, with the core's rule.
+_OWN_ROOM: dict[str, RoomRule] = {
+    **dict.fromkeys(UNLIMITED, _goods_room),
+    "red": _red_room,
+    "pink": _pink_room,
+}
+#: The core's rule of every colour that is not a sector's plain capacity.
+_CORE_ROOM: dict[str, RoomRule] = {**_OWN_ROOM, "brown": brown_room}
 
 
 def take_keshi(state: Board, p: int, colour: str, src: str) -> None:
@@ -127,7 +177,7 @@ def _deploy(state: Board, t: Task) -> None:
     p, c, src = t["p"], t["c"], t["src"]
     pl = state.players[p]
     hooks = state.game.hooks
-    if c not in UNLIMITED and room(state, p, c) <= 0:
+    if c not in UNLIMITED and state.game.rooms[c](state, p) <= 0:
         # A keshi that fits nowhere goes back to the common supply.
         if src == "held":
             pl.held.remove(c)

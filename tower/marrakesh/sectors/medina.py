@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tower.marrakesh.actions import COLOUR_INDEX, Action, action_id
+from tower.marrakesh.actions import COLOUR_INDEX, Action, action_id, action_ids
 from tower.marrakesh.effects import PASS, SPECIALS, Effect
 from tower.marrakesh.rules import T, Task, ask, can_pay, has_mod, options, pay, push, resolve, score
 from tower.marrakesh.sectors.deploy import reached
@@ -85,7 +85,7 @@ def _gate_space(state: Board, t: Task, a: Action) -> None:
 
 @options("gate_keshi")
 def _gate_keshi_options(state: Board, t: Task) -> list[int]:
-    return [action_id("colour", i) for i in range(12)]
+    return action_ids("colour", range(12))
 
 
 @resolve("gate_keshi")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tower.marrakesh.actions import Action, action_id
+from tower.marrakesh.actions import Action, action_ids
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.rules import (
     T,
@@ -53,7 +53,7 @@ def _stair(state: Board, t: Task) -> None:
 @options("stair_buy")
 def _stair_buy_options(state: Board, t: Task) -> list[int]:
     have = getattr(state.players[t["p"]], t["r"])
-    return [action_id("number", k) for k in range(min(have, 40) + 1)]
+    return action_ids("number", range(min(have, 40) + 1))
 
 
 @resolve("stair_buy")
@@ -102,7 +102,8 @@ def _threshold(state: Board, t: Task) -> None:
 @options("connection")
 def _connection_options(state: Board, t: Task) -> list[int]:
     n = len(line_spaces(state, *t["line"]))
-    return [action_id("choice", i) for i in range(n) if i != t["skip"]]
+    skip = t["skip"]
+    return action_ids("choice", [i for i in range(n) if i != skip])
 
 
 @resolve("connection")

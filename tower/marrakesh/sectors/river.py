@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tower.marrakesh.actions import Action, action_id
+from tower.marrakesh.actions import Action, action_ids
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.rules import T, Task, ask, has_mod, options, push, resolve, score, task
 from tower.marrakesh.sectors.deploy import reached
@@ -31,7 +31,7 @@ def _river(state: Board, t: Task) -> None:
 
 @options("river_water")
 def _river_water_options(state: Board, t: Task) -> list[int]:
-    return [action_id("number", k) for k in range(min(state.players[t["p"]].water, 40) + 1)]
+    return action_ids("number", range(min(state.players[t["p"]].water, 40) + 1))
 
 
 @resolve("river_water")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tower.marrakesh.actions import GOODS, Action, action_id
+from tower.marrakesh.actions import GOODS, Action, action_id, action_ids
 from tower.marrakesh.effects import PASS, SPECIALS, Effect, run_effects
 from tower.marrakesh.rules import (
     T,
@@ -65,7 +65,7 @@ def _place_brown(state: Board, t: Task, a: Action) -> None:
 
 @options("town_pick")
 def _town_pick_options(state: Board, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in range(len(state.towns_display))]
+    return action_ids("choice", range(len(state.towns_display)))
 
 
 @resolve("town_pick")
@@ -173,7 +173,7 @@ def _claim_leftover_oasis(state: Board, p: int, e: Effect) -> None:
 
 @options("leftover_oasis")
 def _leftover_options(state: Board, t: Task) -> list[int]:
-    return [PASS] + [action_id("choice", i) for i in range(len(state.leftover_oases))]
+    return [PASS, *action_ids("choice", range(len(state.leftover_oases)))]
 
 
 @resolve("leftover_oasis", ignore_pass=True)

@@ -33,25 +33,29 @@ def discount(state: Board, p: int, what: str) -> int:
     return total
 
 
-def can_buy_luxury(state: Board, p: int, lux: int) -> bool:
+def can_buy_luxury(state: Board, p: int, lux: int, less: int | None = None) -> bool:
     """Whether player ``p`` can buy ``lux``: at its printed price, or in a way a module
-    offers (hook ``luxury_affordable``)."""
+    offers (hook ``luxury_affordable``). ``less``: the player's ``luxury_keshis``
+    discount, when the caller has asked for it already."""
     if not points_affordable(state, p, lux):
         return False
     # The hooks change nothing: all are asked (a list is made faster than a generator).
-    return printed_affordable(state, p, lux) or any(
+    return printed_affordable(state, p, lux, less) or any(
         [fn(state, p, lux) for fn in state.game.hooks.luxury_affordable]
     )
 
 
-def printed_affordable(state: Board, p: int, lux: int) -> bool:
-    """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount)."""
+def printed_affordable(state: Board, p: int, lux: int, less: int | None = None) -> bool:
+    """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount;
+    ``less``: the ``luxury_keshis`` discount, when the caller has asked for it already)."""
     keshis = state.players[p].keshis
     short = 0
     for c, n in state.game.components.luxuries[lux]["cost"].items():
         if n > keshis[c]:
             short += n - keshis[c]
-    return short == 0 or short <= discount(state, p, "luxury_keshis")
+    if short == 0:
+        return True
+    return short <= (discount(state, p, "luxury_keshis") if less is None else less)
 
 
 def points_affordable(state: Board, p: int, lux: int) -> bool:
@@ -72,8 +76,9 @@ def _souk_options(state: Board, t: Task) -> list[int]:
     if t["lux"] == 0 and (t["ex"] == 0 or has_mod(state, p, "souk_many_exchanges")):
         out += [_COLOUR + COLOUR_INDEX[c] for c in GOODS if pl.keshis[c] > 0]
     if t["ex"] == 0 and (t["lux"] == 0 or has_mod(state, p, "souk_many_luxuries")):
+        less = discount(state, p, "luxury_keshis")  # asked once for every shop
         for i, shop in enumerate(state.shops):
-            if state.shop_open[i] and shop and can_buy_luxury(state, p, shop[-1]):
+            if state.shop_open[i] and shop and can_buy_luxury(state, p, shop[-1], less):
                 out.append(_SHOP + i)
     return out
 
