@@ -35,10 +35,12 @@ show, but the learned conditional's own error at each truth, which every throw t
 shares: the per-throw scores stay correlated at every lag up to 80 throws, and the score
 of a recording's throws 36-100 correlates with that of the independent replay at the same
 truth (0.45-0.86) as strongly as with its own throws 136-200 (0.42-0.67). That error is
-the fit's noise: ``J/H - 1`` at 200 throws shrinks in proportion to the bank points a
-member learns from (about 2,500-2,900 divided by the points, for 582 to 1161 points),
-and a richer form (every cube of the parameters) makes it worse. ``train`` can therefore
-temper on a second bank whose sequences are as long as recordings (``temper_bank``).
+smooth in ``theta`` but changes faster than the bank's points are spaced: three times the
+points (582 to 1,756), a penalty, long training sequences or a neural net leave the
+honestly tempered information of a 200-throw recording nearly where it is, and emptying
+the tower between sessions does not reset it (``calibration/information`` in the
+repository). Because ``J/H`` depends on the length, ``train`` can temper on a second bank
+whose sequences are as long as recordings (``temper_bank``).
 
 One number for every direction is a compromise; a direction-wise adjustment was measured
 and is not used. Chandler & Bate's curvature adjustment (Biometrika 2007), ``l(theta_hat +
