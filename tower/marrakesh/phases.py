@@ -26,6 +26,7 @@ from tower.marrakesh.actions import (
 )
 from tower.marrakesh.board import Draws
 from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
+from tower.marrakesh.sectors import CAPACITY
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -277,8 +278,16 @@ def claimable_ids(state: Board, p: int) -> list[int]:
     """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
     (listed on every claim turn: room() is asked about the colours of limited room only)."""
     display = state.display
-    rooms = state.game.rooms
-    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or rooms[c](state, p) > 0)]
+    game = state.game
+    rooms, plain = game.rooms, game.plain_rooms
+    keshis = state.players[p].keshis
+    # A colour of plain capacity is read without its rule's call (most colours).
+    return [
+        i
+        for c, i, free in _COLOUR_IDS
+        if display[c]
+        and (free or (keshis[c] < CAPACITY if c in plain else rooms[c](state, p) > 0))
+    ]
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
@@ -387,12 +396,16 @@ _ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
-    rooms = state.game.rooms
-    for s, n in state.players[p].assistants.items():
+    game = state.game
+    rooms, plain = game.rooms, game.plain_rooms
+    pl = state.players[p]
+    keshis = pl.keshis
+    for s, n in pl.assistants.items():
         if n <= 0:
             continue
         keshi = _ASSISTANT_IDS[s]
-        if s == "souk" or rooms[s](state, p) > 0:
+        # A sector of plain capacity is read without its room rule's call.
+        if s == "souk" or (keshis[s] < CAPACITY if s in plain else rooms[s](state, p) > 0):
             out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).

@@ -920,9 +920,13 @@ class WallsGuards(Module):
     def deploy(self, state: State, task: Task) -> bool:
         if task["c"] not in ("green", "brown"):
             return False
-        # The date orchard or the sahara, as the player chooses.
+        # The date orchard or the sahara, as the player chooses (push(state, ask(...))
+        # spelt out: most green and brown keshis pass here).
         t = task
-        push(state, ask("place_wg", t["p"], c=t["c"], src=t["src"], then=t.get("then", False)))
+        then = t.get("then", False)
+        state.stack.append(
+            {"t": "ask", "k": "place_wg", "p": t["p"], "c": t["c"], "src": t["src"], "then": then}
+        )
         return True
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:

@@ -47,7 +47,10 @@ def _stair(state: Board, t: Task) -> None:
     n = t["n"] + (1 if has_mod(state, p, "stair_extra_step") else 0)  # scroll 48
     pl = state.players[p]
     buys = [r for r in mod_values(state, p, "stair_buy_steps") if getattr(pl, r) > 0]
-    push(state, *[ask("stair_buy", p, r=r) for r in buys], T("stair_move", p=p, w=t["w"], n=n))
+    # The move is a literal task, pushed after the (rare) purchases are asked.
+    state.stack.append({"t": "stair_move", "p": p, "w": t["w"], "n": n})
+    if buys:
+        push(state, *[ask("stair_buy", p, r=r) for r in buys])
 
 
 @options("stair_buy")
@@ -86,7 +89,8 @@ def _stair_move(state: Board, t: Task) -> None:
         score(state, p, extra, f"{which}: steps beyond the final space")
     for hook in state.game.hooks.after_stair_move:
         hook(state, p, which)
-    push(state, *[T("threshold", p=p, line=ln) for ln in lines])
+    if lines:  # most moves cross no threshold
+        push(state, *[T("threshold", p=p, line=ln) for ln in lines])
 
 
 @task("threshold")
