@@ -346,7 +346,7 @@ def _claim(state: Board, t: Task, a: Action) -> None:
         if hook(state, p, a):
             return
     colour = KESHI_COLOURS[a.arg]
-    if has_mod(state, p, "claim_two_any"):
+    if state.players[p].scrolls and has_mod(state, p, "claim_two_any"):  # (most hold none)
         # Scroll 61: two keshis of any colours, one at a time.
         # The second colour is chosen after the first keshi is deployed.
         push(state, ask("claim_second", p))
@@ -440,7 +440,8 @@ def _souk_keshi_options(state: Board, t: Task) -> list[int]:
 
 @resolve("souk_keshi")
 def _souk_keshi(state: Board, t: Task, a: Action) -> None:
-    push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
+    # push(state, T("deploy", ...)), spelt out: most souk assistants deploy a keshi.
+    state.stack.append({"t": "deploy", "p": t["p"], "c": KESHI_COLOURS[a.arg], "src": "supply"})
 
 
 @task("end_turn")
@@ -504,7 +505,7 @@ def _refill(stacks: list[list[int]], group: range) -> None:
 def _river_bonus(state: Board, t: Task) -> None:
     for p in reversed(order(state)):
         if sectors.rapids_crossed(state, p):
-            state.stack.append(T("rapid_bonus", p=p))
+            state.stack.append({"t": "rapid_bonus", "p": p})
 
 
 @task("rapid_bonus")
@@ -515,7 +516,7 @@ def _rapid_bonus(state: Board, t: Task) -> None:
         # Scroll 69: every crossed rapid's bonus instead of one.
         push(state, *[T("rapid", p=p, i=i) for i in range(crossed)])
     else:
-        push(state, ask("rapid_choice", p, n=crossed))
+        state.stack.append({"t": "ask", "k": "rapid_choice", "p": p, "n": crossed})
 
 
 @options("rapid_choice")
@@ -525,7 +526,7 @@ def _rapid_choice_options(state: Board, t: Task) -> list[int]:
 
 @resolve("rapid_choice")
 def _rapid_choice(state: Board, t: Task, a: Action) -> None:
-    push(state, T("rapid", p=t["p"], i=a.arg))
+    state.stack.append({"t": "rapid", "p": t["p"], "i": a.arg})
 
 
 @task("end_round")

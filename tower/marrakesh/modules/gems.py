@@ -243,14 +243,14 @@ def free_spaces(state: State, p: int, colour: str) -> list[int]:
 def receive(state: State, p: int, colour: str) -> None:
     """Player ``p`` receives a gem: placed on the necklace if it can be (it must be), else
     it lies with the resources."""
-    push(state, T("gems_receive", p=p, c=colour))
+    state.stack.append({"t": "gems_receive", "p": p, "c": colour})
 
 
 @ADDS.task("gems_receive")
 def _receive(state: State, t: Task) -> None:
     p, c = t["p"], t["c"]
     if free_spaces(state, p, c):
-        push(state, ask("gems_place", p, c=c))
+        state.stack.append({"t": "ask", "k": "gems_place", "p": p, "c": c})
     else:
         mine(state, p)["loose"].append(c)
 

@@ -265,7 +265,7 @@ def fire(state: State, p: int, tile: int) -> None:
 
 
 def sahara_action(state: State, p: int) -> None:
-    push(state, ask("fire", p), ask("hire", p))
+    state.stack += ({"t": "ask", "k": "hire", "p": p}, {"t": "ask", "k": "fire", "p": p})
 
 
 @ADDS.option("fire")

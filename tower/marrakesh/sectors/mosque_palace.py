@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from tower.marrakesh.actions import Action, action_ids
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.rules import (
-    T,
     Task,
     ask,
     has_mod,
@@ -90,14 +89,14 @@ def _stair_move(state: Board, t: Task) -> None:
     for hook in state.game.hooks.after_stair_move:
         hook(state, p, which)
     if lines:  # most moves cross no threshold
-        push(state, *[T("threshold", p=p, line=ln) for ln in lines])
+        state.stack += [{"t": "threshold", "p": p, "line": ln} for ln in reversed(lines)]
 
 
 @task("threshold")
 def _threshold(state: Board, t: Task) -> None:
     p = t["p"]
     state.players[p].dinars += state.game.components["staircase"]["threshold_dinars"]
-    push(state, ask("connection", p, line=t["line"], skip=-1))
+    state.stack.append({"t": "ask", "k": "connection", "p": p, "line": t["line"], "skip": -1})
     reached(state, p, "connection", t["line"])
     for value in reversed(mod_values(state, p, "threshold_bonus")):  # scrolls 13-16
         run_effects(state, p, value, "staircase: threshold scroll")

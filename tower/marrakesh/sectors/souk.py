@@ -92,12 +92,12 @@ def _souk(state: Board, t: Task, a: Action) -> None:
         pl.keshis[c] -= 1
         state.issued[c] -= 1
         office = state.game.components.exchange_offices[state.offices[state.season - 1]]
-        push(state, ask("souk", p, ex=t["ex"] + 1, lux=0))
+        state.stack.append({"t": "ask", "k": "souk", "p": p, "ex": t["ex"] + 1, "lux": 0})
         for value in mod_values(state, p, "exchange_extra"):  # scroll 18
             run_effects(state, p, value, "souk: scroll 18")
         run_effects(state, p, office[c], "souk: exchange office")
         return
-    push(state, ask("souk", p, ex=0, lux=t["lux"] + 1))
+    state.stack.append({"t": "ask", "k": "souk", "p": p, "ex": 0, "lux": t["lux"] + 1})
     if not any(fn(state, p, a.arg) for fn in state.game.hooks.luxury_buy):
         pay_luxury(state, p, a.arg)
 
