@@ -87,8 +87,11 @@ def _keshi_colour_options(state: Board, t: Task) -> list[int]:
 @resolve("keshi_colour")
 def _keshi_colour(state: Board, t: Task, a: Action) -> None:
     c = KESHI_COLOURS[a.arg]
-    then = t.get("then", False)
-    push(state, *[T("deploy", p=t["p"], c=c, src="supply", then=then) for _ in range(t["n"])])
+    p, then = t["p"], t.get("then", False)
+    # push(state, *[T("deploy", ...)]), spelt out: every keshi of a chosen colour.
+    state.stack += [
+        {"t": "deploy", "p": p, "c": c, "src": "supply", "then": then} for _ in range(t["n"])
+    ]
 
 
 @options("resource")

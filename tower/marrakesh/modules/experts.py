@@ -194,8 +194,7 @@ def _can_afford(state: State, p: int) -> bool:
     # data and the player's experts are read without _d() and mine()).
     if can_pay(state, p, state.game.components.raw[NAME]["board"]["cost"]):
         return True
-    pl = state.players[p]
-    return bool(pl.scrolls) and has_mod(state, p, "expert_for_point") and not pl.ext[NAME]["s77"]
+    return has_mod(state, p, "expert_for_point") and not state.players[p].ext[NAME]["s77"]
 
 
 def _pay_with_point(state: State, p: int) -> None:

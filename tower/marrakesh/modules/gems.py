@@ -783,7 +783,7 @@ class Gems(Module):
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         """A souk action: after the core's souk, a sale and a purchase at the gem dealer."""
         if sector == "souk" and souk_options(state, p):
-            push(state, ask("gems_souk", p))
+            state.stack.append({"t": "ask", "k": "gems_souk", "p": p})
         return False
 
     def final_scoring(self, state: State, p: int) -> None:

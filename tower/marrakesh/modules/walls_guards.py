@@ -525,7 +525,9 @@ def _malus(state: State, t: Task) -> None:
     mine = holdings(state, t["p"], bt.token_kinds(pen))
     ways = [list(map(list, w)) for w in bt.payment_ways(pen, mine)]
     # The action space has 16 choices; more ways (only ever luxury goods, 17+ owned) are cut.
-    push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
+    state.stack.append(
+        {"t": "ask", "k": "malus_pay", "p": t["p"], "pen": t["pen"], "ways": ways[:16]}
+    )
 
 
 @ADDS.option("malus_pay")

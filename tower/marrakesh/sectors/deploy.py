@@ -207,7 +207,11 @@ def _deploy(state: Board, t: Task) -> None:
             {"t": "ask", "k": "place_" + c, "p": p, "src": src, "then": t.get("then", False)}
         )
         return
-    take_keshi(state, p, c, src)
+    # take_keshi(state, p, c, src), without its call: this runs for most keshis deployed.
+    if src == "held":
+        pl.held.remove(c)
+    else:
+        state.issued[c] += 1
     pl.keshis[c] += 1
     for hook in hooks.reached:  # reached(state, p, "keshi", c), without its call
         hook(state, p, "keshi", c)

@@ -42,7 +42,7 @@ def _medina(state: Board, t: Task, a: Action) -> None:
     if a.kind == "pass":
         # The gained keshis are deployed only after all gates are bought.
         held = state.players[p].held
-        push(state, *[T("deploy", p=p, c=c, src="held") for c in list(held)])
+        state.stack += [{"t": "deploy", "p": p, "c": c, "src": "held"} for c in reversed(held)]
         return
     w, colour = divmod(a.arg, 12)
     price = gate_price(state, p, w)
