@@ -26,8 +26,11 @@ PASS = action_id("pass")
 def run_effects(state: Board, p: int, effects: list[Effect], why: str = "bonus") -> None:
     """Schedule ``effects`` for player ``p`` to run next, in order; ``why`` names the source
     in the score events."""
-    # push(state, *[T("fx", ...) for e in effects]), spelt out: every bonus passes here.
-    state.stack += [{"t": "fx", "p": p, "e": e, "why": why} for e in reversed(effects)]
+    # push(state, *[T("fx", ...) for e in effects]), spelt out (a loop, not a
+    # comprehension: no function made per call): every bonus passes here.
+    schedule = state.stack.append
+    for e in reversed(effects):
+        schedule({"t": "fx", "p": p, "e": e, "why": why})
 
 
 @task("fx")

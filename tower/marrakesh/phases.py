@@ -235,7 +235,7 @@ def _select_done(state: Board, t: Task, a: Action) -> None:
     offset = action_id("select", 0)
     for p, aid in t["chosen"].items():
         pl = state.players[int(p)]
-        colours = [KESHI_COLOURS[i] for i in SELECTIONS[aid - offset]]
+        colours = [*map(KESHI_COLOURS.__getitem__, SELECTIONS[aid - offset])]
         for c in colours:
             pl.screen.remove(c)
         pl.hand = colours
@@ -284,12 +284,13 @@ def claimable_ids(state: Board, p: int) -> list[int]:
     rooms, plain = game.rooms, game.plain_rooms
     keshis = state.players[p].keshis
     # Only the colours on display are looped over (about 3 of the 12: compress picks them
-    # out in one call); a colour of plain capacity is read without its rule's call.
-    return [
-        i
-        for c, i, free in compress(_COLOUR_IDS, _DISPLAY_COUNTS(state.display))
-        if free or (keshis[c] < CAPACITY if c in plain else rooms[c](state, p) > 0)
-    ]
+    # out in one call), in a loop rather than a comprehension (no function made per call);
+    # a colour of plain capacity is read without its rule's call.
+    out = []
+    for c, i, free in compress(_COLOUR_IDS, _DISPLAY_COUNTS(state.display)):
+        if free or (keshis[c] < CAPACITY if c in plain else rooms[c](state, p) > 0):
+            out.append(i)
+    return out
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
@@ -367,7 +368,10 @@ def _claim_second(state: Board, t: Task, a: Action) -> None:
 def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
     state.players[p].held.extend([colour] * n)
-    state.stack += [{"t": "deploy", "p": p, "c": colour, "src": "held"} for _ in range(n)]
+    # The n deploy tasks (one or two), without a comprehension's function made per claim.
+    deploy = state.stack.append
+    for _ in range(n):
+        deploy({"t": "deploy", "p": p, "c": colour, "src": "held"})
 
 
 # -- phase 3 ----------------------------------------------------------------------------
@@ -379,8 +383,13 @@ def _assist_turn(state: Board, t: Task) -> None:
     p = (state.start + k) % len(state.players)  # the k-th player in turn order
     state.turn = p
     hooks = state.game.hooks.turn_tasks_at
-    start = [x for turn_tasks in hooks["start"] for x in turn_tasks(state, p, "start")]
-    end = [x for turn_tasks in hooks["end"] for x in turn_tasks(state, p, "end")]
+    # Loops, not comprehensions (no function made per turn).
+    start: list[Task] = []
+    for turn_tasks in hooks["start"]:
+        start += turn_tasks(state, p, "start")
+    end: list[Task] = []
+    for turn_tasks in hooks["end"]:
+        end += turn_tasks(state, p, "end")
     # push(state, *start, ask("assistant", p), *end, T("end_turn", p=p),
     # T("assist_turn", k=k + 1)), spelt out: it runs for every turn of the game.
     stack = state.stack
@@ -437,7 +446,11 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
 
 @options("souk_keshi")
 def _souk_keshi_options(state: Board, t: Task) -> list[int]:
-    return [_COLOUR + COLOUR_INDEX[c] for c in GOODS]
+    return [*_GOODS_IDS]  # a new list: a decision's options are its own
+
+
+#: The ids of ``colour:<good>`` of the goods colours.
+_GOODS_IDS = tuple(_COLOUR + COLOUR_INDEX[c] for c in GOODS)
 
 
 @resolve("souk_keshi")

@@ -148,13 +148,18 @@ def gain(pl: Player, **amounts: int) -> None:
 def add_wood(state: Board, p: int, n: int) -> None:
     """Player ``p`` receives ``n`` wood (and what modules add to it)."""
     if n > 0:
-        state.players[p].wood += n + sum(fn(state, p, n) for fn in state.game.hooks.extra_wood)
+        extra = 0
+        for fn in state.game.hooks.extra_wood:  # (a loop: no generator made per call)
+            extra += fn(state, p, n)
+        state.players[p].wood += n + extra
 
 
 def has_mod(state: Board, p: int, name: str) -> bool:
     """Whether a scroll of player ``p`` has the modifier ``name`` (most have no scroll)."""
     scrolls = state.players[p].scrolls
-    return bool(scrolls) and not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
+    if not scrolls:  # (a test, not bool(): asked some 600 times a game)
+        return False
+    return not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
@@ -163,6 +168,8 @@ def mod_values(state: Board, p: int, name: str) -> list[Any]:
     if not scrolls:
         return []
     ids = state.game.with_modifier.get(name, _NONE)
+    if ids.isdisjoint(scrolls):  # most modifiers: no scroll of the player's has them
+        return []
     table = state.game.components.scrolls
     return [table[s].get("value") for s in scrolls if s in ids]
 
@@ -235,7 +242,13 @@ def total_resources(pl: Player) -> int:
 def order(state: Board) -> list[int]:
     """Turn order of the current round, starting with the start player."""
     n = state.num_players
-    return [(state.start + i) % n for i in range(n)]
+    return [*_ORDERS[n][state.start]]  # a new list each time (callers may change it)
+
+
+#: players -> start player -> the turn order (made once).
+_ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for n in range(1, 5)
+}
 
 
 # -- the machine ------------------------------------------------------------------------

@@ -265,10 +265,11 @@ def unused(state: State, p: int) -> list[int]:
 def unused_where(state: State, p: int, key: str, value: str) -> list[int]:
     """Player ``p``'s unused tiles whose ``key`` (``"ability"``, ``"sector"``) is
     ``value`` (asked at every sector action and turn end)."""
+    held = mine(state, p)["tiles"]
+    if not held:  # most players hold no tile
+        return []
     tiles = _d(state)["tiles"]
-    return [
-        tid for tid, used in mine(state, p)["tiles"] if not used and tiles[tid].get(key) == value
-    ]
+    return [tid for tid, used in held if not used and tiles[tid].get(key) == value]
 
 
 def use_ability(state: State, p: int, tid: int, shop: int) -> None:

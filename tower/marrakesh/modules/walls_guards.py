@@ -172,7 +172,8 @@ _SLOT = action_id("slot")
 @ADDS.option("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
     out = [_ORCHARD] if orchard_room(state, t["p"]) > 0 else []
-    return out + [_SLOT + i for i in sorted(brown_spaces(state, t["p"]))]
+    out += map(_SLOT.__add__, sorted(brown_spaces(state, t["p"])))
+    return out
 
 
 @ADDS.resolution("place_wg")
@@ -318,8 +319,12 @@ def _payable(
     state: State, p: int, ways: tuple[tuple[tuple[str, int], ...], ...]
 ) -> list[dict[str, int]]:
     """The ways of :func:`_hire_ways` player ``p`` can pay, as costs."""
-    costs = [dict(w) for w in ways]
-    return [c for c in costs if can_pay(state, p, c)]
+    out = []
+    for w in ways:  # (a loop: no comprehensions made per call)
+        cost = dict(w)
+        if can_pay(state, p, cost):
+            out.append(cost)
+    return out
 
 
 @cache

@@ -26,7 +26,11 @@ if TYPE_CHECKING:
 
 
 def segment(state: Board, pos: int) -> int:
-    return sum(pos >= th for th in state.game.components.raw["staircase"]["thresholds"])
+    n = 0
+    for th in state.game.components.raw["staircase"]["thresholds"]:  # (no generator made)
+        if pos >= th:
+            n += 1
+    return n
 
 
 def line_spaces(state: Board, m: int, pal: int) -> list[str]:
@@ -45,7 +49,8 @@ def _stair(state: Board, t: Task) -> None:
     p = t["p"]
     n = t["n"] + (1 if has_mod(state, p, "stair_extra_step") else 0)  # scroll 48
     pl = state.players[p]
-    buys = [r for r in mod_values(state, p, "stair_buy_steps") if getattr(pl, r) > 0]
+    values = mod_values(state, p, "stair_buy_steps")  # mostly none
+    buys = [r for r in values if getattr(pl, r) > 0] if values else values
     # The move is a literal task, pushed after the (rare) purchases are asked.
     state.stack.append({"t": "stair_move", "p": p, "w": t["w"], "n": n})
     if buys:

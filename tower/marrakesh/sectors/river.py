@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 
 def rapids_crossed(state: Board, p: int) -> int:
     pos = state.players[p].river
-    return len([r for r in state.game.components.raw["river"]["rapids"] if pos >= r])
+    n = 0
+    for r in state.game.components.raw["river"]["rapids"]:  # (no comprehension made per call)
+        if pos >= r:
+            n += 1
+    return n
 
 
 @task("river")

@@ -39,10 +39,14 @@ def can_buy_luxury(state: Board, p: int, lux: int, less: int | None = None) -> b
     discount, when the caller has asked for it already."""
     if not points_affordable(state, p, lux):
         return False
-    # The hooks change nothing: all are asked (a list is made faster than a generator).
-    return printed_affordable(state, p, lux, less) or any(
-        [fn(state, p, lux) for fn in state.game.hooks.luxury_affordable]
-    )
+    if printed_affordable(state, p, lux, less):
+        return True
+    # The hooks change nothing: all are asked (in a loop: no comprehension made per call).
+    out = False
+    for fn in state.game.hooks.luxury_affordable:
+        if fn(state, p, lux):
+            out = True
+    return out
 
 
 def printed_affordable(state: Board, p: int, lux: int, less: int | None = None) -> bool:
