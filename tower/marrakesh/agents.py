@@ -42,11 +42,11 @@ class RandomAgent:
             raise IndexError("no legal action to choose from")
         # self.rng.choice(ids), spelt out (the same draws: the k bits of n, redrawn until
         # below n), without its two calls on every move.
-        getrandbits = self.rng.getrandbits
+        rng = self.rng  # its method called in place (no bound method made per move)
         k = n.bit_length()
-        r = getrandbits(k)
+        r = rng.getrandbits(k)
         while r >= n:
-            r = getrandbits(k)
+            r = rng.getrandbits(k)
         return ACTIONS[ids[r]]
 
 

@@ -28,9 +28,9 @@ def run_effects(state: Board, p: int, effects: list[Effect], why: str = "bonus")
     in the score events."""
     # push(state, *[T("fx", ...) for e in effects]), spelt out (a loop, not a
     # comprehension: no function made per call): every bonus passes here.
-    schedule = state.stack.append
+    stack = state.stack
     for e in reversed(effects):
-        schedule({"t": "fx", "p": p, "e": e, "why": why})
+        stack.append({"t": "fx", "p": p, "e": e, "why": why})
 
 
 @task("fx")

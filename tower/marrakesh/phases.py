@@ -369,9 +369,9 @@ def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
     state.players[p].held.extend([colour] * n)
     # The n deploy tasks (one or two), without a comprehension's function made per claim.
-    deploy = state.stack.append
+    stack = state.stack
     for _ in range(n):
-        deploy({"t": "deploy", "p": p, "c": colour, "src": "held"})
+        stack.append({"t": "deploy", "p": p, "c": colour, "src": "held"})
 
 
 # -- phase 3 ----------------------------------------------------------------------------

@@ -277,15 +277,16 @@ def advance(state: Board) -> None:
     stack = state.stack
     game = state.game
     rs = game.ruleset
-    # Bound once: the loop runs for every task. What only a decision reads is looked up
-    # there (most calls end at the first decision).
-    handler_of, pop = rs.tasks.get, stack.pop
+    # The task table read once: the loop runs for every task. What only a decision reads
+    # is looked up there (most calls end at the first decision). Methods are called in
+    # place (binding them would make two method objects per call).
+    tasks = rs.tasks
     while stack:
         top = stack[-1]
         t = top["t"]
-        handler = handler_of(t)  # a task ("ask", "select" and "throw" are none)
+        handler = tasks.get(t)  # a task ("ask", "select" and "throw" are none)
         if handler is not None:
-            pop()
+            stack.pop()
             handler(state, top)
         elif t == "ask":
             opts = top.get("o")
@@ -298,7 +299,7 @@ def advance(state: Board) -> None:
                 opts = top["o"] = rs.options[kind](state, top)
             if len(opts) > 1 or (opts and game.config.ask_single):
                 return
-            pop()
+            stack.pop()
             if opts:
                 rs.resolve[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":
