@@ -549,6 +549,6 @@ def _end_round(state: Board, t: Task) -> None:
     state.start = (state.start + 1) % state.num_players
     if state.round < 4:
         state.round += 1
-        state.stack.append(T("round"))
+        state.stack.append({"t": "round"})
     else:
-        state.stack.append(T("season_end"))
+        state.stack.append({"t": "season_end"})

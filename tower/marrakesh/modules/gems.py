@@ -763,7 +763,7 @@ class Gems(Module):
         return [{"t": "gems_turn_start" if when == "start" else "gems_turn_end", "p": p}]
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
-        return [T("gems_round_end")] if when == "end" else []
+        return [{"t": "gems_round_end"}] if when == "end" else []
 
     def reached(self, state: State, p: int, what: str, where: Any) -> None:
         """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the

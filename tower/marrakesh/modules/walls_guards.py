@@ -402,7 +402,9 @@ def season_tasks(state: State) -> list[Task]:
     holder at season scoring is the player the scoring order starts with (the same order
     as providing for citizens)."""
     turn = order(state)
-    return [T("battle", p=p, first=i == 0) for i, p in enumerate(turn)] + [T("battle_end")]
+    return [{"t": "battle", "p": p, "first": i == 0} for i, p in enumerate(turn)] + [
+        {"t": "battle_end"}
+    ]
 
 
 @ADDS.task("battle")
@@ -461,7 +463,9 @@ def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
         _wg(state)["watchman_tile_points"] * defended,
         "scroll 83: sections defended by watchman tiles",
     )
-    push(state, *[T("malus", p=p, pen=pen.value) for pen in result.penalties])
+    penalties = result.penalties
+    if penalties:  # (tasks as literals, as for the battle's other tasks)
+        state.stack += [{"t": "malus", "p": p, "pen": pen.value} for pen in reversed(penalties)]
 
 
 ADDS.after_throw["battle"] = _battle_out
