@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import combinations, compress
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh import sectors
 from tower.marrakesh.actions import (
@@ -55,8 +55,9 @@ def setup(state: Board, seed: int) -> None:
     # 3. scrolls: each colour in 3 face-down stacks "of as equal a size as possible", top
     # revealed (top = end of list). Walls & Guards mixes its scrolls into their colours.
     k = cfg["scroll_stacks_per_colour"]
+    by_colour = _scrolls_by_colour(comps.scrolls)
     for colour in SCROLL_COLOURS:
-        ids = sorted(sid for sid, sc in comps.scrolls.items() if sc["colour"] == colour)
+        ids = list(by_colour[colour])
         rng.shuffle(ids)
         state.stacks += [ids[i * len(ids) // k : (i + 1) * len(ids) // k] for i in range(k)]
     state.stack_open = [True] * len(state.stacks)
@@ -114,6 +115,26 @@ def setup(state: Board, seed: int) -> None:
         *module_asks,
         T("round"),
     )
+
+
+#: id of a scroll table -> (the table, colour -> its scroll ids in order): every game of the
+#: same components deals the same scrolls (the table is kept to check the id).
+_BY_COLOUR: dict[int, tuple[dict[int, Any], dict[str, tuple[int, ...]]]] = {}
+
+
+def _scrolls_by_colour(scrolls: dict[int, Any]) -> dict[str, tuple[int, ...]]:
+    """colour -> the sorted ids of its scrolls in ``scrolls`` (made once per table)."""
+    hit = _BY_COLOUR.get(id(scrolls))
+    if hit is not None and hit[0] is scrolls:
+        return hit[1]
+    out = {
+        c: tuple(sorted(sid for sid, sc in scrolls.items() if sc["colour"] == c))
+        for c in SCROLL_COLOURS
+    }
+    if len(_BY_COLOUR) >= 64:
+        _BY_COLOUR.clear()
+    _BY_COLOUR[id(scrolls)] = (scrolls, out)
+    return out
 
 
 def _setup_oases(state: Board) -> None:
@@ -378,9 +399,10 @@ def _take(state: Board, p: int, colour: str, n: int) -> None:
 @task("assist_turn")
 def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
-    if k >= state.num_players:
+    n = len(state.players)
+    if k >= n:
         return
-    p = (state.start + k) % len(state.players)  # the k-th player in turn order
+    p = (state.start + k) % n  # the k-th player in turn order
     state.turn = p
     hooks = state.game.hooks.turn_tasks_at
     # Loops, not comprehensions (no function made per turn).

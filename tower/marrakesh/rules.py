@@ -241,7 +241,7 @@ def total_resources(pl: Player) -> int:
 
 def order(state: Board) -> list[int]:
     """Turn order of the current round, starting with the start player."""
-    n = state.num_players
+    n = len(state.players)  # state.num_players, without the property's call
     return [*_ORDERS[n][state.start]]  # a new list each time (callers may change it)
 
 
@@ -266,7 +266,11 @@ def current_player(state: Board) -> int:
 def pending_players(state: Board) -> list[int]:
     if not state.stack or state.stack[-1]["t"] != "select":
         return []
-    return [int(p) for p, a in state.stack[-1]["chosen"].items() if a is None]
+    out = []
+    for p, a in state.stack[-1]["chosen"].items():  # (no comprehension made per call)
+        if a is None:
+            out.append(int(p))
+    return out
 
 
 def advance(state: Board) -> None:
