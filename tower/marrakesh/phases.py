@@ -452,7 +452,8 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     s = SECTORS[a.arg // 2]
     use_action = a.arg % 2 == 1
-    state.players[p].assistants[s] -= 1
+    pl = state.players[p]
+    pl.assistants[s] -= 1
     if use_action:
         work = {"t": "action", "p": p, "s": s}
     elif s == "souk":
@@ -463,7 +464,10 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     # then the assistant's work; then the next assistant. (The tasks are spelt out, not
     # made by T and ask: this runs for every assistant of the game.)
     state.stack += ({"t": "ask", "k": "assistant", "p": p}, work)
-    sectors.vendor_water(state, p, s, use_action)
+    # Asked only where a water vendor stands active (vendor_water's own test, read first:
+    # most assistants have none).
+    if (pl.souk_vendor if s == "souk" else pl.vendors.get(s)) == 1:
+        sectors.vendor_water(state, p, s, use_action)
 
 
 @options("souk_keshi")
