@@ -365,8 +365,10 @@ def _hire(state: State, t: Task, a: Action) -> None:
     ways = hire_costs(state, p, k)
     pl.posts[k] = False
     pl.recruited += 1  # next to the tower, ready for battle
-    push(state, ask("hire", p))
-    push(state, ask("hire_waive", p, ways=ways))
+    state.stack += (
+        {"t": "ask", "k": "hire", "p": p},
+        {"t": "ask", "k": "hire_waive", "p": p, "ways": ways},
+    )
 
 
 @ADDS.option("hire_waive")
@@ -418,7 +420,8 @@ def _battle(state: State, t: Task) -> None:
     pl.recruited = 0
     state.battle_base = []
     if pieces:
-        push(state, T("throw", pieces=piece_names(pieces), after="battle", p=p))
+        names = piece_names(pieces)
+        state.stack.append({"t": "throw", "pieces": names, "after": "battle", "p": p})
     else:
         # Ruling: with nothing to throw the tower is not touched and nothing falls out.
         _battle_out(state, {"p": p}, [])

@@ -57,7 +57,7 @@ def buy_gate(state: Board, p: int, w: int, colour: str, price: int) -> list[Task
         points = 0  # scroll 22
     score(state, p, points, "medina: city gate")
     state.workshops[w].remove(colour)
-    return [ask("gate_space", p, c=colour)]
+    return [{"t": "ask", "k": "gate_space", "p": p, "c": colour}]
 
 
 @options("gate_space")
