@@ -8,7 +8,7 @@ actions in :mod:`tower.marrakesh.sectors`.
 from __future__ import annotations
 
 from itertools import combinations, compress
-from operator import itemgetter
+from operator import itemgetter, truth
 from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh import sectors
@@ -377,7 +377,7 @@ def _claim(state: Board, t: Task, a: Action) -> None:
         take = 1
     else:
         # Ruling: "up to 2" means as many as available and placeable, at most 2.
-        take = min(2, state.display[colour], sectors.room(state, p, colour))
+        take = min(2, state.display[colour], state.game.rooms[colour](state, p))
     _take(state, p, colour, take)
 
 
@@ -515,8 +515,9 @@ def refill_display(state: Board) -> None:
             # turn) have nothing to refill: _refill's own early test, made here at once.
             if (a or b or c) and not (a and b and c):
                 _refill(stacks, group)
-    state.shop_open[:] = map(bool, state.shops)
-    state.stack_open[:] = map(bool, state.stacks)
+    # truth() rather than bool(): a function, not a type, called for every shop and stack.
+    state.shop_open[:] = map(truth, state.shops)
+    state.stack_open[:] = map(truth, state.stacks)
 
 
 def _refill(stacks: list[list[int]], group: range) -> None:
