@@ -12,11 +12,19 @@ ENGINE = Path(__file__).parent.parent / "tower" / "marrakesh"
 
 
 def task_fields(source: str) -> set[str]:
-    """Keywords of ``T(...)``/``ask(...)`` calls, and the string keys read from a
-    parameter annotated ``Task`` (``t["src"]``, ``t.get("then")``)."""
+    """Keywords of ``T(...)``/``ask(...)`` calls, the keys of tasks written as dict
+    literals (``{"t": "deploy", "p": p, ...}``, the first key ``"t"``), and the string keys
+    read from a parameter annotated ``Task`` (``t["src"]``, ``t.get("then")``)."""
     out: set[str] = set()
     tree = ast.parse(source)
     for node in ast.walk(tree):
+        first = node.keys[0] if isinstance(node, ast.Dict) and node.keys else None
+        if isinstance(first, ast.Constant) and first.value == "t":
+            out |= {
+                k.value
+                for k in node.keys[1:]
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            }
         if isinstance(node, ast.Call):
             fn = node.func
             name = fn.id if isinstance(fn, ast.Name) else getattr(fn, "attr", "")
@@ -66,3 +74,5 @@ def test_every_task_field_is_documented():
 def test_the_scan_sees_fields():
     source = 'def f(state, t: Task):\n    push(state, T("x", p=1, zz=2))\n    return t["yy"]'
     assert task_fields(source) == {"p", "zz", "yy"}
+    literal = 'def g(state):\n    state.stack.append({"t": "x", "ww": 1})\n    return {"a": 2}'
+    assert task_fields(literal) == {"ww"}

@@ -28,18 +28,25 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def step(self, state: State, player: int) -> Action:
-        # The rules' own list of legal ids (read, not copied): one agent step per move.
-        ids = rules.legal_ids(state, player)
+        # The rules' own list of legal ids (read, not copied): one agent step per move. A
+        # pending decision of the player's holds its options (rules.legal_ids, without the
+        # call); the selection asks the rules.
+        stack = state.stack
+        top = stack[-1] if stack else None
+        if top is not None and top["t"] == "ask" and top["p"] == player:
+            ids = top["o"]
+        else:
+            ids = rules.legal_ids(state, player)
         n = len(ids)
         if not n:
             raise IndexError("no legal action to choose from")
         # self.rng.choice(ids), spelt out (the same draws: the k bits of n, redrawn until
         # below n), without its two calls on every move.
-        getrandbits = self.rng.getrandbits
+        rng = self.rng  # its method called in place (no bound method made per move)
         k = n.bit_length()
-        r = getrandbits(k)
+        r = rng.getrandbits(k)
         while r >= n:
-            r = getrandbits(k)
+            r = rng.getrandbits(k)
         return ACTIONS[ids[r]]
 
 

@@ -26,6 +26,7 @@ import copy
 import random
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from tower.errors import InputFileError
@@ -58,6 +59,8 @@ class GameLike(Protocol):
     with_modifier: dict[str, frozenset[int]]
     #: keshi colour -> fn(state, player): how many more keshis of it fit
     rooms: dict[str, Callable[[Any, int], int]]
+    #: the colours whose room is the sector's plain capacity (no module decides it)
+    plain_rooms: frozenset[str]
 
     def has(self, module: str) -> bool: ...
 
@@ -71,13 +74,19 @@ class Draws(random.Random):
 
     def shuffle(self, x: Any) -> None:
         getrandbits = self.getrandbits
-        for i in reversed(range(1, len(x))):
-            n = i + 1
-            k = n.bit_length()
+        for i, n, k in _steps(len(x)):
             j = getrandbits(k)
             while j >= n:
                 j = getrandbits(k)
             x[i], x[j] = x[j], x[i]
+
+
+@lru_cache(maxsize=256)
+def _steps(length: int) -> tuple[tuple[int, int, int], ...]:
+    """The steps of a shuffle of ``length`` items: ``(i, n, k)`` for each index ``i`` from
+    the end down to 1, with ``n = i + 1`` choices and ``k`` bits drawn for each (made once
+    per length: a game shuffles the same lengths)."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, length)))
 
 
 @dataclass

@@ -26,8 +26,11 @@ PASS = action_id("pass")
 def run_effects(state: Board, p: int, effects: list[Effect], why: str = "bonus") -> None:
     """Schedule ``effects`` for player ``p`` to run next, in order; ``why`` names the source
     in the score events."""
-    # push(state, *[T("fx", ...) for e in effects]), spelt out: every bonus passes here.
-    state.stack += [{"t": "fx", "p": p, "e": e, "why": why} for e in reversed(effects)]
+    # push(state, *[T("fx", ...) for e in effects]), spelt out (a loop, not a
+    # comprehension: no function made per call): every bonus passes here.
+    stack = state.stack
+    for e in reversed(effects):
+        stack.append({"t": "fx", "p": p, "e": e, "why": why})
 
 
 @task("fx")
@@ -35,6 +38,9 @@ def _fx(state: Board, t: Task) -> None:
     p, e = t["p"], t["e"]
     op = e["op"]
     pl = state.players[p]
+    # The tasks and decisions an effect schedules are literals (rather than made by T, ask
+    # and push): every bonus of the game passes here.
+    stack = state.stack
     if op == "gain":
         for r in RESOURCES:
             n = e.get(r)
@@ -48,23 +54,27 @@ def _fx(state: Board, t: Task) -> None:
     elif op == "keshi":
         colour, n = e["colour"], e.get("n", 1)
         if colour in KESHI_COLOURS:
-            push(state, *[T("deploy", p=p, c=colour, src="supply") for _ in range(n)])
+            stack += [{"t": "deploy", "p": p, "c": colour, "src": "supply"} for _ in range(n)]
         elif colour == "any_each":
-            push(state, *[ask("keshi_colour", p, n=1, only="") for _ in range(n)])
+            stack += [
+                {"t": "ask", "k": "keshi_colour", "p": p, "n": 1, "only": ""} for _ in range(n)
+            ]
         else:  # "any" or "goods": n keshis of one colour of the player's choice
-            push(state, ask("keshi_colour", p, n=n, only="goods" if colour == "goods" else ""))
+            only = "goods" if colour == "goods" else ""
+            stack.append({"t": "ask", "k": "keshi_colour", "p": p, "n": n, "only": only})
     elif op == "resource":
-        push(state, *[ask("resource", p) for _ in range(e["n"])])
+        stack += [{"t": "ask", "k": "resource", "p": p} for _ in range(e["n"])]
     elif op == "river":
         if e["n"] > 0:
-            push(state, T("river", p=p, n=e["n"]))
+            stack.append({"t": "river", "p": p, "n": e["n"]})
     elif op == "stair":
         if e["which"] == "either":
-            push(state, ask("stair_choice", p, n=e["n"]))
+            stack.append({"t": "ask", "k": "stair_choice", "p": p, "n": e["n"]})
         elif e["n"] > 0:
-            push(state, T("stair", p=p, w=e["which"], n=e["n"]))
+            stack.append({"t": "stair", "p": p, "w": e["which"], "n": e["n"]})
     elif op == "choose":
-        push(state, ask("choose", p, options=e["options"], why=t.get("why", "bonus")))
+        why = t.get("why", "bonus")
+        stack.append({"t": "ask", "k": "choose", "p": p, "options": e["options"], "why": why})
     elif op == "special":
         state.game.ruleset.specials[e["name"]](state, p, e)
     else:
@@ -80,8 +90,11 @@ def _keshi_colour_options(state: Board, t: Task) -> list[int]:
 @resolve("keshi_colour")
 def _keshi_colour(state: Board, t: Task, a: Action) -> None:
     c = KESHI_COLOURS[a.arg]
-    then = t.get("then", False)
-    push(state, *[T("deploy", p=t["p"], c=c, src="supply", then=then) for _ in range(t["n"])])
+    p, then = t["p"], t.get("then", False)
+    # push(state, *[T("deploy", ...)]), spelt out: every keshi of a chosen colour.
+    state.stack += [
+        {"t": "deploy", "p": p, "c": c, "src": "supply", "then": then} for _ in range(t["n"])
+    ]
 
 
 @options("resource")

@@ -67,6 +67,9 @@ class Game:
         self.ruleset = _ruleset(self.hooks)
         #: keshi colour -> how room is answered for it in this game (asked on most moves).
         self.rooms = sectors.room_rules(self.hooks)
+        #: The colours whose room is the sector's plain capacity, ``CAPACITY`` less the
+        #: player's keshis there: read inline where many colours are asked at once.
+        self.plain_rooms = sectors.plain_rooms(self.hooks)
         #: Size of the fixed action space (the core's kinds and every known module's).
         self.num_distinct_actions: int = actions.freeze()
         self.components = _assembled(components or load(), self.config.modules, self.hooks)

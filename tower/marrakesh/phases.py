@@ -7,8 +7,9 @@ actions in :mod:`tower.marrakesh.sectors`.
 
 from __future__ import annotations
 
-from itertools import combinations
-from typing import TYPE_CHECKING
+from itertools import combinations, compress
+from operator import itemgetter, truth
+from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh import sectors
 from tower.marrakesh.actions import (
@@ -26,6 +27,7 @@ from tower.marrakesh.actions import (
 )
 from tower.marrakesh.board import Draws
 from tower.marrakesh.rules import T, Task, ask, has_mod, options, order, push, resolve, score, task
+from tower.marrakesh.sectors import CAPACITY
 from tower.pieces import KESHI_COLOURS
 
 if TYPE_CHECKING:
@@ -53,8 +55,9 @@ def setup(state: Board, seed: int) -> None:
     # 3. scrolls: each colour in 3 face-down stacks "of as equal a size as possible", top
     # revealed (top = end of list). Walls & Guards mixes its scrolls into their colours.
     k = cfg["scroll_stacks_per_colour"]
+    by_colour = _scrolls_by_colour(comps.scrolls)
     for colour in SCROLL_COLOURS:
-        ids = sorted(sid for sid, sc in comps.scrolls.items() if sc["colour"] == colour)
+        ids = list(by_colour[colour])
         rng.shuffle(ids)
         state.stacks += [ids[i * len(ids) // k : (i + 1) * len(ids) // k] for i in range(k)]
     state.stack_open = [True] * len(state.stacks)
@@ -112,6 +115,26 @@ def setup(state: Board, seed: int) -> None:
         *module_asks,
         T("round"),
     )
+
+
+#: id of a scroll table -> (the table, colour -> its scroll ids in order): every game of the
+#: same components deals the same scrolls (the table is kept to check the id).
+_BY_COLOUR: dict[int, tuple[dict[int, Any], dict[str, tuple[int, ...]]]] = {}
+
+
+def _scrolls_by_colour(scrolls: dict[int, Any]) -> dict[str, tuple[int, ...]]:
+    """colour -> the sorted ids of its scrolls in ``scrolls`` (made once per table)."""
+    hit = _BY_COLOUR.get(id(scrolls))
+    if hit is not None and hit[0] is scrolls:
+        return hit[1]
+    out = {
+        c: tuple(sorted(sid for sid, sc in scrolls.items() if sc["colour"] == c))
+        for c in SCROLL_COLOURS
+    }
+    if len(_BY_COLOUR) >= 64:
+        _BY_COLOUR.clear()
+    _BY_COLOUR[id(scrolls)] = (scrolls, out)
+    return out
 
 
 def _setup_oases(state: Board) -> None:
@@ -233,7 +256,7 @@ def _select_done(state: Board, t: Task, a: Action) -> None:
     offset = action_id("select", 0)
     for p, aid in t["chosen"].items():
         pl = state.players[int(p)]
-        colours = [KESHI_COLOURS[i] for i in SELECTIONS[aid - offset]]
+        colours = [*map(KESHI_COLOURS.__getitem__, SELECTIONS[aid - offset])]
         for c in colours:
             pl.screen.remove(c)
         pl.hand = colours
@@ -250,8 +273,8 @@ def _deploy_assistants(state: Board, t: Task) -> None:
                 s = sector_of(c)
                 pl.assistants[s] = pl.assistants.get(s, 0) + 1
         if "red" in pl.hand:
-            asks.append(ask("red_assistant", p))
-    push(state, *asks)
+            asks.append({"t": "ask", "k": "red_assistant", "p": p})
+    state.stack += reversed(asks)  # push(state, *asks)
 
 
 @options("red_assistant")
@@ -271,14 +294,24 @@ def _red_assistant(state: Board, t: Task, a: Action) -> None:
 #: (colour, the id of ``colour:<colour>``, whether its room is unlimited) of every keshi
 #: colour, in order.
 _COLOUR_IDS = tuple((c, _COLOUR + COLOUR_INDEX[c], c in sectors.UNLIMITED) for c in KESHI_COLOURS)
+#: The display's counts of every keshi colour, in order, read in one call.
+_DISPLAY_COUNTS = itemgetter(*KESHI_COLOURS)
 
 
 def claimable_ids(state: Board, p: int) -> list[int]:
     """The ids ``colour:<c>`` of the colours player ``p`` may claim from the display now
     (listed on every claim turn: room() is asked about the colours of limited room only)."""
-    display = state.display
-    rooms = state.game.rooms
-    return [i for c, i, free in _COLOUR_IDS if display[c] and (free or rooms[c](state, p) > 0)]
+    game = state.game
+    rooms, plain = game.rooms, game.plain_rooms
+    keshis = state.players[p].keshis
+    # Only the colours on display are looped over (about 3 of the 12: compress picks them
+    # out in one call), in a loop rather than a comprehension (no function made per call);
+    # a colour of plain capacity is read without its rule's call.
+    out = []
+    for c, i, free in compress(_COLOUR_IDS, _DISPLAY_COUNTS(state.display)):
+        if free or (keshis[c] < CAPACITY if c in plain else rooms[c](state, p) > 0):
+            out.append(i)
+    return out
 
 
 def claim_ids(state: Board, p: int) -> list[int]:
@@ -344,7 +377,7 @@ def _claim(state: Board, t: Task, a: Action) -> None:
         take = 1
     else:
         # Ruling: "up to 2" means as many as available and placeable, at most 2.
-        take = min(2, state.display[colour], sectors.room(state, p, colour))
+        take = min(2, state.display[colour], state.game.rooms[colour](state, p))
     _take(state, p, colour, take)
 
 
@@ -356,20 +389,29 @@ def _claim_second(state: Board, t: Task, a: Action) -> None:
 def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
     state.players[p].held.extend([colour] * n)
-    state.stack += [{"t": "deploy", "p": p, "c": colour, "src": "held"} for _ in range(n)]
+    # The n deploy tasks (one or two), without a comprehension's function made per claim.
+    stack = state.stack
+    for _ in range(n):
+        stack.append({"t": "deploy", "p": p, "c": colour, "src": "held"})
 
 
 # -- phase 3 ----------------------------------------------------------------------------
 @task("assist_turn")
 def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
-    if k >= state.num_players:
+    n = len(state.players)
+    if k >= n:
         return
-    p = (state.start + k) % len(state.players)  # the k-th player in turn order
+    p = (state.start + k) % n  # the k-th player in turn order
     state.turn = p
     hooks = state.game.hooks.turn_tasks_at
-    start = [x for turn_tasks in hooks["start"] for x in turn_tasks(state, p, "start")]
-    end = [x for turn_tasks in hooks["end"] for x in turn_tasks(state, p, "end")]
+    # Loops, not comprehensions (no function made per turn).
+    start: list[Task] = []
+    for turn_tasks in hooks["start"]:
+        start += turn_tasks(state, p, "start")
+    end: list[Task] = []
+    for turn_tasks in hooks["end"]:
+        end += turn_tasks(state, p, "end")
     # push(state, *start, ask("assistant", p), *end, T("end_turn", p=p),
     # T("assist_turn", k=k + 1)), spelt out: it runs for every turn of the game.
     stack = state.stack
@@ -387,12 +429,16 @@ _ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
-    rooms = state.game.rooms
-    for s, n in state.players[p].assistants.items():
+    game = state.game
+    rooms, plain = game.rooms, game.plain_rooms
+    pl = state.players[p]
+    keshis = pl.keshis
+    for s, n in pl.assistants.items():
         if n <= 0:
             continue
         keshi = _ASSISTANT_IDS[s]
-        if s == "souk" or rooms[s](state, p) > 0:
+        # A sector of plain capacity is read without its room rule's call.
+        if s == "souk" or (keshis[s] < CAPACITY if s in plain else rooms[s](state, p) > 0):
             out.append(keshi)
         # Ruling: the sector action is always allowed, even when it would achieve nothing
         # (the rulebook offers both options to every assistant).
@@ -406,7 +452,8 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     s = SECTORS[a.arg // 2]
     use_action = a.arg % 2 == 1
-    state.players[p].assistants[s] -= 1
+    pl = state.players[p]
+    pl.assistants[s] -= 1
     if use_action:
         work = {"t": "action", "p": p, "s": s}
     elif s == "souk":
@@ -417,17 +464,25 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     # then the assistant's work; then the next assistant. (The tasks are spelt out, not
     # made by T and ask: this runs for every assistant of the game.)
     state.stack += ({"t": "ask", "k": "assistant", "p": p}, work)
-    sectors.vendor_water(state, p, s, use_action)
+    # Asked only where a water vendor stands active (vendor_water's own test, read first:
+    # most assistants have none).
+    if (pl.souk_vendor if s == "souk" else pl.vendors.get(s)) == 1:
+        sectors.vendor_water(state, p, s, use_action)
 
 
 @options("souk_keshi")
 def _souk_keshi_options(state: Board, t: Task) -> list[int]:
-    return [_COLOUR + COLOUR_INDEX[c] for c in GOODS]
+    return [*_GOODS_IDS]  # a new list: a decision's options are its own
+
+
+#: The ids of ``colour:<good>`` of the goods colours.
+_GOODS_IDS = tuple(_COLOUR + COLOUR_INDEX[c] for c in GOODS)
 
 
 @resolve("souk_keshi")
 def _souk_keshi(state: Board, t: Task, a: Action) -> None:
-    push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
+    # push(state, T("deploy", ...)), spelt out: most souk assistants deploy a keshi.
+    state.stack.append({"t": "deploy", "p": t["p"], "c": KESHI_COLOURS[a.arg], "src": "supply"})
 
 
 @task("end_turn")
@@ -460,8 +515,9 @@ def refill_display(state: Board) -> None:
             # turn) have nothing to refill: _refill's own early test, made here at once.
             if (a or b or c) and not (a and b and c):
                 _refill(stacks, group)
-    state.shop_open[:] = map(bool, state.shops)
-    state.stack_open[:] = map(bool, state.stacks)
+    # truth() rather than bool(): a function, not a type, called for every shop and stack.
+    state.shop_open[:] = map(truth, state.shops)
+    state.stack_open[:] = map(truth, state.stacks)
 
 
 def _refill(stacks: list[list[int]], group: range) -> None:
@@ -491,7 +547,7 @@ def _refill(stacks: list[list[int]], group: range) -> None:
 def _river_bonus(state: Board, t: Task) -> None:
     for p in reversed(order(state)):
         if sectors.rapids_crossed(state, p):
-            state.stack.append(T("rapid_bonus", p=p))
+            state.stack.append({"t": "rapid_bonus", "p": p})
 
 
 @task("rapid_bonus")
@@ -502,7 +558,7 @@ def _rapid_bonus(state: Board, t: Task) -> None:
         # Scroll 69: every crossed rapid's bonus instead of one.
         push(state, *[T("rapid", p=p, i=i) for i in range(crossed)])
     else:
-        push(state, ask("rapid_choice", p, n=crossed))
+        state.stack.append({"t": "ask", "k": "rapid_choice", "p": p, "n": crossed})
 
 
 @options("rapid_choice")
@@ -512,7 +568,7 @@ def _rapid_choice_options(state: Board, t: Task) -> list[int]:
 
 @resolve("rapid_choice")
 def _rapid_choice(state: Board, t: Task, a: Action) -> None:
-    push(state, T("rapid", p=t["p"], i=a.arg))
+    state.stack.append({"t": "rapid", "p": t["p"], "i": a.arg})
 
 
 @task("end_round")
@@ -520,6 +576,6 @@ def _end_round(state: Board, t: Task) -> None:
     state.start = (state.start + 1) % state.num_players
     if state.round < 4:
         state.round += 1
-        state.stack.append(T("round"))
+        state.stack.append({"t": "round"})
     else:
-        state.stack.append(T("season_end"))
+        state.stack.append({"t": "season_end"})

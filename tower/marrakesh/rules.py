@@ -148,13 +148,18 @@ def gain(pl: Player, **amounts: int) -> None:
 def add_wood(state: Board, p: int, n: int) -> None:
     """Player ``p`` receives ``n`` wood (and what modules add to it)."""
     if n > 0:
-        state.players[p].wood += n + sum(fn(state, p, n) for fn in state.game.hooks.extra_wood)
+        extra = 0
+        for fn in state.game.hooks.extra_wood:  # (a loop: no generator made per call)
+            extra += fn(state, p, n)
+        state.players[p].wood += n + extra
 
 
 def has_mod(state: Board, p: int, name: str) -> bool:
     """Whether a scroll of player ``p`` has the modifier ``name`` (most have no scroll)."""
     scrolls = state.players[p].scrolls
-    return bool(scrolls) and not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
+    if not scrolls:  # (a test, not bool(): asked some 600 times a game)
+        return False
+    return not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
@@ -163,6 +168,8 @@ def mod_values(state: Board, p: int, name: str) -> list[Any]:
     if not scrolls:
         return []
     ids = state.game.with_modifier.get(name, _NONE)
+    if ids.isdisjoint(scrolls):  # most modifiers: no scroll of the player's has them
+        return []
     table = state.game.components.scrolls
     return [table[s].get("value") for s in scrolls if s in ids]
 
@@ -234,8 +241,14 @@ def total_resources(pl: Player) -> int:
 
 def order(state: Board) -> list[int]:
     """Turn order of the current round, starting with the start player."""
-    n = state.num_players
-    return [(state.start + i) % n for i in range(n)]
+    n = len(state.players)  # state.num_players, without the property's call
+    return [*_ORDERS[n][state.start]]  # a new list each time (callers may change it)
+
+
+#: players -> start player -> the turn order (made once).
+_ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for n in range(1, 5)
+}
 
 
 # -- the machine ------------------------------------------------------------------------
@@ -253,7 +266,11 @@ def current_player(state: Board) -> int:
 def pending_players(state: Board) -> list[int]:
     if not state.stack or state.stack[-1]["t"] != "select":
         return []
-    return [int(p) for p, a in state.stack[-1]["chosen"].items() if a is None]
+    out = []
+    for p, a in state.stack[-1]["chosen"].items():  # (no comprehension made per call)
+        if a is None:
+            out.append(int(p))
+    return out
 
 
 def advance(state: Board) -> None:
@@ -264,15 +281,16 @@ def advance(state: Board) -> None:
     stack = state.stack
     game = state.game
     rs = game.ruleset
-    # Bound once: the loop runs for every task. What only a decision reads is looked up
-    # there (most calls end at the first decision).
-    handler_of, pop = rs.tasks.get, stack.pop
+    # The task table read once: the loop runs for every task. What only a decision reads
+    # is looked up there (most calls end at the first decision). Methods are called in
+    # place (binding them would make two method objects per call).
+    tasks = rs.tasks
     while stack:
         top = stack[-1]
         t = top["t"]
-        handler = handler_of(t)  # a task ("ask", "select" and "throw" are none)
+        handler = tasks.get(t)  # a task ("ask", "select" and "throw" are none)
         if handler is not None:
-            pop()
+            stack.pop()
             handler(state, top)
         elif t == "ask":
             opts = top.get("o")
@@ -285,7 +303,7 @@ def advance(state: Board) -> None:
                 opts = top["o"] = rs.options[kind](state, top)
             if len(opts) > 1 or (opts and game.config.ask_single):
                 return
-            pop()
+            stack.pop()
             if opts:
                 rs.resolve[top["k"]](state, top, ACTIONS[opts[0]])
         elif t == "select":

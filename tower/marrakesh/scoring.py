@@ -57,7 +57,7 @@ def _river_step(state: Board) -> list[Task]:
 
 
 def _provisions_step(state: Board) -> list[Task]:
-    return [T("provide", p=p) for p in order(state)]
+    return [{"t": "provide", "p": p} for p in order(state)]
 
 
 def _prepare_step(state: Board) -> list[Task]:

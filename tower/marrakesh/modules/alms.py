@@ -294,7 +294,7 @@ class Alms(Module):
         state.ext[NAME] = {"up": deck.pop(), "deck": deck}
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
-        return [T("alms_next")] if when == "end" else []
+        return [{"t": "alms_next"}] if when == "end" else []
 
     def invariants(self, state: State) -> None:
         check(state)

@@ -320,7 +320,7 @@ def _reserve(state: State, t: Task, a: Action) -> None:
 
 
 def _release_tasks(state: State) -> list[Task]:
-    return [T("madrasa_release", p=p) for p in order(state)]
+    return [{"t": "madrasa_release", "p": p} for p in order(state)]
 
 
 @ADDS.task("madrasa_release")

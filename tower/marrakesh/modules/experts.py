@@ -190,10 +190,11 @@ def _round_end(state: State, t: Task) -> None:
 
 # -- claiming an expert -----------------------------------------------------------------
 def _can_afford(state: State, p: int) -> bool:
-    # The cost, else scroll 77's point (asked on every claim while an expert is out).
-    if can_pay(state, p, _d(state)["board"]["cost"]):
+    # The cost, else scroll 77's point (asked on every claim while an expert is out: the
+    # data and the player's experts are read without _d() and mine()).
+    if can_pay(state, p, state.game.components.raw[NAME]["board"]["cost"]):
         return True
-    return has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
+    return has_mod(state, p, "expert_for_point") and not state.players[p].ext[NAME]["s77"]
 
 
 def _pay_with_point(state: State, p: int) -> None:
@@ -264,10 +265,11 @@ def unused(state: State, p: int) -> list[int]:
 def unused_where(state: State, p: int, key: str, value: str) -> list[int]:
     """Player ``p``'s unused tiles whose ``key`` (``"ability"``, ``"sector"``) is
     ``value`` (asked at every sector action and turn end)."""
+    held = mine(state, p)["tiles"]
+    if not held:  # most players hold no tile
+        return []
     tiles = _d(state)["tiles"]
-    return [
-        tid for tid, used in mine(state, p)["tiles"] if not used and tiles[tid].get(key) == value
-    ]
+    return [tid for tid, used in held if not used and tiles[tid].get(key) == value]
 
 
 def use_ability(state: State, p: int, tid: int, shop: int) -> None:
@@ -633,7 +635,7 @@ class Experts(Module):
             pl.ext[NAME] = {"tiles": [], "extra": {}, "s77": False}
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
-        return [T("experts_round" if when == "start" else "experts_round_end")]
+        return [{"t": "experts_round" if when == "start" else "experts_round_end"}]
 
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         # Most players hold no tile: the list of tiles is read before the tiles' abilities.
@@ -645,7 +647,7 @@ class Experts(Module):
     def claim_options(self, state: State, p: int) -> list[int]:
         """``choice:i`` for each face-up tile, if an expert keshi lies in the keshi display and
         the player can pay ("If you cannot pay the cost, you may not choose an expert")."""
-        b = board(state)
+        b = state.ext[NAME]  # board(state), without the call: asked on every claim
         if not b["out"] or not _can_afford(state, p):
             return []
         experts = [_CHOICE + i for i in range(len(b["display"]))]
@@ -681,7 +683,7 @@ class Experts(Module):
         A module earlier in the hook order (by name) whose ``sector_action`` replaces an
         action (returns True) pre-empts the offer; modules that only add to an action
         should return False."""
-        b = board(state)
+        b = state.ext[NAME]  # board(state), without the call: asked on every sector action
         plain = b["plain"]  # mostly None: no list is made to compare it with
         if plain is not None and plain == [p, sector]:
             b["plain"] = None

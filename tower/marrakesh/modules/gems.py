@@ -243,14 +243,14 @@ def free_spaces(state: State, p: int, colour: str) -> list[int]:
 def receive(state: State, p: int, colour: str) -> None:
     """Player ``p`` receives a gem: placed on the necklace if it can be (it must be), else
     it lies with the resources."""
-    push(state, T("gems_receive", p=p, c=colour))
+    state.stack.append({"t": "gems_receive", "p": p, "c": colour})
 
 
 @ADDS.task("gems_receive")
 def _receive(state: State, t: Task) -> None:
     p, c = t["p"], t["c"]
     if free_spaces(state, p, c):
-        push(state, ask("gems_place", p, c=c))
+        state.stack.append({"t": "ask", "k": "gems_place", "p": p, "c": c})
     else:
         mine(state, p)["loose"].append(c)
 
@@ -763,7 +763,7 @@ class Gems(Module):
         return [{"t": "gems_turn_start" if when == "start" else "gems_turn_end", "p": p}]
 
     def round_tasks(self, state: State, when: str) -> list[Task]:
-        return [T("gems_round_end")] if when == "end" else []
+        return [{"t": "gems_round_end"}] if when == "end" else []
 
     def reached(self, state: State, p: int, what: str, where: Any) -> None:
         """The core's hook ``reached``: the river gem, the connection gem, the disc gems, the
@@ -783,7 +783,7 @@ class Gems(Module):
     def sector_action(self, state: State, p: int, sector: str) -> bool:
         """A souk action: after the core's souk, a sale and a purchase at the gem dealer."""
         if sector == "souk" and souk_options(state, p):
-            push(state, ask("gems_souk", p))
+            state.stack.append({"t": "ask", "k": "gems_souk", "p": p})
         return False
 
     def final_scoring(self, state: State, p: int) -> None:

@@ -536,7 +536,7 @@ class SpecialBuildings(Module):
     def turn_tasks(self, state: State, p: int, when: str) -> list[Task]:
         if when == "start":
             return university_offer(state, p)
-        return [T("sb_turn_end", p=p)] if owns(state, p, "great_well") else []
+        return [{"t": "sb_turn_end", "p": p}] if owns(state, p, "great_well") else []
 
     def final_scoring(self, state: State, p: int) -> None:
         university_points(state, p)

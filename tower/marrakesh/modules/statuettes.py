@@ -261,7 +261,7 @@ class Statuettes(Module):
         """A souk action while a statuette lies face up: decision ``statuettes_souk``."""
         if sector != "souk" or top(state) is None:
             return False
-        push(state, ask("statuettes_souk", p))
+        state.stack.append({"t": "ask", "k": "statuettes_souk", "p": p})
         return True
 
     def luxury_gained(self, state: State, p: int, lux: int) -> None:

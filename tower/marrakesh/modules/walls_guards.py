@@ -172,7 +172,8 @@ _SLOT = action_id("slot")
 @ADDS.option("place_wg")
 def _place_wg_options(state: State, t: Task) -> list[int]:
     out = [_ORCHARD] if orchard_room(state, t["p"]) > 0 else []
-    return out + [_SLOT + i for i in sorted(brown_spaces(state, t["p"]))]
+    out += map(_SLOT.__add__, sorted(brown_spaces(state, t["p"])))
+    return out
 
 
 @ADDS.resolution("place_wg")
@@ -265,7 +266,7 @@ def fire(state: State, p: int, tile: int) -> None:
 
 
 def sahara_action(state: State, p: int) -> None:
-    push(state, ask("fire", p), ask("hire", p))
+    state.stack += ({"t": "ask", "k": "hire", "p": p}, {"t": "ask", "k": "fire", "p": p})
 
 
 @ADDS.option("fire")
@@ -318,8 +319,12 @@ def _payable(
     state: State, p: int, ways: tuple[tuple[tuple[str, int], ...], ...]
 ) -> list[dict[str, int]]:
     """The ways of :func:`_hire_ways` player ``p`` can pay, as costs."""
-    costs = [dict(w) for w in ways]
-    return [c for c in costs if can_pay(state, p, c)]
+    out = []
+    for w in ways:  # (a loop: no comprehensions made per call)
+        cost = dict(w)
+        if can_pay(state, p, cost):
+            out.append(cost)
+    return out
 
 
 @cache
@@ -360,8 +365,10 @@ def _hire(state: State, t: Task, a: Action) -> None:
     ways = hire_costs(state, p, k)
     pl.posts[k] = False
     pl.recruited += 1  # next to the tower, ready for battle
-    push(state, ask("hire", p))
-    push(state, ask("hire_waive", p, ways=ways))
+    state.stack += (
+        {"t": "ask", "k": "hire", "p": p},
+        {"t": "ask", "k": "hire_waive", "p": p, "ways": ways},
+    )
 
 
 @ADDS.option("hire_waive")
@@ -397,7 +404,9 @@ def season_tasks(state: State) -> list[Task]:
     holder at season scoring is the player the scoring order starts with (the same order
     as providing for citizens)."""
     turn = order(state)
-    return [T("battle", p=p, first=i == 0) for i, p in enumerate(turn)] + [T("battle_end")]
+    return [{"t": "battle", "p": p, "first": i == 0} for i, p in enumerate(turn)] + [
+        {"t": "battle_end"}
+    ]
 
 
 @ADDS.task("battle")
@@ -411,7 +420,8 @@ def _battle(state: State, t: Task) -> None:
     pl.recruited = 0
     state.battle_base = []
     if pieces:
-        push(state, T("throw", pieces=piece_names(pieces), after="battle", p=p))
+        names = piece_names(pieces)
+        state.stack.append({"t": "throw", "pieces": names, "after": "battle", "p": p})
     else:
         # Ruling: with nothing to throw the tower is not touched and nothing falls out.
         _battle_out(state, {"p": p}, [])
@@ -456,7 +466,9 @@ def _battle_out(state: State, top: Task, out: list[Piece]) -> None:
         _wg(state)["watchman_tile_points"] * defended,
         "scroll 83: sections defended by watchman tiles",
     )
-    push(state, *[T("malus", p=p, pen=pen.value) for pen in result.penalties])
+    penalties = result.penalties
+    if penalties:  # (tasks as literals, as for the battle's other tasks)
+        state.stack += [{"t": "malus", "p": p, "pen": pen.value} for pen in reversed(penalties)]
 
 
 ADDS.after_throw["battle"] = _battle_out
@@ -525,7 +537,9 @@ def _malus(state: State, t: Task) -> None:
     mine = holdings(state, t["p"], bt.token_kinds(pen))
     ways = [list(map(list, w)) for w in bt.payment_ways(pen, mine)]
     # The action space has 16 choices; more ways (only ever luxury goods, 17+ owned) are cut.
-    push(state, ask("malus_pay", t["p"], pen=t["pen"], ways=ways[:16]))
+    state.stack.append(
+        {"t": "ask", "k": "malus_pay", "p": t["p"], "pen": t["pen"], "ways": ways[:16]}
+    )
 
 
 @ADDS.option("malus_pay")
@@ -920,9 +934,13 @@ class WallsGuards(Module):
     def deploy(self, state: State, task: Task) -> bool:
         if task["c"] not in ("green", "brown"):
             return False
-        # The date orchard or the sahara, as the player chooses.
+        # The date orchard or the sahara, as the player chooses (push(state, ask(...))
+        # spelt out: most green and brown keshis pass here).
         t = task
-        push(state, ask("place_wg", t["p"], c=t["c"], src=t["src"], then=t.get("then", False)))
+        then = t.get("then", False)
+        state.stack.append(
+            {"t": "ask", "k": "place_wg", "p": t["p"], "c": t["c"], "src": t["src"], "then": then}
+        )
         return True
 
     def sector_action(self, state: State, p: int, sector: str) -> bool:

@@ -100,6 +100,12 @@ def room_rules(hooks: Hooks) -> dict[str, RoomRule]:
     return out
 
 
+def plain_rooms(hooks: Hooks) -> frozenset[str]:
+    """The colours whose room, in a game with ``hooks``, is the sector's plain capacity
+    (:func:`room_rules` gives them the core's capacity rule)."""
+    return frozenset(c for c in KESHI_COLOURS if c not in _CORE_ROOM and not hooks.room_for[c])
+
+
 def _ask_modules(colour: str, asked: tuple[Any, ...], core: RoomRule) -> RoomRule:
     def ask_modules(state: Board, p: int) -> int:
         for hook in asked:
@@ -176,8 +182,13 @@ def _deploy(state: Board, t: Task) -> None:
     """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
     p, c, src = t["p"], t["c"], t["src"]
     pl = state.players[p]
-    hooks = state.game.hooks
-    if c not in UNLIMITED and state.game.rooms[c](state, p) <= 0:
+    game = state.game
+    hooks = game.hooks
+    if c in game.plain_rooms:  # the colour's room rule, spelt out
+        full = pl.keshis[c] >= CAPACITY
+    else:
+        full = c not in UNLIMITED and game.rooms[c](state, p) <= 0
+    if full:
         # A keshi that fits nowhere goes back to the common supply.
         if src == "held":
             pl.held.remove(c)
@@ -191,9 +202,16 @@ def _deploy(state: Board, t: Task) -> None:
         if hook(state, t):
             return
     if c in ("red", "pink", "brown"):
-        push(state, ask("place_" + c, p, src=src, then=t.get("then", False)))
+        # push(state, ask(...)) spelt out, as below: this runs for most keshis deployed.
+        state.stack.append(
+            {"t": "ask", "k": "place_" + c, "p": p, "src": src, "then": t.get("then", False)}
+        )
         return
-    take_keshi(state, p, c, src)
+    # take_keshi(state, p, c, src), without its call: this runs for most keshis deployed.
+    if src == "held":
+        pl.held.remove(c)
+    else:
+        state.issued[c] += 1
     pl.keshis[c] += 1
     for hook in hooks.reached:  # reached(state, p, "keshi", c), without its call
         hook(state, p, "keshi", c)
@@ -251,6 +269,9 @@ def _action(state: Board, t: Task) -> None:
     for hook in state.game.hooks.sector_action_for[s]:
         if hook(state, p, s):
             return
+    # The tasks and decisions are literals, not made by T, ask and push: every sector
+    # action of the game passes here.
+    stack = state.stack
     if s == "green":
         pickers = state.game.hooks.counted(state, p, "date_pickers")
         if pickers is None:
@@ -262,19 +283,23 @@ def _action(state: Board, t: Task) -> None:
             push(state, *[ask("orchard", p) for _ in range(pickers)])
     elif s == "turquoise":
         if pl.keshis["turquoise"]:
-            push(state, T("river", p=p, n=pl.keshis["turquoise"]))
+            stack.append({"t": "river", "p": p, "n": pl.keshis["turquoise"]})
     elif s == "souk":
-        push(state, ask("souk", p, ex=0, lux=0))
+        stack.append({"t": "ask", "k": "souk", "p": p, "ex": 0, "lux": 0})
     elif s == "pink":
-        push(state, T("square", p=p))
+        stack.append({"t": "square", "p": p})
     elif s in ("white", "black"):
         if pl.keshis[s]:
-            push(state, T("stair", p=p, w="palace" if s == "white" else "mosque", n=pl.keshis[s]))
+            w = "palace" if s == "white" else "mosque"
+            stack.append({"t": "stair", "p": p, "w": w, "n": pl.keshis[s]})
     elif s == "gray":
-        push(state, ask("madrasa", p, budget=pl.keshis["gray"], bought=0, forced=-1))
+        budget = pl.keshis["gray"]
+        stack.append(
+            {"t": "ask", "k": "madrasa", "p": p, "budget": budget, "bought": 0, "forced": -1}
+        )
     elif s == "beige":
-        push(state, ask("medina", p))
+        stack.append({"t": "ask", "k": "medina", "p": p})
     elif s == "brown":
-        push(state, ask("sahara", p))
+        stack.append({"t": "ask", "k": "sahara", "p": p})
     else:
         raise AssertionError(f"no sector action for {s!r}")

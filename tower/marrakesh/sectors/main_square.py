@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tower.marrakesh.actions import Action, action_id
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
-from tower.marrakesh.rules import T, Task, ask, has_mod, options, push, resolve, score, task
+from tower.marrakesh.rules import T, Task, has_mod, options, push, resolve, score, task
 from tower.marrakesh.sectors.deploy import reached, take_keshi
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def _square(state: Board, t: Task) -> None:
 def _square_once(state: Board, t: Task) -> None:
     pl = state.players[t["p"]]
     pl.disc = (pl.disc + 1) % 8  # rotate clockwise one section
-    push(state, ask("square_space", t["p"]))
+    state.stack.append({"t": "ask", "k": "square_space", "p": t["p"]})
 
 
 def entertainer_slots(state: Board, p: int) -> list[int]:

@@ -42,7 +42,7 @@ def _medina(state: Board, t: Task, a: Action) -> None:
     if a.kind == "pass":
         # The gained keshis are deployed only after all gates are bought.
         held = state.players[p].held
-        push(state, *[T("deploy", p=p, c=c, src="held") for c in list(held)])
+        state.stack += [{"t": "deploy", "p": p, "c": c, "src": "held"} for c in reversed(held)]
         return
     w, colour = divmod(a.arg, 12)
     price = gate_price(state, p, w)
@@ -57,7 +57,7 @@ def buy_gate(state: Board, p: int, w: int, colour: str, price: int) -> list[Task
         points = 0  # scroll 22
     score(state, p, points, "medina: city gate")
     state.workshops[w].remove(colour)
-    return [ask("gate_space", p, c=colour)]
+    return [{"t": "ask", "k": "gate_space", "p": p, "c": colour}]
 
 
 @options("gate_space")

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from tower.marrakesh.actions import Action, action_ids
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
 from tower.marrakesh.rules import (
-    T,
     Task,
     ask,
     has_mod,
@@ -27,7 +26,11 @@ if TYPE_CHECKING:
 
 
 def segment(state: Board, pos: int) -> int:
-    return sum(pos >= th for th in state.game.components.raw["staircase"]["thresholds"])
+    n = 0
+    for th in state.game.components.raw["staircase"]["thresholds"]:  # (no generator made)
+        if pos >= th:
+            n += 1
+    return n
 
 
 def line_spaces(state: Board, m: int, pal: int) -> list[str]:
@@ -46,8 +49,12 @@ def _stair(state: Board, t: Task) -> None:
     p = t["p"]
     n = t["n"] + (1 if has_mod(state, p, "stair_extra_step") else 0)  # scroll 48
     pl = state.players[p]
-    buys = [r for r in mod_values(state, p, "stair_buy_steps") if getattr(pl, r) > 0]
-    push(state, *[ask("stair_buy", p, r=r) for r in buys], T("stair_move", p=p, w=t["w"], n=n))
+    values = mod_values(state, p, "stair_buy_steps")  # mostly none
+    buys = [r for r in values if getattr(pl, r) > 0] if values else values
+    # The move is a literal task, pushed after the (rare) purchases are asked.
+    state.stack.append({"t": "stair_move", "p": p, "w": t["w"], "n": n})
+    if buys:
+        push(state, *[ask("stair_buy", p, r=r) for r in buys])
 
 
 @options("stair_buy")
@@ -86,14 +93,15 @@ def _stair_move(state: Board, t: Task) -> None:
         score(state, p, extra, f"{which}: steps beyond the final space")
     for hook in state.game.hooks.after_stair_move:
         hook(state, p, which)
-    push(state, *[T("threshold", p=p, line=ln) for ln in lines])
+    if lines:  # most moves cross no threshold
+        state.stack += [{"t": "threshold", "p": p, "line": ln} for ln in reversed(lines)]
 
 
 @task("threshold")
 def _threshold(state: Board, t: Task) -> None:
     p = t["p"]
     state.players[p].dinars += state.game.components["staircase"]["threshold_dinars"]
-    push(state, ask("connection", p, line=t["line"], skip=-1))
+    state.stack.append({"t": "ask", "k": "connection", "p": p, "line": t["line"], "skip": -1})
     reached(state, p, "connection", t["line"])
     for value in reversed(mod_values(state, p, "threshold_bonus")):  # scrolls 13-16
         run_effects(state, p, value, "staircase: threshold scroll")

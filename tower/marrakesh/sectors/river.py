@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tower.marrakesh.actions import Action, action_ids
 from tower.marrakesh.effects import SPECIALS, Effect, run_effects
-from tower.marrakesh.rules import T, Task, ask, has_mod, options, push, resolve, score, task
+from tower.marrakesh.rules import T, Task, has_mod, options, push, resolve, score, task
 from tower.marrakesh.sectors.deploy import reached
 
 if TYPE_CHECKING:
@@ -17,16 +17,22 @@ if TYPE_CHECKING:
 
 def rapids_crossed(state: Board, p: int) -> int:
     pos = state.players[p].river
-    return len([r for r in state.game.components.raw["river"]["rapids"] if pos >= r])
+    n = 0
+    for r in state.game.components.raw["river"]["rapids"]:  # (no comprehension made per call)
+        if pos >= r:
+            n += 1
+    return n
 
 
 @task("river")
 def _river(state: Board, t: Task) -> None:
     """Any river movement: first the water for extra steps (1 water = 1 step)."""
+    # The decision and the task as literals (not made by ask, T and push): every river
+    # movement passes here.
     if state.players[t["p"]].water > 0:
-        push(state, ask("river_water", t["p"], n=t["n"]))
+        state.stack.append({"t": "ask", "k": "river_water", "p": t["p"], "n": t["n"]})
     else:
-        push(state, T("river_move", p=t["p"], n=t["n"]))
+        state.stack.append({"t": "river_move", "p": t["p"], "n": t["n"]})
 
 
 @options("river_water")
@@ -37,7 +43,7 @@ def _river_water_options(state: Board, t: Task) -> list[int]:
 @resolve("river_water")
 def _river_water(state: Board, t: Task, a: Action) -> None:
     state.players[t["p"]].water -= a.arg
-    push(state, T("river_move", p=t["p"], n=t["n"] + a.arg))
+    state.stack.append({"t": "river_move", "p": t["p"], "n": t["n"] + a.arg})
 
 
 @task("river_move")

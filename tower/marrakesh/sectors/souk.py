@@ -39,10 +39,14 @@ def can_buy_luxury(state: Board, p: int, lux: int, less: int | None = None) -> b
     discount, when the caller has asked for it already."""
     if not points_affordable(state, p, lux):
         return False
-    # The hooks change nothing: all are asked (a list is made faster than a generator).
-    return printed_affordable(state, p, lux, less) or any(
-        [fn(state, p, lux) for fn in state.game.hooks.luxury_affordable]
-    )
+    if printed_affordable(state, p, lux, less):
+        return True
+    # The hooks change nothing: all are asked (in a loop: no comprehension made per call).
+    out = False
+    for fn in state.game.hooks.luxury_affordable:
+        if fn(state, p, lux):
+            out = True
+    return out
 
 
 def printed_affordable(state: Board, p: int, lux: int, less: int | None = None) -> bool:
@@ -92,12 +96,12 @@ def _souk(state: Board, t: Task, a: Action) -> None:
         pl.keshis[c] -= 1
         state.issued[c] -= 1
         office = state.game.components.exchange_offices[state.offices[state.season - 1]]
-        push(state, ask("souk", p, ex=t["ex"] + 1, lux=0))
+        state.stack.append({"t": "ask", "k": "souk", "p": p, "ex": t["ex"] + 1, "lux": 0})
         for value in mod_values(state, p, "exchange_extra"):  # scroll 18
             run_effects(state, p, value, "souk: scroll 18")
         run_effects(state, p, office[c], "souk: exchange office")
         return
-    push(state, ask("souk", p, ex=0, lux=t["lux"] + 1))
+    state.stack.append({"t": "ask", "k": "souk", "p": p, "ex": 0, "lux": t["lux"] + 1})
     if not any(fn(state, p, a.arg) for fn in state.game.hooks.luxury_buy):
         pay_luxury(state, p, a.arg)
 
