@@ -370,6 +370,36 @@ def test_printed_scrolls_15_17_20_21_22():
     assert len(taken) == 3
 
 
+@pytest.mark.parametrize("scroll", [None, 36])
+@pytest.mark.parametrize("pick", ["colour:white", "pass"])
+def test_scroll_21_gate_brings_only_the_keshi_it_names(scroll, pick):
+    """Scroll 21: "Then you may take any 1 Keshi from the supply; this one does not have
+    to correspond to the color of the placed city gate": that keshi (or none) and no other,
+    also for a player who kept scroll 36 (New Special Buildings), which changes the keshi
+    of a gate one buys (a 4-player game with every module crashed here)."""
+    state = madrasa(modules=MADRASA | {"special_buildings"})
+    pl = state.players[0]
+    if scroll:  # player 0 swaps its kept scroll for this one, wherever it lies
+        for holder in [*state.stacks, *(q.scrolls for q in state.players)]:
+            if scroll in holder:
+                holder[holder.index(scroll)] = pl.scrolls[0]
+        pl.scrolls = [scroll]
+    effects = state.game.components.tables["madrasa_scroll"][21]["effect"]
+    run(state, *[T("fx", p=0, e=e) for e in effects])
+    state.apply(state.legal_actions()[-1])  # a gate of the last workshop
+    while state.stack and state.stack[-1].get("k") != "madrasa_gate_keshi":
+        assert state.stack[-1].get("k") != "gate_keshi"
+        state.apply(state.legal_actions()[0])
+    before = dict(pl.keshis)
+    state.apply(pick)
+    while state.stack:
+        state.apply(state.legal_actions()[0])
+    gained = {c: n - before.get(c, 0) for c, n in pl.keshis.items() if n != before.get(c, 0)}
+    assert gained == ({"white": 1} if pick != "pass" else {}), gained
+    assert not pl.held
+    check(state)
+
+
 def test_with_special_buildings_each_keeps_one_of_three_permanent_yellow_scrolls():
     """The Closed Madrasa, Notes: with New Special Buildings "you still choose 1 yellow
     scroll each from 3 scrolls you have drawn ... set aside all those that do not have a

@@ -400,7 +400,7 @@ def _gate_resolve(state: State, t: Task, a: Action) -> None:
     p = t["p"]
     w, c = divmod(a.arg, 12)
     colour = KESHI_COLOURS[c]
-    push(state, *buy_gate(state, p, w, colour, 0), ask("madrasa_gate_keshi", p, c=colour))
+    push(state, *buy_gate(state, p, w, colour, 0, keshi=False), ask("madrasa_gate_keshi", p))
 
 
 @ADDS.option("madrasa_gate_keshi")
@@ -410,11 +410,12 @@ def _gate_keshi_options(state: State, t: Task) -> list[int]:
 
 @ADDS.resolution("madrasa_gate_keshi")
 def _gate_keshi(state: State, t: Task, a: Action) -> None:
-    p, gate = t["p"], t["c"]
-    state.players[p].held.remove(gate)  # the gate's own keshi is not taken
-    state.issued[gate] -= 1
+    # Ruling: the scroll names the gate's keshi ("any 1 Keshi ... does not have to
+    # correspond to the color of the placed city gate"), so no keshi of the gate's colour
+    # comes with it, and scrolls 36 and 66, which change the keshi of a gate one *buys*,
+    # do not apply to this gate, which is taken.
     if a.kind != "pass":
-        push(state, T("deploy", p=p, c=KESHI_COLOURS[a.arg], src="supply"))
+        push(state, T("deploy", p=t["p"], c=KESHI_COLOURS[a.arg], src="supply"))
 
 
 def _keshis(state: State, p: int, e: Effect) -> None:

@@ -50,14 +50,19 @@ def _medina(state: Board, t: Task, a: Action) -> None:
     pay(state, p, {"dinars": price})  # any choice of payment comes first
 
 
-def buy_gate(state: Board, p: int, w: int, colour: str, price: int) -> list[Task]:
-    """Take a gate from workshop ``w`` and score it; returns the follow-up decisions."""
+def buy_gate(
+    state: Board, p: int, w: int, colour: str, price: int, keshi: bool = True
+) -> list[Task]:
+    """Take a gate from workshop ``w`` and score it; returns the follow-up decisions.
+    ``keshi=False``: no keshi comes with the gate (an effect that names its own keshi)."""
     points = state.game.components["medina"]["workshops"][w]["points"]
     if points < 0 and price == 0 and w == 0 and has_mod(state, p, "free_gate_no_loss"):
         points = 0  # scroll 22
     score(state, p, points, "medina: city gate")
     state.workshops[w].remove(colour)
-    return [{"t": "ask", "k": "gate_space", "p": p, "c": colour}]
+    if keshi:
+        return [{"t": "ask", "k": "gate_space", "p": p, "c": colour}]
+    return [{"t": "ask", "k": "gate_space", "p": p, "c": colour, "n": 0}]
 
 
 @options("gate_space")
@@ -75,6 +80,8 @@ def _gate_space(state: Board, t: Task, a: Action) -> None:
     medina = state.game.components["medina"]
     if medina["gate_spaces"][a.arg] == colour:
         score(state, p, medina["matching_gate_points"], "medina: gate on its colour")
+    if t.get("n") == 0:
+        return  # the effect that placed the gate names its own keshi
     n = 2 if has_mod(state, p, "gate_two_keshis") else 1  # scroll 66
     if has_mod(state, p, "gate_any_keshi"):
         push(state, *[ask("gate_keshi", p) for _ in range(n)])  # scroll 36
