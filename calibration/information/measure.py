@@ -1,12 +1,14 @@
 """How much a 200-throw recording tells the learned likelihood, honestly (issue 30).
 
 Every number in README.md comes from this script, on committed data only (the two banks,
-the tempering and coverage recordings, and the physics sequences of ``roughness.jsonl``):
+the tempering and coverage recordings, and the physics sequences of ``roughness.jsonl`` and
+``local.jsonl``):
 
     python calibration/information/measure.py points      # bank points, penalty, MLP
     python calibration/information/measure.py sessions    # sessions against one sequence
     python calibration/information/measure.py roughness   # per-truth offsets near a truth
     python calibration/information/measure.py roughness --simulate  # remake the physics
+    python calibration/information/measure.py local       # a bank near the truth
 
 The measure is the Godambe information ``H J^-1 H`` of one member's raw composite
 log-likelihood at the truth (``J``: mean outer product of the score, ``H``: mean negative
@@ -95,9 +97,17 @@ def on_long_bank(loglik, long, throws: int) -> dict:
     return {"throws": throws, "sequences": n, **summary(J / n, H / n)}
 
 
-def one_member(bank, points: int, penalty: float = 1.0):
-    """One member (no bootstrap) learned from the bank's first ``points`` points."""
-    u, X, y = S.bank_rows(bank, range(points), 0)
+def one_member(bank, points: int, penalty: float = 1.0, extra=(), weight: int = 1):
+    """One member (no bootstrap) learned from the bank's first ``points`` points, and from
+    ``extra`` sequences ``(u, ages, seed)`` (36 throws from an empty tower), each counted
+    ``weight`` times."""
+    parts = [S.bank_rows(bank, range(points), 0)]
+    for u, ages, seed in extra:
+        for group in S.TRAIN_GROUPS:
+            painted = S.paint(ages, 12, group, seed + group)
+            X, y = S.transitions([p[0] for p in painted], [p[1] for p in painted])
+            parts += [(np.repeat(np.array(u)[None], len(X), axis=0), X, y)] * weight
+    u, X, y = (np.concatenate([part[i] for part in parts]) for i in range(3))
     n_same, n_other = S._limits(X)
     z = np.concatenate([u, X], axis=1)
     same = S.CountModel.fit(z, y[:, 0], n_same, penalty)
@@ -266,37 +276,45 @@ def _roughness_tasks(n: int = 24, step: float = 0.03) -> list[dict]:
 
 
 def _simulate(task: dict) -> dict:
-    return {**simulate_point(task), "kind": task["kind"], "u": task.get("u")}
+    return {**simulate_point(task), **{k: task[k] for k in ("kind", "u", "truth") if k in task}}
+
+
+def _make(path: Path, tasks: list[dict], key) -> None:
+    """Simulate the tasks not yet in ``path`` on two processes, appending line by line
+    (resumable: a sequence already in the file is not made again)."""
+    done = (
+        {key(json.loads(line)) for line in path.read_text().splitlines()}
+        if path.exists()
+        else set()
+    )
+    with ProcessPoolExecutor(2) as pool, path.open("a") as out:
+        for r in pool.map(_simulate, [t for t in tasks if key(t) not in done]):
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+
+
+def offset(member, ages, u, seed) -> list[float]:
+    """Per-truth offsets of the two counts on the logit scale, and the mean inside."""
+    X, y = rows(ages, seed)
+    n_same, n_other = S._limits(X)
+    res = []
+    for cm, k, n, Z in (
+        (member.same, y[:, 0], n_same, X),
+        (member.other, y[:, 1], n_other, np.c_[X, y[:, :1] / S.SCALE]),
+    ):
+        mu = 1 / (1 + np.exp(-cm.logit(np.asarray(u)[None], Z)[0]))
+        res.append(float((k - n * mu).sum() / (n * mu * (1 - mu)).sum()))
+    return [*res, float(np.cumsum([12 - len(a) for a in ages])[12:].mean())]
 
 
 def roughness(simulate: bool) -> None:
-    if simulate:  # resumable: a sequence already in the file is not made again
-        done = set()
-        if ROUGH.exists():
-            done = {(r["key"], r["kind"]) for r in map(json.loads, ROUGH.read_text().splitlines())}
-        todo = [t for t in _roughness_tasks() if (t["key"], t["kind"]) not in done]
-        with ProcessPoolExecutor(2) as pool, ROUGH.open("a") as out:
-            for r in pool.map(_simulate, todo):
-                out.write(json.dumps(r) + "\n")
-                out.flush()
+    if simulate:
+        _make(ROUGH, _roughness_tasks(), lambda r: (r["key"], r["kind"]))
     bank, long = (
         read_bank(DATA / "bank-marrakesh.jsonl"),
         read_bank(DATA / "bank-marrakesh-200.jsonl"),
     )
     member = one_member(bank, len(bank.u)).members[0]
-
-    def offset(ages, u, seed):
-        """Per-truth offsets of the two counts on the logit scale, and the mean inside."""
-        X, y = rows(ages, seed)
-        n_same, n_other = S._limits(X)
-        res = []
-        for cm, k, n, Z in (
-            (member.same, y[:, 0], n_same, X),
-            (member.other, y[:, 1], n_other, np.c_[X, y[:, :1] / S.SCALE]),
-        ):
-            mu = 1 / (1 + np.exp(-cm.logit(np.asarray(u)[None], Z)[0]))
-            res.append((k - n * mu).sum() / (n * mu * (1 - mu)).sum())
-        return [*res, np.cumsum([12 - len(a) for a in ages])[12:].mean()]
 
     by: dict = {}
     for r in map(json.loads, ROUGH.read_text().splitlines()):
@@ -304,9 +322,9 @@ def roughness(simulate: bool) -> None:
             by.setdefault(r["key"], {})[r["kind"]] = r
     table = np.array(
         [
-            offset(long.ages[k], long.u[k], 7919 * k)
-            + offset(d["same"]["ages"], long.u[k], 7919 * k + 1)
-            + offset(d["near"]["ages"], d["near"]["u"], 7919 * k + 2)
+            offset(member, long.ages[k], long.u[k], 7919 * k)
+            + offset(member, d["same"]["ages"], long.u[k], 7919 * k + 1)
+            + offset(member, d["near"]["ages"], d["near"]["u"], 7919 * k + 2)
             for k, d in by.items()
             if len(d) == 2 and long.status[k] == "ok"
         ]
@@ -327,9 +345,63 @@ def roughness(simulate: bool) -> None:
         )
 
 
+LOCAL = HERE / "local.jsonl"
+
+
+def _local_tasks(truths: int = 6, points: int = 30, half: float = 0.08) -> list[dict]:
+    """``points`` 36-throw sequences (the 36-throw bank's protocol) at points drawn in a box
+    of half-width ``half`` around each of the long bank's first ``truths`` good truths."""
+    bank, long = (
+        read_bank(DATA / "bank-marrakesh.jsonl"),
+        read_bank(DATA / "bank-marrakesh-200.jsonl"),
+    )
+    settings = BankSettings(
+        **{k: v for k, v in bank.settings.items() if k in BankSettings.__dataclass_fields__}
+    )
+    rng = np.random.default_rng(11)
+    tasks = []
+    for i in [i for i in range(len(long.u)) if long.status[i] == "ok"][:truths]:
+        for j in range(points):
+            u = np.clip(long.u[i] + rng.uniform(-half, half, long.u.shape[1]), 0, 1)
+            tasks.append(
+                {**point_task(settings, 10_000 * (i + 1) + j, u), "truth": i, "u": u.tolist()}
+            )
+    return tasks
+
+
+def local(simulate: bool) -> None:
+    """The per-truth offsets at the long bank's truths, learned from the whole bank against
+    the whole bank plus 30 sequences near the truth (each counted 10 times)."""
+    if simulate:
+        _make(LOCAL, _local_tasks(), lambda r: r["key"])
+    bank, long = (
+        read_bank(DATA / "bank-marrakesh.jsonl"),
+        read_bank(DATA / "bank-marrakesh-200.jsonl"),
+    )
+    near = [r for r in map(json.loads, LOCAL.read_text().splitlines()) if r["status"] == "ok"]
+    whole = one_member(bank, len(bank.u)).members[0]
+    for i in sorted({r["truth"] for r in near}):
+        extra = [(r["u"], r["ages"], r["key"]) for r in near if r["truth"] == i]
+        refined = one_member(bank, len(bank.u), extra=extra, weight=10).members[0]
+        at = (long.ages[i], long.u[i], 7919 * i)
+        print(
+            json.dumps(
+                {
+                    "truth": i,
+                    "near": len(extra),
+                    "whole_bank": np.round(offset(whole, *at)[:2], 3).tolist(),
+                    "with_near": np.round(offset(refined, *at)[:2], 3).tolist(),
+                }
+            )
+        )
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("points", "sessions", "roughness"))
-    parser.add_argument("--simulate", action="store_true", help="roughness: make missing physics")
+    parser.add_argument("what", choices=("points", "sessions", "roughness", "local"))
+    parser.add_argument("--simulate", action="store_true", help="make missing physics first")
     args = parser.parse_args()
-    {"points": points, "sessions": sessions}.get(args.what, lambda: roughness(args.simulate))()
+    if args.what in ("roughness", "local"):
+        {"roughness": roughness, "local": local}[args.what](args.simulate)
+    else:
+        {"points": points, "sessions": sessions}[args.what]()
