@@ -9,6 +9,7 @@ asks the registered modules for their own tables: ``component_data`` <- ``hooks`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 
@@ -32,3 +33,12 @@ class Components:
 
     def __getitem__(self, section: str) -> Any:
         return self.raw[section]
+
+    @cached_property
+    def scrolls_by_colour(self) -> dict[str, tuple[int, ...]]:
+        """colour -> the ids of its scrolls in ascending order (made once: every game of
+        these components deals them)."""
+        out: dict[str, list[int]] = {}
+        for sid in sorted(self.scrolls):
+            out.setdefault(self.scrolls[sid]["colour"], []).append(sid)
+        return {c: tuple(ids) for c, ids in out.items()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import combinations, compress
 from operator import itemgetter, truth
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tower.marrakesh import sectors
 from tower.marrakesh.actions import (
@@ -55,9 +55,9 @@ def setup(state: Board, seed: int) -> None:
     # 3. scrolls: each colour in 3 face-down stacks "of as equal a size as possible", top
     # revealed (top = end of list). Walls & Guards mixes its scrolls into their colours.
     k = cfg["scroll_stacks_per_colour"]
-    by_colour = _scrolls_by_colour(comps.scrolls)
+    by_colour = comps.scrolls_by_colour
     for colour in SCROLL_COLOURS:
-        ids = list(by_colour[colour])
+        ids = list(by_colour.get(colour, ()))
         rng.shuffle(ids)
         state.stacks += [ids[i * len(ids) // k : (i + 1) * len(ids) // k] for i in range(k)]
     state.stack_open = [True] * len(state.stacks)
@@ -115,26 +115,6 @@ def setup(state: Board, seed: int) -> None:
         *module_asks,
         T("round"),
     )
-
-
-#: id of a scroll table -> (the table, colour -> its scroll ids in order): every game of the
-#: same components deals the same scrolls (the table is kept to check the id).
-_BY_COLOUR: dict[int, tuple[dict[int, Any], dict[str, tuple[int, ...]]]] = {}
-
-
-def _scrolls_by_colour(scrolls: dict[int, Any]) -> dict[str, tuple[int, ...]]:
-    """colour -> the sorted ids of its scrolls in ``scrolls`` (made once per table)."""
-    hit = _BY_COLOUR.get(id(scrolls))
-    if hit is not None and hit[0] is scrolls:
-        return hit[1]
-    out = {
-        c: tuple(sorted(sid for sid, sc in scrolls.items() if sc["colour"] == c))
-        for c in SCROLL_COLOURS
-    }
-    if len(_BY_COLOUR) >= 64:
-        _BY_COLOUR.clear()
-    _BY_COLOUR[id(scrolls)] = (scrolls, out)
-    return out
 
 
 def _setup_oases(state: Board) -> None:
@@ -452,8 +432,7 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     s = SECTORS[a.arg // 2]
     use_action = a.arg % 2 == 1
-    pl = state.players[p]
-    pl.assistants[s] -= 1
+    state.players[p].assistants[s] -= 1
     if use_action:
         work = {"t": "action", "p": p, "s": s}
     elif s == "souk":
@@ -464,10 +443,7 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     # then the assistant's work; then the next assistant. (The tasks are spelt out, not
     # made by T and ask: this runs for every assistant of the game.)
     state.stack += ({"t": "ask", "k": "assistant", "p": p}, work)
-    # Asked only where a water vendor stands active (vendor_water's own test, read first:
-    # most assistants have none).
-    if (pl.souk_vendor if s == "souk" else pl.vendors.get(s)) == 1:
-        sectors.vendor_water(state, p, s, use_action)
+    sectors.vendor_water(state, p, s, use_action)
 
 
 @options("souk_keshi")

@@ -207,11 +207,7 @@ def _deploy(state: Board, t: Task) -> None:
             {"t": "ask", "k": "place_" + c, "p": p, "src": src, "then": t.get("then", False)}
         )
         return
-    # take_keshi(state, p, c, src), without its call: this runs for most keshis deployed.
-    if src == "held":
-        pl.held.remove(c)
-    else:
-        state.issued[c] += 1
+    take_keshi(state, p, c, src)
     pl.keshis[c] += 1
     for hook in hooks.reached:  # reached(state, p, "keshi", c), without its call
         hook(state, p, "keshi", c)

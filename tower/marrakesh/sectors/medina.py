@@ -60,9 +60,10 @@ def buy_gate(
         points = 0  # scroll 22
     score(state, p, points, "medina: city gate")
     state.workshops[w].remove(colour)
-    if keshi:
-        return [{"t": "ask", "k": "gate_space", "p": p, "c": colour}]
-    return [{"t": "ask", "k": "gate_space", "p": p, "c": colour, "n": 0}]
+    place: Task = {"t": "ask", "k": "gate_space", "p": p, "c": colour}
+    if not keshi:
+        place["n"] = 0
+    return [place]
 
 
 @options("gate_space")
