@@ -190,11 +190,10 @@ def _round_end(state: State, t: Task) -> None:
 
 # -- claiming an expert -----------------------------------------------------------------
 def _can_afford(state: State, p: int) -> bool:
-    # The cost, else scroll 77's point (asked on every claim while an expert is out: the
-    # data and the player's experts are read without _d() and mine()).
-    if can_pay(state, p, state.game.components.raw[NAME]["board"]["cost"]):
+    # The cost, else scroll 77's point (asked on every claim while an expert is out).
+    if can_pay(state, p, _d(state)["board"]["cost"]):
         return True
-    return has_mod(state, p, "expert_for_point") and not state.players[p].ext[NAME]["s77"]
+    return has_mod(state, p, "expert_for_point") and not mine(state, p)["s77"]
 
 
 def _pay_with_point(state: State, p: int) -> None:
@@ -647,7 +646,7 @@ class Experts(Module):
     def claim_options(self, state: State, p: int) -> list[int]:
         """``choice:i`` for each face-up tile, if an expert keshi lies in the keshi display and
         the player can pay ("If you cannot pay the cost, you may not choose an expert")."""
-        b = state.ext[NAME]  # board(state), without the call: asked on every claim
+        b = board(state)
         if not b["out"] or not _can_afford(state, p):
             return []
         experts = [_CHOICE + i for i in range(len(b["display"]))]
@@ -683,7 +682,7 @@ class Experts(Module):
         A module earlier in the hook order (by name) whose ``sector_action`` replaces an
         action (returns True) pre-empts the offer; modules that only add to an action
         should return False."""
-        b = state.ext[NAME]  # board(state), without the call: asked on every sector action
+        b = board(state)
         plain = b["plain"]  # mostly None: no list is made to compare it with
         if plain is not None and plain == [p, sector]:
             b["plain"] = None
