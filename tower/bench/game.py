@@ -11,7 +11,8 @@ game over the baseline's time per game around it; the median of the chunks' rati
 reported. Interleaving keeps the ratio steady on a machine whose load changes during the
 run, so the ratio compares engines across runs and machines where games/s cannot.
 ``ratio_game_to_tower_only_time`` is the base game's: the figure to watch when the engine
-changes (the base game must not get slower).
+changes (the base game must not get slower). ``compiled_engine_files`` counts the engine
+files that ran compiled (``setup.py``; 0: all plain Python).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import random
 import statistics
 import time
 
+from tower.compiled import running
 from tower.marrakesh import Game, GameConfig, RandomAgent, play
 from tower.marrakesh.hooks import everything
 from tower.model import BaselineModel
@@ -88,4 +90,5 @@ def run(quick: bool = False) -> dict[str, float]:
         "all_modules_count": float(len(every)),
         "ratio_all_modules_to_tower_only_time": full["ratio"],
         "ratio_all_modules_to_base_game_time": full["ratio"] / base["ratio"],
+        "compiled_engine_files": float(len(running("tower.marrakesh"))),
     }

@@ -346,7 +346,8 @@ def merchant_price(state: State, p: int, cost: dict[str, int]) -> int:
 
 @ADDS.option("sb_merchant")
 def _merchant_options(state: State, t: Task) -> list[int]:
-    return [action_id("choice", i) for i in ((0, 1) if t["printed"] else (1,))]
+    # lists, not tuples: Cython (setup.py) refuses a choice between tuples of two lengths
+    return [action_id("choice", i) for i in ([0, 1] if t["printed"] else [1])]
 
 
 @ADDS.resolution("sb_merchant")

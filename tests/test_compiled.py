@@ -1,0 +1,121 @@
+"""The compiled engine (``setup.py``) plays exactly the games of its source, and a compiled
+file whose source changed since its build is bypassed for the source
+(``tower/compiled.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tower.compiled import MANIFEST, PURE_ENV, compiled_files, digest, running, stale
+
+#: Plays random games (2-4 players, every compatible module) and prints one digest of every
+#: saved position and history, and which engine files ran compiled.
+GAMES = """
+import hashlib, json, sys
+from tower.compiled import running
+from tower.marrakesh import Game, GameConfig, RandomAgent, play
+from tower.marrakesh.hooks import everything
+h = hashlib.sha256()
+for players in (2, 3, 4):
+    game = Game(GameConfig(players=players, modules=everything(players)))
+    for seed in range(4):
+        agents = [RandomAgent(100 * seed + k) for k in range(players)]
+        state = play(game, agents, seed=seed, on_action=lambda s: h.update(
+            json.dumps(s.to_json(), sort_keys=True).encode()))
+        h.update("\\n".join(state.history).encode())
+print(json.dumps({"digest": h.hexdigest(), "compiled": running("tower.marrakesh")}))
+"""
+
+
+def _play(pure: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
+    if pure:
+        env[PURE_ENV] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", GAMES], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def test_the_compiled_engine_plays_the_games_of_its_source():
+    compiled, source = _play(pure=False), _play(pure=True)
+    assert source["compiled"] == []
+    if not compiled["compiled"]:
+        pytest.skip("the engine is not compiled here (no Cython or C compiler at build)")
+    assert "tower.marrakesh.rules" in compiled["compiled"]
+    assert compiled["digest"] == source["digest"]
+
+
+SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def _package(tmp_path: Path, name: str = "pkg") -> Path:
+    """A package with one source file ``mod.py`` (``x = 1``) beside a "compiled" file that
+    cannot load: importing it would fail."""
+    root = tmp_path / name
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "mod.py").write_text("x = 1\n")
+    (root / f"mod{SUFFIX}").write_bytes(b"not a compiled file")
+    return root
+
+
+def test_compiled_files_are_matched_to_their_sources(tmp_path):
+    root = _package(tmp_path)
+    (root / "sub").mkdir()
+    (root / "sub" / f"alone{SUFFIX}").write_bytes(b"")  # no source beside it
+    assert compiled_files("pkg", root) == {"pkg.mod": root / "mod.py"}
+
+
+def test_a_compiled_file_is_bypassed_when_its_source_changed(tmp_path, monkeypatch):
+    monkeypatch.delenv(PURE_ENV, raising=False)
+    root = _package(tmp_path)
+    assert stale("pkg", root) == {"pkg.mod": root / "mod.py"}  # no record of the build
+    (root / MANIFEST).write_text(json.dumps({"pkg.mod": digest(root / "mod.py")}))
+    assert stale("pkg", root) == {}
+    monkeypatch.setenv(PURE_ENV, "1")
+    assert stale("pkg", root) == {"pkg.mod": root / "mod.py"}
+    monkeypatch.delenv(PURE_ENV)
+    (root / "mod.py").write_text("x = 2\n")  # edited after the build
+    assert stale("pkg", root) == {"pkg.mod": root / "mod.py"}
+    assert hashlib.sha256(b"x = 2\n").hexdigest() == digest(root / "mod.py")
+
+
+def test_the_source_of_a_stale_compiled_file_is_imported_with_a_warning(tmp_path):
+    _package(tmp_path, "stalepkg")
+    script = textwrap.dedent(
+        """
+        import sys, warnings
+        from pathlib import Path
+        from tower.compiled import prefer_fresh_sources
+        root = Path(sys.argv[1]) / "stalepkg"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert prefer_fresh_sources("stalepkg", root) == ["stalepkg.mod"]
+        assert "stalepkg.mod" in str(caught[0].message), caught
+        sys.path.insert(0, sys.argv[1])
+        import stalepkg.mod
+        print(stalepkg.mod.x, stalepkg.mod.__file__.endswith("mod.py"))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "True"]
+
+
+def test_running_names_only_compiled_modules():
+    names = running("tower")
+    assert all(not sys.modules[n].__file__.endswith(".py") for n in names)
+    assert "tower.compiled" not in names  # the guard itself is never compiled
