@@ -27,7 +27,7 @@ test: $(COMPILED)
 	@command -v node >/dev/null || echo "NOTE: node not found: the JavaScript port's tests will be SKIPPED"
 	@test -x "$${TOWER_CHROMIUM:-/usr/bin/chromium}" || command -v chromium >/dev/null || \
 		echo "NOTE: no Chromium: the browser test will be SKIPPED (apt-get install chromium)"
-	$(BIN)/python -m pytest -q -rs
+	$(BIN)/python -m pytest -q -rs -n auto
 
 # the slow checks that fit in 90 minutes on a 2-core machine, each test's time at the end
 slow: $(COMPILED)
