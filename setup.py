@@ -49,7 +49,7 @@ def extensions() -> list:
         engine_sources(),
         build_dir="build/cython",
         exclude_failures=True,
-        nthreads=2,
+        nthreads=os.cpu_count() or 1,
         quiet=True,
         compiler_directives={
             "language_level": 3,
@@ -65,6 +65,11 @@ def extensions() -> list:
 class BuildExt(build_ext):
     """``build_ext`` that writes ``tower/compiled.json``: module -> SHA-256 of the source
     of every file it compiled (or found compiled and up to date)."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:  # pip's builds pass no -j: compile on every core
+            self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
         self.built: dict[str, str] = {}
@@ -87,8 +92,4 @@ class BuildExt(build_ext):
             self.built[ext.name] = hashlib.sha256(source.read_bytes()).hexdigest()
 
 
-setup(
-    ext_modules=extensions(),
-    cmdclass={"build_ext": BuildExt},
-    options={"build_ext": {"parallel": 2}},
-)
+setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt})
