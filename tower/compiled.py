@@ -29,6 +29,11 @@ MANIFEST = "compiled.json"
 PURE_ENV = "TOWER_PURE_PYTHON"
 
 
+def pure() -> bool:
+    """Whether :data:`PURE_ENV` asks for every file's source."""
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
 def digest(path: Path) -> str:
     """The SHA-256 of a file's bytes, as the build records it."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -65,7 +70,7 @@ def stale(package: str, root: Path) -> dict[str, Path]:
     :data:`PURE_ENV` is set, else those whose source differs from the one compiled (or
     that the build's :data:`MANIFEST` does not list)."""
     files = compiled_files(package, root)
-    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+    if pure():
         return files
     try:
         built = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
@@ -98,7 +103,7 @@ def prefer_fresh_sources(package: str, root: Path) -> list[str]:
     sources = stale(package, root)
     if sources:
         sys.meta_path.insert(0, SourceFinder(sources))
-        if os.environ.get(PURE_ENV, "") in ("", "0"):
+        if not pure():
             import warnings
 
             warnings.warn(
