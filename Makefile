@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# The engine's rule files, compiled with Cython where a compiler is found (setup.py). A
-# file edited since its build is recompiled here; until then it runs as its source.
-ENGINE_PY := $(shell find tower/marrakesh -name '*.py' -not -name '__init__.py' -not -path '*/adapters/*')
+# The engine's files: setup.py compiles its rule files with Cython where a compiler is
+# found. A file edited since its build is recompiled here; until then it runs as its source.
+ENGINE_PY := $(shell find tower/marrakesh -name '*.py')
 COMPILED  := tower/compiled.json
 
 .PHONY: demo test lint slow slow-long clean

@@ -36,12 +36,15 @@ print(json.dumps({"digest": h.hexdigest(), "compiled": running("tower.marrakesh"
 """
 
 
-def _play(pure: bool) -> dict:
+def _env(pure: bool) -> dict[str, str]:
+    """This process's environment, with :data:`PURE_ENV` set only if ``pure``."""
     env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
-    if pure:
-        env[PURE_ENV] = "1"
+    return {**env, PURE_ENV: "1"} if pure else env
+
+
+def _play(pure: bool) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", GAMES], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", GAMES], env=_env(pure), capture_output=True, text=True, check=True
     )
     return json.loads(out.stdout)
 
@@ -107,9 +110,11 @@ def test_the_source_of_a_stale_compiled_file_is_imported_with_a_warning(tmp_path
         print(stalepkg.mod.x, stalepkg.mod.__file__.endswith("mod.py"))
         """
     )
-    env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
     out = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)], env=env, capture_output=True, text=True
+        [sys.executable, "-c", script, str(tmp_path)],
+        env=_env(False),
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["1", "True"]

@@ -99,7 +99,8 @@ class SourceFinder:
 
 def prefer_fresh_sources(package: str, root: Path) -> list[str]:
     """Import the source of every compiled file of ``package`` that :func:`stale` names;
-    returns their module names (warned about unless :data:`PURE_ENV` asked for them)."""
+    returns their module names, sorted (warned about unless :data:`PURE_ENV` asked for
+    them)."""
     sources = stale(package, root)
     if sources:
         sys.meta_path.insert(0, SourceFinder(sources))
@@ -108,9 +109,9 @@ def prefer_fresh_sources(package: str, root: Path) -> list[str]:
 
             warnings.warn(
                 f"{len(sources)} compiled file(s) of {package} do not match their source "
-                f"({', '.join(sorted(sources)[:3])}{', ...' if len(sources) > 3 else ''}): "
+                f"({', '.join(list(sources)[:3])}{', ...' if len(sources) > 3 else ''}): "
                 "running the source instead; `make` recompiles them",
                 RuntimeWarning,
                 stacklevel=2,
             )
-    return sorted(sources)
+    return list(sources)
