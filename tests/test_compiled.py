@@ -4,6 +4,7 @@ file whose source changed since its build is bypassed for the source
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.machinery
 import json
@@ -124,3 +125,21 @@ def test_running_names_only_compiled_modules():
     names = running("tower")
     assert all(not sys.modules[n].__file__.endswith(".py") for n in names)
     assert "tower.compiled" not in names  # the guard itself is never compiled
+
+
+def test_the_profile_training_plays_its_games():
+    """The games a profile-guided build plays (``setup.py``'s ``TRAINING``) run: if they
+    fail, every build silently loses its profile."""
+    tree = ast.parse(Path(__file__).parents[1].joinpath("setup.py").read_text())
+    (training,) = (
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["TRAINING"]
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", training + "print(players, seed)"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["4", "100003"]  # it reached the last game
