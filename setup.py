@@ -155,6 +155,7 @@ class BuildExt(build_ext):
         try:
             super().build_extensions()
             self.write_manifest()  # the copy's compiled.json: its engine runs compiled
+            # tower.compiled.PURE_ENV, spelt out: the package is not importable mid-build
             env = {k: v for k, v in os.environ.items() if k != "TOWER_PURE_PYTHON"}
             subprocess.run([sys.executable, "-c", TRAINING], cwd=scratch, env=env, check=True)
         except (OSError, subprocess.CalledProcessError) as exc:

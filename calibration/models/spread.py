@@ -9,18 +9,17 @@ inside alone, built from physics transitions.
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+from tower.model.reference import ReferenceSampler, groups
+from tower.traces import read_traces
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
-from tower.model.reference import ReferenceSampler, groups  # noqa: E402
 
 MODEL = json.loads((HERE / "marrakesh.json").read_text())["model"]
 #: a throw: (fresh [(class, id)], inside after {id: (class, place, since)}, ids out)
@@ -30,19 +29,15 @@ Throw = tuple[list[tuple[str, int]], dict[int, tuple[str, str, int]], set[int]]
 def load(name: str) -> list[list[Throw]]:
     """The sequences of one trace file of ``traces/``."""
     seqs = []
-    with gzip.open(HERE / "traces" / name) as f:
-        for line in f:
-            d = json.loads(line)
-            if "header" in d:
-                continue
-            cls = [MODEL["classes"][p.split(":")[0]] for p in d["pieces"]]
-            since: dict[int, int] = {}
-            seq = []
-            for t, th in enumerate(d["throws"]):
-                since.update((i, t) for i in th["in"])
-                after = {int(k): (cls[int(k)], v, since[int(k)]) for k, v in th["inside"].items()}
-                seq.append(([(cls[i], i) for i in th["in"]], after, set(th["out"])))
-            seqs.append(seq)
+    for trace in read_traces(HERE / "traces" / name):
+        cls = [MODEL["classes"][p.kind.value] for p in trace.pieces]
+        since: dict[int, int] = {}
+        seq = []
+        for t, th in enumerate(trace.throws):
+            since.update((i, t) for i in th.thrown)
+            after = {i: (cls[i], place.value, since[i]) for i, place in th.inside.items()}
+            seq.append(([(cls[i], i) for i in th.thrown], after, set(th.out)))
+        seqs.append(seq)
     return seqs
 
 
@@ -87,7 +82,8 @@ def one_step(sampler: ReferenceSampler, seqs: list[list[Throw]], k: int = 20) ->
         before: dict[int, tuple[str, str, int]] = {}
         for t, (fresh, after, out) in enumerate(seq):
             res = residents(before)
-            gs = [(name, {p for _, p in m}) for name, _, _, m in groups(res, fresh, t, 7)]
+            drawn = groups(res, fresh, t, MODEL["age_cap"])
+            gs = [(name, {p for _, p in m}) for name, _, _, m in drawn]
             sims = np.empty((k, len(gs) + 1))
             for j in range(k):
                 o, a = sampler.throw(res, list(fresh), t, rng)
