@@ -14,7 +14,7 @@ from tower.model.synthetic import SyntheticTower
 from tower.pieces import NEUTRAL, Kind, Piece, mixed_keshis
 
 
-def _plan(rng: random.Random) -> list[list[Piece]]:
+def pawn_plan(rng: random.Random) -> list[list[Piece]]:
     """Throws of 2..12 pieces, up to 3 of them brigands (pawns)."""
     plan = []
     for _ in range(12):
@@ -27,7 +27,7 @@ def _plan(rng: random.Random) -> list[list[Piece]]:
 @pytest.fixture(scope="module")
 def section():
     tower = SyntheticTower()
-    traces = tower.traces(200, seed=21) + tower.traces(200, seed=22, throws=_plan)
+    traces = tower.traces(200, seed=21) + tower.traces(200, seed=22, throws=pawn_plan)
     return fit_tables(traces, FitSettings())
 
 

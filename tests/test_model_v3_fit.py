@@ -1,27 +1,16 @@
 """Fitting with a higher min-count for the keys of throws with pawns or experts."""
 
-import random
-
 import pytest
+from test_model_v3_copula import pawn_plan
 
 from tower.model.fit import FitSettings, fit_tables
 from tower.model.synthetic import SyntheticTower
-from tower.pieces import NEUTRAL, Kind, Piece, mixed_keshis
-
-
-def _plan(rng: random.Random) -> list[list[Piece]]:
-    plan = []
-    for _ in range(12):
-        n = rng.randint(2, 12)
-        pawns = rng.randint(0, min(n, 3))
-        plan.append(mixed_keshis(n - pawns) + [Piece(Kind.BRIGAND, NEUTRAL)] * pawns)
-    return plan
 
 
 @pytest.fixture(scope="module")
 def traces():
     tower = SyntheticTower()
-    return tower.traces(150, seed=31) + tower.traces(150, seed=32, throws=_plan)
+    return tower.traces(150, seed=31) + tower.traces(150, seed=32, throws=pawn_plan)
 
 
 def _kept(model, makeup: bool) -> list[int]:
