@@ -190,6 +190,8 @@ def validate_model_section(
     """
     if not isinstance(model, dict):
         return "", "expected an object"
+    if "copula" in model:  # the reference sampler would couple the groups, other ports not
+        return "copula", "no model file version this code reads holds a copula"
     for fld in (
         "levels",
         "alpha",

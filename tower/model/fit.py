@@ -29,6 +29,7 @@ from typing import Any
 from tower.model.reference import (
     DESTINATIONS,
     FIELDS,
+    MAKEUP,
     PLACES,
     ReferenceSampler,
     bucket_table,
@@ -105,6 +106,11 @@ class FitSettings:
     min_count : int
         Keys seen fewer times are left out of every level but the last (smaller files;
         their draws fall to the next level).
+    min_count_makeup : int, optional
+        The same for the keys of a throw with pawns or experts (``w`` or ``x`` above 0 in
+        a level that names them), in place of ``min_count``: their many make-ups make
+        many rare keys, so a higher count for them keeps a file small while keshi-only
+        throws keep their finer keys (``None``: ``min_count`` for all).
     piece_depth : int
         Leave the ``piece_depth`` finest contexts out of the per-piece counts.
     backoff : str
@@ -124,6 +130,7 @@ class FitSettings:
     prior: float = 2.0
     classes: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CLASSES))
     min_count: int = 2
+    min_count_makeup: int | None = None
     piece_depth: int = 2
     backoff: str = "all"
 
@@ -135,6 +142,8 @@ class FitSettings:
             raise ValueError(f"age_cap must lie in 1..9, got {self.age_cap}")
         if self.min_count < 1 or self.piece_depth < 0:
             raise ValueError("min_count must be at least 1 and piece_depth at least 0")
+        if self.min_count_makeup is not None and self.min_count_makeup < 1:
+            raise ValueError("min_count_makeup must be at least 1 (or None)")
         if self.alpha <= 0 or self.prior <= 0:
             raise ValueError("alpha and prior must be positive")
         if self.backoff not in BACKOFFS:
@@ -154,7 +163,9 @@ class FitSettings:
         return tuple(found[self.piece_depth :])
 
     def to_json(self) -> dict[str, Any]:
-        extra = {"backoff": self.backoff} if self.backoff != "all" else {}  # as before
+        extra: dict[str, Any] = {"backoff": self.backoff} if self.backoff != "all" else {}
+        if self.min_count_makeup is not None:  # as before when not set
+            extra["min_count_makeup"] = self.min_count_makeup
         return {
             "levels": [list(lv) for lv in self.levels],
             "alpha": self.alpha,
@@ -236,7 +247,7 @@ class Observations:
         for i, table in enumerate(self._level_counts()):
             flat_table = {}
             for key in sorted(table):
-                if i < last and sum(table[key].values()) < s.min_count:
+                if i < last and sum(table[key].values()) < self._min_count(i, key):
                     continue
                 flat: list[int] = []
                 for outcome, c in sorted(table[key].items()):
@@ -267,10 +278,21 @@ class Observations:
             table: dict[str, Counter[tuple[int, ...]]] = defaultdict(Counter)
             for keys, outcomes in reaching:
                 table[keys[i]].update(outcomes)
-            kept = {k for k, c in table.items() if c.total() >= self.settings.min_count}
+            kept = {k for k, c in table.items() if c.total() >= self._min_count(i, k)}
             reaching = [(keys, outcomes) for keys, outcomes in reaching if keys[i] not in kept]
             levels.append(table)
         return [*levels, self.counts[-1]]
+
+    def _min_count(self, level: int, key: str) -> int:
+        """How often a key of back-off level ``level`` must be seen to be kept."""
+        s = self.settings
+        if s.min_count_makeup is None:
+            return s.min_count
+        values = key.split("|")[1:]
+        for f, v in zip(s.levels[level], values, strict=True):
+            if f in MAKEUP and v != "0":
+                return s.min_count_makeup
+        return s.min_count
 
     def _base(self) -> dict[str, list[float]]:
         """Per-piece destination law of every possible group, smoothed towards pools."""

@@ -23,6 +23,24 @@ the next, coarser level is asked, and in the end a multinomial with per-piece
 destination probabilities (the group's overall law refined by the per-piece counts seen
 in the same contexts).
 
+Coupled groups (``copula``, optional; no model file version holds it yet): without it,
+the groups of one throw are drawn independently given their contexts, linked only by
+``o``. Physics has more covariance between them (residents of one place leave together,
+and with the fresh pieces), so a Walls & Guards tower's state spreads more over a sequence
+than the model's (calibration/models/README.md). A model section with ``"copula":
+{"throw": a, "origin": b, "gate": "pawn"}`` draws the groups of one throw jointly through
+a Gaussian copula: one standard normal ``Z`` per throw, one ``Z_o`` per origin (the fresh
+pieces, or one place), one ``e`` per group, and the group's number out is the quantile of
+its exact out-law (:meth:`~ReferenceSampler.out_law`, the same mixture) at
+``u = Phi(a Z + b Z_o + c e)``, ``c = sqrt(1 - a^2 - b^2)``; the destinations of the
+pieces that stay come from the same mixture given that number
+(:meth:`~ReferenceSampler.law_by_out`). Each ``u`` is uniform on its own, so the first
+group keeps its law exactly, and so does every group when ``a = b = 0``; given the
+outcomes of the groups before it (and so given ``o``), a group leans their way, which is
+the coupling. With ``gate``, only throws where a piece of that class is inside or thrown
+are coupled. The draws use other uniforms than :meth:`~ReferenceSampler.throw` without a
+copula: equal in law when ``a = b = 0``, not draw for draw.
+
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
 count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.
 Only :meth:`ReferenceSampler.throw`, :meth:`~ReferenceSampler.outcome` (with its
@@ -66,6 +84,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from math import comb, factorial
 from operator import itemgetter
+from statistics import NormalDist
 from typing import Any
 
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
@@ -81,6 +100,12 @@ FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "w", "x", "o")
 FIELDS_V1: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
 #: The classes counted by the make-up fields ``w`` and ``x``.
 MAKEUP: dict[str, str] = {"w": "pawn", "x": "expert"}
+
+#: The standard normal distribution function (the copula's uniforms).
+_PHI = NormalDist().cdf
+
+#: A group's law split by the number out (:meth:`ReferenceSampler.law_by_out`).
+OutSplit = tuple[list[float], list[tuple[list[float], list[Any]]], list[float]]
 
 #: A resident as the sampler sees it: (class, place, since, payload). A fresh piece:
 #: (class, payload). Payloads are carried through untouched (pieces, ids, ...).
@@ -131,6 +156,11 @@ class ReferenceSampler:
         self.age_cap = int(model["age_cap"])
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
+        #: the copula's loadings (throw, origin) and gate class, or None (independent groups)
+        self.copula: tuple[float, float, str | None] | None = None
+        if model.get("copula") is not None:
+            self.copula = copula_settings(model["copula"])
+        self._splits: dict[tuple[str, tuple[int, ...]], OutSplit] = {}
         # a v1 file has no edges for w and x (its levels never ask for them)
         self._luts = [bucket_table(self.buckets.get(f, [0])) for f in FIELDS[1:]]
         # per level: positions of its fields in a context tuple (m, n, I, P, J, o), and
@@ -306,8 +336,11 @@ class ReferenceSampler:
         Returns the payloads that came out and the residents after the throw (fresh
         pieces that stay get ``since = throws``). Members of a group are taken in the
         order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
-        Who goes where within a group is uniform: a partial Fisher-Yates shuffle.
+        Who goes where within a group is uniform: a partial Fisher-Yates shuffle. A model
+        with a ``copula`` draws its groups jointly (:meth:`coupled_throw`).
         """
+        if self.copula is not None:
+            return self.coupled_throw(residents, fresh, throws, rng)
         gone = 0
         out: list[Any] = []
         after: list[SampledResident] = []
@@ -328,6 +361,124 @@ class ReferenceSampler:
             _emit(rest, cls, members[chosen:], out, after)
             gone += counts[0]
         return out, after
+
+    def law_by_out(self, group: str, ctx: tuple[int, ...]) -> OutSplit:
+        """The group's exact law (:meth:`_mixture`) split by the number out, cached:
+        ``(cumulative law of the number out, per number out k: (weights, outcomes) of the
+        mixture's outcomes with k out, None standing for the base multinomial's, and the
+        cumulative per-piece law of the places for the base's pieces that stay)``."""
+        key = (group, ctx)
+        found = self._splits.get(key)
+        if found is not None:
+            return found
+        parts, reach, piece = self._mixture(group, ctx)
+        m = ctx[0]
+        by_out: list[tuple[list[float], list[Any]]] = [([], []) for _ in range(m + 1)]
+        for weight, (_, cum, outcomes, _) in parts:
+            prev = 0
+            for c, outcome in zip(cum, outcomes, strict=True):
+                by_out[outcome[0]][0].append(weight * (c - prev))
+                by_out[outcome[0]][1].append(outcome)
+                prev = c
+        p = piece[0] / sum(piece)
+        for k in range(m + 1):
+            by_out[k][0].append(reach * comb(m, k) * p**k * (1 - p) ** (m - k))
+            by_out[k][1].append(None)
+        stay = sum(piece[1:])
+        found = (
+            _cumulative([sum(w) for w, _ in by_out]),
+            by_out,
+            _cumulative([q / stay for q in piece[1:]]),
+        )
+        if len(self._splits) >= 300_000:  # bound the memory
+            self._splits.clear()
+        self._splits[key] = found
+        return found
+
+    def coupled_throw(
+        self,
+        residents: Sequence[SampledResident],
+        fresh: Sequence[tuple[str, Any]],
+        throws: int,
+        rng: random.Random,
+    ) -> tuple[list[Any], list[SampledResident]]:
+        """:meth:`throw` with the groups drawn through the model's Gaussian copula.
+
+        Per throw: ``Z``, then per group (visiting order) ``Z_o`` when its origin is met
+        first and ``e`` (``rng.gauss``), the number out by inverting the out-law at ``u``,
+        one uniform to pick the outcome with that number out (and one per staying piece
+        if it is the base multinomial's), then a shuffle of the members (``rng.shuffle``).
+        """
+        assert self.copula is not None
+        a, b, gate = self.copula
+        if gate is not None and not (
+            any(r[0] == gate for r in residents) or any(c == gate for c, _ in fresh)
+        ):
+            a = b = 0.0
+        c = (1 - a * a - b * b) ** 0.5
+        gauss = rng.gauss
+        shared = gauss(0, 1)
+        origins: dict[str, float] = {}
+        gone = 0
+        out: list[Any] = []
+        after: list[SampledResident] = []
+        for name, cls, ctx, members in groups(residents, fresh, throws, self.age_cap):
+            origin = name.split(".")[0]
+            if origin not in origins:
+                origins[origin] = gauss(0, 1)
+            u = _PHI(a * shared + b * origins[origin] + c * gauss(0, 1))
+            out_cum, by_out, stay_cum = self.law_by_out(name, (*ctx, gone))
+            k = min(bisect_right(out_cum, u * out_cum[-1]), len(out_cum) - 1)
+            weights, outcomes = by_out[k]
+            outcome = outcomes[_pick(weights, rng.random() * sum(weights))]
+            if outcome is None:  # the base multinomial, given k out
+                places = [0, 0, 0, 0]
+                for _ in range(len(members) - k):
+                    places[min(bisect_right(stay_cum, rng.random() * stay_cum[-1]), 3)] += 1
+                outcome = (k, *places)
+            gone += k
+            rng.shuffle(members)
+            start = 0
+            for dest, count in enumerate(outcome):
+                _emit(dest, cls, members[start : start + count], out, after)
+                start += count
+        return out, after
+
+
+def copula_settings(section: Any) -> tuple[float, float, str | None]:
+    """``(throw, origin, gate)`` of a model's ``copula`` section, or a ``ValueError``.
+
+    >>> copula_settings({"throw": 0.2, "origin": 0.3, "gate": "pawn"})
+    (0.2, 0.3, 'pawn')
+    """
+    if not isinstance(section, dict) or set(section) != {"throw", "origin", "gate"}:
+        raise ValueError("copula: expected {throw, origin, gate}")
+    a, b, gate = section["throw"], section["origin"], section["gate"]
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b)):
+        raise ValueError("copula: throw and origin must be numbers")
+    if a < 0 or b < 0 or a * a + b * b >= 1:
+        raise ValueError("copula: need throw, origin >= 0 and throw^2 + origin^2 < 1")
+    if gate is not None and not isinstance(gate, str):
+        raise ValueError("copula: gate must be a class name or null")
+    return float(a), float(b), gate
+
+
+def _pick(weights: list[float], v: float) -> int:
+    """The index where the running sum of ``weights`` first exceeds ``v`` (else the last)."""
+    acc = 0.0
+    for i, weight in enumerate(weights):
+        acc += weight
+        if v < acc:
+            return i
+    return len(weights) - 1
+
+
+def _cumulative(values: list[float]) -> list[float]:
+    found, acc = [], 0.0
+    for v in values:
+        acc += v
+        found.append(acc)
+    return found
 
 
 class _LazyTable:
