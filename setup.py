@@ -78,6 +78,10 @@ def extensions() -> list:
             "language_level": 3,
             "annotation_typing": False,
             "autotestdict": False,
+            # Functions as plain C functions rather than Python-like function objects:
+            # cheaper to call (2.6% fewer instructions a game); the engine never inspects
+            # its own functions (signatures, defaults, __wrapped__).
+            "binding": False,
         },
     )
     for module in modules:
