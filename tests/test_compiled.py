@@ -143,3 +143,27 @@ def test_the_profile_training_plays_its_games():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["4", "100003"]  # it reached the last game
+
+
+def test_the_declared_loops_run_typed_in_the_compiled_build():
+    """The ``.pxd`` files type the stack and its top task in the compiled build: a file
+    Cython rejected would run as its source instead (``setup.py`` builds every file it
+    can), and this test sees the difference (a task that is not exactly a dict runs in
+    Python, and is refused compiled)."""
+    import tower.marrakesh.rules as rules
+    from tower.marrakesh import Game, GameConfig
+
+    declared = {"tower.marrakesh." + p.stem for p in Path(rules.__file__).parent.glob("*.pxd")}
+    assert declared == {"tower.marrakesh.agents", "tower.marrakesh.rules"}
+    state = Game(GameConfig(players=2)).new_initial_state(seed=1)
+
+    class Task(dict):
+        """A task that is not exactly a dict."""
+
+    state.stack.append(Task(t="throw"))
+    if not running("tower.marrakesh"):
+        rules.advance(state)  # plain Python: any dict will do
+        pytest.skip("the engine is not compiled here (no Cython or C compiler at build)")
+    assert declared <= set(running("tower.marrakesh"))
+    with pytest.raises(TypeError):
+        rules.advance(state)

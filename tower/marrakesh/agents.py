@@ -24,6 +24,8 @@ class Agent(Protocol):
 class RandomAgent:
     """Picks uniformly among the legal actions, from its own seeded generator."""
 
+    __slots__ = ("rng",)
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 

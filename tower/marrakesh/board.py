@@ -89,7 +89,7 @@ def _steps(length: int) -> tuple[tuple[int, int, int], ...]:
     return tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, length)))
 
 
-@dataclass
+@dataclass(slots=True)
 class Player:
     """One player's board, supply board, screen and pawns.
 
@@ -223,6 +223,11 @@ class Board:
     """The data of a position: the shared board, the players, the tower, the random
     generator and the stack. :class:`tower.marrakesh.state.State` is the board with the
     game's API; build one with :meth:`tower.marrakesh.game.Game.new_initial_state`."""
+
+    # Slots rather than an instance dict, here and on Player: the rules read a board's and
+    # the players' fields some 30,000 times a game, and an object with more than 30
+    # attributes keeps them in a full dict, searched on every read.
+    __slots__ = ("game", "players", "rng", "tower", *_GLOBAL_FIELDS)
 
     def __init__(self, game: GameLike) -> None:
         self.game = game

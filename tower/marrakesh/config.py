@@ -37,7 +37,7 @@ class ConfigError(TowerError, ValueError):
     """A game configuration that the rules do not allow."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameConfig:
     """Players (2-4), modules (names of registered modules, :data:`~tower.marrakesh.hooks.
     REGISTRY`; ``tower.marrakesh.MODULES`` lists them) and the tower model.

@@ -58,6 +58,19 @@ class Game:
     (True, True)
     """
 
+    # Slots (as on the board): the rules read the game's tables on most moves.
+    __slots__ = (
+        "components",
+        "config",
+        "hooks",
+        "modifiers",
+        "num_distinct_actions",
+        "plain_rooms",
+        "rooms",
+        "ruleset",
+        "with_modifier",
+    )
+
     def __init__(self, config: GameConfig | None = None, components: Components | None = None):
         self.config = config or GameConfig()
         #: The enabled modules' hooks, in the documented order (:mod:`~tower.marrakesh.hooks`).
@@ -86,10 +99,11 @@ class Game:
     def __getstate__(self) -> dict[str, Any]:
         # The rule set and the room rules hold plain functions, lambdas and closures: a
         # pickled game rebuilds them.
-        return {k: v for k, v in vars(self).items() if k not in ("ruleset", "rooms")}
+        return {k: getattr(self, k) for k in self.__slots__ if k not in ("ruleset", "rooms")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        vars(self).update(state)
+        for k, v in state.items():
+            setattr(self, k, v)
         self.ruleset = _ruleset(self.hooks)
         self.rooms = sectors.room_rules(self.hooks)
 

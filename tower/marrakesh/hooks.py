@@ -86,7 +86,7 @@ class SeasonStep(Generic[StateT]):
 Label = str | tuple[str, Mapping[str, int], Mapping[str, int]]
 
 
-@dataclass
+@dataclass(slots=True)
 class RuleSet:
     """Named rules: tasks, decisions and effects, by name.
 

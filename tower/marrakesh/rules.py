@@ -395,16 +395,21 @@ def apply(state: Board, action: Action, player: int | None) -> None:
     if player is not None and player != p:
         raise IllegalActionError(action, f"player {p} is to move, not player {player}")
     if action.id not in top["o"]:
-        shown = ", ".join(str(ACTIONS[i]) for i in top["o"][:12])
-        more = "" if len(top["o"]) <= 12 else f", ... ({len(top['o'])} in all)"
-        raise IllegalActionError(
-            action,
-            f"not a legal choice for player {p} at decision '{top['k']}'; legal: {shown}{more}",
-        )
+        raise _not_an_option(action, p, top["k"], top["o"])
     stack.pop()
     state.history.append(_SAID_BY[p] + action.text)
     state.game.ruleset.resolve[top["k"]](state, top, action)
     advance(state)
+
+
+def _not_an_option(action: Action, p: int, kind: str, options: list[int]) -> IllegalActionError:
+    """The error for an action that is not one of the ``options`` of player ``p``'s
+    decision ``kind``."""
+    shown = ", ".join(str(ACTIONS[i]) for i in options[:12])
+    more = "" if len(options) <= 12 else f", ... ({len(options)} in all)"
+    return IllegalActionError(
+        action, f"not a legal choice for player {p} at decision '{kind}'; legal: {shown}{more}"
+    )
 
 
 def _apply_select(state: Board, action: Action, player: int | None) -> None:

@@ -42,6 +42,8 @@ class State(Board):
     :class:`~tower.marrakesh.board.Board`.
     """
 
+    __slots__ = ()
+
     @classmethod
     def from_json(cls, game: GameLike, data: dict[str, Any]) -> Self:
         """Read a state written by :meth:`to_json` for ``game``, and check that it is a
