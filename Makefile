@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The engine's files: setup.py compiles its rule files with Cython where a compiler is
 # found. A file edited since its build is recompiled here; until then it runs as its source.
-ENGINE_PY := $(shell find tower/marrakesh -name '*.py')
+ENGINE_PY := $(shell find tower/marrakesh -name '*.py' -o -name '*.pxd')
 COMPILED  := tower/compiled.json
 
 .PHONY: demo test lint slow slow-long clean

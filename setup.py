@@ -5,8 +5,8 @@ not compile, that file runs as plain Python: the same code, slower. Cython compi
 files as they are (annotations are not read as C types), so both builds play the same
 games (``tests/test_compiled.py``). A ``.pxd`` file beside a source (Cython's pure-Python
 mode) types a few locals of the hottest loops for the compiled build only (``rules.pxd``,
-``agents.pxd``); ``make`` does not watch them: after editing one, run ``setup.py
-build_ext --inplace``, which recompiles the file it declares. The build records the
+``agents.pxd``); ``make`` recompiles the file a ``.pxd`` declares when it is edited
+(Cython regenerates the C file). The build records the
 SHA-256 of each source it compiled in ``tower/compiled.json``; ``tower/compiled.py`` runs
 the source of any file edited since. ``TOWER_COMPILE=0`` builds without them: the Makefile
 installs so, then compiles in place (``setup.py build_ext --inplace``), where it
