@@ -79,6 +79,18 @@ def test_distill_defaults_to_model_v2_levels(model_path):
     assert source["seq_ranges"] == [[0, 299]] and source["batch_seed"] is None
 
 
+def test_distill_passes_min_count_makeup_to_the_fit(model_path, traces, tmp_path, capsys):
+    assert "min_count_makeup" not in load_model(model_path).doc["provenance"]["fit"]
+    out = tmp_path / "m.json"
+    argv = ["distill", "--traces", f"{traces}@0:300", "--min-count", "3"]
+    main([*argv, "--min-count-makeup", "40", "--out", str(out)])
+    prov = load_model(out).doc["provenance"]
+    assert prov["fit"]["min_count"] == 3 and prov["fit"]["min_count_makeup"] == 40
+    assert "--min-count 3 --min-count-makeup 40 --piece-depth" in prov["command"]
+    error = run_error([*argv, "--min-count-makeup", "0", "--out", str(out)], capsys)
+    assert "'--min-count-makeup': 0 is not in the range" in error
+
+
 def test_validate_model_refuses_fitted_sequences(model_path, traces, tmp_path, capsys):
     argv = ["validate-model", str(model_path), "--traces", str(traces), "--replicates", "1"]
     err = run_error([*argv, "--sequences", "290:400", "--out", str(tmp_path / "a")], capsys)

@@ -18,11 +18,16 @@ from tower.cli.options import cluster_options, force_option, out_option
 from tower.geometry.spec import PRESETS
 from tower.model.pipeline import FIT_DEFAULTS
 
+#: Click types of the fit options whose default does not give one.
+FIT_TYPES: dict[str, Any] = {"min_count_makeup": click.IntRange(1)}
+
 #: Help of each fit option, one per :data:`FIT_DEFAULTS` key (``age_cap``: ``--age-cap``).
 FIT_HELP = {
     "alpha": "Back-off strength.",
     "age_cap": "Oldest age bucket (throws).",
     "min_count": "Leave out keys seen fewer times (all levels but the last).",
+    "min_count_makeup": "The same for the keys of throws with pawns or experts "
+    "(default: --min-count).",
     "piece_depth": "Leave the finest contexts out of the per-piece counts.",
     "backoff": "What a back-off level but the last counts: all outcomes, or the rest "
     "(those no finer level keeps).",
@@ -35,7 +40,14 @@ def _fit_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The fit options of :data:`FIT_HELP`, in its order, defaults from the library."""
     for name, text in reversed(FIT_HELP.items()):
         flag = f"--{name.replace('_', '-')}"
-        f = click.option(flag, name, default=FIT_DEFAULTS[name], show_default=True, help=text)(f)
+        f = click.option(
+            flag,
+            name,
+            default=FIT_DEFAULTS[name],
+            type=FIT_TYPES.get(name),
+            show_default=True,
+            help=text,
+        )(f)
     return f
 
 

@@ -33,6 +33,7 @@ FIT_DEFAULTS: dict[str, Any] = {
     "alpha": 1.0,
     "age_cap": 7,
     "min_count": 2,
+    "min_count_makeup": None,
     "piece_depth": 2,
     "backoff": "all",
     "levels": ";".join(",".join(level) for level in FitSettings().levels),
@@ -195,7 +196,10 @@ def distill_command(
     if params_file:
         words.append(f"--params {shlex.quote(str(params_file))}")
     words += [f"--alpha {fit['alpha']:g}", f"--age-cap {fit['age_cap']}"]
-    words += [f"--min-count {fit['min_count']}", f"--piece-depth {fit['piece_depth']}"]
+    words.append(f"--min-count {fit['min_count']}")
+    if fit["min_count_makeup"] is not None:  # older models' commands stay as they were
+        words.append(f"--min-count-makeup {fit['min_count_makeup']}")
+    words.append(f"--piece-depth {fit['piece_depth']}")
     words.append(f"--levels '{fit['levels']}'")
     if fit["backoff"] != FIT_DEFAULTS["backoff"]:  # older models' commands stay as they were
         words.append(f"--backoff {fit['backoff']}")
