@@ -82,6 +82,7 @@ import random
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from math import comb, factorial
 from operator import itemgetter
 from statistics import NormalDist
@@ -386,9 +387,9 @@ class ReferenceSampler:
             by_out[k][1].append(None)
         stay = sum(piece[1:])
         found = (
-            _cumulative([sum(w) for w, _ in by_out]),
+            list(accumulate(sum(w) for w, _ in by_out)),
             by_out,
-            _cumulative([q / stay for q in piece[1:]]),
+            list(accumulate(q / stay for q in piece[1:])),
         )
         if len(self._splits) >= 300_000:  # bound the memory
             self._splits.clear()
@@ -430,7 +431,8 @@ class ReferenceSampler:
             out_cum, by_out, stay_cum = self.law_by_out(name, (*ctx, gone))
             k = min(bisect_right(out_cum, u * out_cum[-1]), len(out_cum) - 1)
             weights, outcomes = by_out[k]
-            outcome = outcomes[_pick(weights, rng.random() * sum(weights))]
+            v = rng.random() * sum(weights)
+            outcome = outcomes[min(bisect_right(list(accumulate(weights)), v), len(weights) - 1)]
             if outcome is None:  # the base multinomial, given k out
                 places = [0, 0, 0, 0]
                 for _ in range(len(members) - k):
@@ -461,24 +463,6 @@ def copula_settings(section: Any) -> tuple[float, float, str | None]:
     if gate is not None and not isinstance(gate, str):
         raise ValueError("copula: gate must be a class name or null")
     return float(a), float(b), gate
-
-
-def _pick(weights: list[float], v: float) -> int:
-    """The index where the running sum of ``weights`` first exceeds ``v`` (else the last)."""
-    acc = 0.0
-    for i, weight in enumerate(weights):
-        acc += weight
-        if v < acc:
-            return i
-    return len(weights) - 1
-
-
-def _cumulative(values: list[float]) -> list[float]:
-    found, acc = [], 0.0
-    for v in values:
-        acc += v
-        found.append(acc)
-    return found
 
 
 class _LazyTable:
