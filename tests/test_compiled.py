@@ -97,7 +97,8 @@ def test_a_compiled_file_is_bypassed_when_its_source_changed(tmp_path, monkeypat
 
 def test_every_compiled_file_is_bypassed_when_a_shared_layout_changed(tmp_path, monkeypatch):
     """A file whose .pxd declares an extension type (the board) lays out fields other
-    compiled files read as a C struct: with its source run, every file runs as its source."""
+    compiled files read as a C struct: when its source runs (edited since the build, or not
+    compiled), every file runs as its source."""
     monkeypatch.delenv(PURE_ENV, raising=False)
     root = _package(tmp_path)
     (root / "user.py").write_text("y = 1\n")
@@ -110,6 +111,8 @@ def test_every_compiled_file_is_bypassed_when_a_shared_layout_changed(tmp_path, 
     assert stale("pkg", root) == {"pkg.mod": root / "mod.py", "pkg.user": root / "user.py"}
     (root / "mod.py").write_text("x = 1\n")  # as built: nothing to bypass
     assert stale("pkg", root) == {}
+    (root / f"mod{SUFFIX}").unlink()  # the extension type did not compile: its source runs
+    assert stale("pkg", root) == {"pkg.user": root / "user.py"}
 
 
 def test_the_source_of_a_stale_compiled_file_is_imported_with_a_warning(tmp_path):
