@@ -5,10 +5,13 @@ not compile, that file runs as plain Python: the same code, slower. Cython compi
 files as they are (annotations are not read as C types), so both builds play the same
 games (``tests/test_compiled.py``). A ``.pxd`` file beside a source (Cython's pure-Python
 mode) types a few locals of the hottest loops for the compiled build only (``rules.pxd``,
-``agents.pxd``); ``make`` recompiles the file a ``.pxd`` declares when it is edited
-(Cython regenerates the C file). The build records the
+``agents.pxd``), and makes the board an extension type (``board.pxd``) whose fields the
+hottest functions, declared with the state typed, read as a C struct; ``make`` recompiles
+the file a ``.pxd`` declares, and those that cimport it, when it is edited (Cython
+regenerates the C files). The build records the
 SHA-256 of each source it compiled in ``tower/compiled.json``; ``tower/compiled.py`` runs
-the source of any file edited since. ``TOWER_COMPILE=0`` builds without them: the Makefile
+the source of any file edited since (of every file, if that file's ``.pxd`` declares an
+extension type). ``TOWER_COMPILE=0`` builds without them: the Makefile
 installs so, then compiles in place (``setup.py build_ext --inplace``), where it
 recompiles a file edited since.
 
@@ -61,6 +64,13 @@ def engine_sources() -> list[str]:
         for p in ENGINE.rglob("*.py")
         if p.name not in PLAIN and not PLAIN_DIRS & set(p.relative_to(ENGINE).parts)
     )
+
+
+def shares_layout(ext) -> bool:
+    """Whether the ``.pxd`` beside ``ext``'s source declares an extension type
+    (``tower.compiled.shares_layout``, spelt out: the package is not importable mid-build)."""
+    pxd = Path(*ext.name.split(".")).with_suffix(".pxd")
+    return pxd.is_file() and "cdef class" in pxd.read_text(encoding="utf-8")
 
 
 def extensions() -> list:
@@ -156,8 +166,13 @@ class BuildExt(build_ext):
         for ext in stale:  # counts of an earlier source would not match
             for obj in self.compiler.object_filenames(ext.sources, output_dir=self.build_temp):
                 Path(obj).with_suffix(".gcda").unlink(missing_ok=True)
+        # The files whose .pxd declares an extension type (the board) are compiled there
+        # too: a compiled file that reads the board's fields as a C struct cannot run with
+        # its source (``tower.compiled.shares_layout``).
+        shared = [e for e in self.extensions if e not in stale and shares_layout(e)]
         kept = self.inplace, self.build_lib, self.extensions, self.built
-        self.inplace, self.build_lib, self.extensions, self.built = 0, str(scratch), stale, {}
+        self.inplace, self.build_lib, self.extensions = 0, str(scratch), [*stale, *shared]
+        self.built = {}
         self.profile = PROFILE_GENERATE
         try:
             super().build_extensions()

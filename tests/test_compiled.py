@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -94,6 +95,26 @@ def test_a_compiled_file_is_bypassed_when_its_source_changed(tmp_path, monkeypat
     assert hashlib.sha256(b"x = 2\n").hexdigest() == digest(root / "mod.py")
 
 
+def test_every_compiled_file_is_bypassed_when_a_shared_layout_changed(tmp_path, monkeypatch):
+    """A file whose .pxd declares an extension type (the board) lays out fields other
+    compiled files read as a C struct: when its source runs (edited since the build, or not
+    compiled), every file runs as its source."""
+    monkeypatch.delenv(PURE_ENV, raising=False)
+    root = _package(tmp_path)
+    (root / "user.py").write_text("y = 1\n")
+    (root / f"user{SUFFIX}").write_bytes(b"not a compiled file")
+    built = {"pkg.mod": digest(root / "mod.py"), "pkg.user": digest(root / "user.py")}
+    (root / MANIFEST).write_text(json.dumps(built))
+    (root / "mod.py").write_text("x = 2\n")
+    assert stale("pkg", root) == {"pkg.mod": root / "mod.py"}  # no extension type
+    (root / "mod.pxd").write_text("cdef class Board:\n    cdef public object game\n")
+    assert stale("pkg", root) == {"pkg.mod": root / "mod.py", "pkg.user": root / "user.py"}
+    (root / "mod.py").write_text("x = 1\n")  # as built: nothing to bypass
+    assert stale("pkg", root) == {}
+    (root / f"mod{SUFFIX}").unlink()  # the extension type did not compile: its source runs
+    assert stale("pkg", root) == {"pkg.user": root / "user.py"}
+
+
 def test_the_source_of_a_stale_compiled_file_is_imported_with_a_warning(tmp_path):
     _package(tmp_path, "stalepkg")
     script = textwrap.dedent(
@@ -154,7 +175,7 @@ def test_the_declared_loops_run_typed_in_the_compiled_build():
     from tower.marrakesh import Game, GameConfig
 
     declared = {"tower.marrakesh." + p.stem for p in Path(rules.__file__).parent.glob("*.pxd")}
-    assert declared == {"tower.marrakesh.agents", "tower.marrakesh.rules"}
+    assert {"tower.marrakesh.agents", "tower.marrakesh.rules"} <= declared
     state = Game(GameConfig(players=2)).new_initial_state(seed=1)
 
     class Task(dict):
@@ -167,3 +188,20 @@ def test_the_declared_loops_run_typed_in_the_compiled_build():
     assert declared <= set(running("tower.marrakesh"))
     with pytest.raises(TypeError):
         rules.advance(state)
+
+
+def test_the_typed_functions_take_only_a_board_in_the_compiled_build():
+    """``board.pxd`` makes the compiled board an extension type whose fields the declared
+    functions read as a C struct: they refuse any other object with the same fields, which
+    the plain engine reads as well."""
+    import tower.marrakesh.rules as rules
+    from tower.marrakesh import Game, GameConfig
+
+    state = Game(GameConfig(players=2)).new_initial_state(seed=1)
+    like = SimpleNamespace(players=state.players, game=state.game)
+    if "tower.marrakesh.board" not in running("tower.marrakesh"):
+        assert rules.has_mod(like, 0, "dinars_substitute") is False
+        pytest.skip("the engine is not compiled here (no Cython or C compiler at build)")
+    assert rules.has_mod(state, 0, "dinars_substitute") is False
+    with pytest.raises(TypeError):
+        rules.has_mod(like, 0, "dinars_substitute")

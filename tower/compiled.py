@@ -68,7 +68,8 @@ def running(package: str) -> list[str]:
 def stale(package: str, root: Path) -> dict[str, Path]:
     """The compiled files under ``root`` to bypass: module name -> source. Every one when
     :data:`PURE_ENV` is set, else those whose source differs from the one compiled (or
-    that the build's :data:`MANIFEST` does not list)."""
+    that the build's :data:`MANIFEST` does not list); every one if such a file, or a file
+    not compiled, declares an extension type (:func:`shares_layout`)."""
     files = compiled_files(package, root)
     if pure():
         return files
@@ -76,7 +77,20 @@ def stale(package: str, root: Path) -> dict[str, Path]:
         built = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         built = {}
-    return {name: src for name, src in files.items() if built.get(name) != digest(src)}
+    out = {name: src for name, src in files.items() if built.get(name) != digest(src)}
+    # A file whose .pxd declares an extension type (``cdef class``) shares its layout with
+    # every compiled file that reads its fields as a C struct: its source would lay them
+    # out otherwise, so when it runs as its source (stale, or not compiled) every file does.
+    sources = set(files.values())
+    layouts = [p.with_suffix(".py") for p in root.rglob("*.pxd")]
+    shared = [src for src in layouts if shares_layout(src)]
+    return files if any(src not in sources or src in out.values() for src in shared) else out
+
+
+def shares_layout(source: Path) -> bool:
+    """Whether the ``.pxd`` beside ``source`` declares an extension type."""
+    pxd = source.with_suffix(".pxd")
+    return pxd.is_file() and "cdef class" in pxd.read_text(encoding="utf-8")
 
 
 class SourceFinder:

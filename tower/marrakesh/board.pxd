@@ -1,0 +1,12 @@
+# Cython declarations for board.py (pure-Python mode: the plain engine never reads this).
+# The compiled board is an extension type whose fields are C struct members: a function
+# whose .pxd types its ``state`` argument as ``Board`` reads them at a fixed offset instead
+# of through the type's attribute lookup (some 20,000 board reads a game). ``public``
+# keeps every field readable and writable from Python as before (getattr, setattr, JSON).
+cdef class Board:
+    cdef public object game, players, rng, tower
+    cdef public object season, round, start, season_start, display, stacks, stack_open
+    cdef public object offices, shops, shop_open, workshops, river_tiles, leftover_oases
+    cdef public object jetty_taken, towns_display, covers, pawns, brigands, battle_base
+    cdef public object carry, wall_protected, ext, issued, tick, turn, stack
+    cdef public object score_events, history

@@ -1,0 +1,5 @@
+# Cython declarations for river.py: the hottest functions take the state typed as the
+# board's extension type (see rules.pxd and board.pxd).
+from tower.marrakesh.board cimport Board
+
+cpdef rapids_crossed(Board state, p)
