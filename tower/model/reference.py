@@ -23,7 +23,7 @@ the next, coarser level is asked, and in the end a multinomial with per-piece
 destination probabilities (the group's overall law refined by the per-piece counts seen
 in the same contexts).
 
-Coupled groups (``copula``, optional; no model file version holds it yet): without it,
+Coupled groups (``copula``, optional; ``tower.model/3``): without it,
 the groups of one throw are drawn independently given their contexts, linked only by
 ``o``. Physics has more covariance between them (residents of one place leave together,
 and with the fresh pieces), so a Walls & Guards tower's state spreads more over a sequence
@@ -396,6 +396,22 @@ class ReferenceSampler:
         self._splits[key] = found
         return found
 
+    def loadings(
+        self, residents: Sequence[SampledResident], fresh: Sequence[tuple[str, Any]]
+    ) -> tuple[float, float]:
+        """The copula's loadings ``(throw, origin)`` for a throw: ``(0, 0)`` without a
+        copula, or when its gate's class is neither inside nor thrown. With ``(0, 0)``
+        the groups are independent given ``o`` and the exact laws
+        (:meth:`out_law`, ...) are the throw's."""
+        if self.copula is None:
+            return 0.0, 0.0
+        a, b, gate = self.copula
+        if gate is not None and not (
+            any(r[0] == gate for r in residents) or any(c == gate for c, _ in fresh)
+        ):
+            return 0.0, 0.0
+        return a, b
+
     def coupled_throw(
         self,
         residents: Sequence[SampledResident],
@@ -410,12 +426,7 @@ class ReferenceSampler:
         one uniform to pick the outcome with that number out (and one per staying piece
         if it is the base multinomial's), then a shuffle of the members (``rng.shuffle``).
         """
-        assert self.copula is not None
-        a, b, gate = self.copula
-        if gate is not None and not (
-            any(r[0] == gate for r in residents) or any(c == gate for c, _ in fresh)
-        ):
-            a = b = 0.0
+        a, b = self.loadings(residents, fresh)
         c = (1 - a * a - b * b) ** 0.5
         gauss = rng.gauss
         shared = gauss(0, 1)
