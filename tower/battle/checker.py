@@ -205,9 +205,10 @@ def simulate(
 
     With ``batched`` a distilled model plays the seasons in lockstep on its numpy batch
     path (:func:`tower.battle.batched.simulate_batched`: the same law, other random
-    draws), unless it has a copula (the batch path draws independent groups). Otherwise the seasons are played one throw at a time, and the four variants
-    of one battle share one random stream (common random numbers), so their differences
-    are sharper than their standard errors suggest.
+    draws), unless it has a copula (the batch path draws independent groups).
+    Otherwise the seasons are played one throw at a time, and the four variants of one
+    battle share one random stream (common random numbers), so their differences are
+    sharper than their standard errors suggest.
     """
     from tower.model.distilled import DistilledModel
 
