@@ -19,6 +19,7 @@ import pytest
 
 from tower.cli import main
 from tower.model.distilled import shipped_path
+from tower.model.fileformat import dumps, loads
 from tower.webbundle import bundle_text, model_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,9 +96,8 @@ def test_committed_js_vectors_are_current(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def v2_model(tmp_path_factory):
-    """A tower.model/2 file fitted on synthetic rounds with pawns and experts thrown."""
-    from tower.model import DistilledModel
+def synthetic_section():
+    """A model section fitted on synthetic rounds with pawns and experts thrown."""
     from tower.model.fit import FitSettings, fit_tables
     from tower.model.synthetic import SyntheticTower
     from tower.pieces import Kind, Piece, mixed_keshis
@@ -111,11 +111,29 @@ def v2_model(tmp_path_factory):
         ]
 
     traces = SyntheticTower(push=0.05).traces(120, seed=3, throws=plan)
-    model = DistilledModel.from_tables(fit_tables(traces, FitSettings()), name="synthetic-v2")
-    folder = tmp_path_factory.mktemp("v2")
-    model.save(folder / "v2.json")
-    main(["model", "vectors", "--model", str(folder / "v2.json"), "--out", str(folder / "vec")])
-    return folder / "v2.json", folder / "vec" / "vectors.json"
+    return fit_tables(traces, FitSettings())
+
+
+def _with_vectors(section, name, folder):
+    """The model file of ``section`` and its conformance vectors, in ``folder``."""
+    from tower.model import DistilledModel
+
+    DistilledModel.from_tables(section, name=name).save(folder / "model.json")
+    main(["model", "vectors", "--model", str(folder / "model.json"), "--out", str(folder / "vec")])
+    return folder / "model.json", folder / "vec" / "vectors.json"
+
+
+@pytest.fixture(scope="module")
+def v2_model(synthetic_section, tmp_path_factory):
+    """A tower.model/2 file fitted on synthetic rounds with pawns and experts thrown."""
+    return _with_vectors(synthetic_section, "synthetic-v2", tmp_path_factory.mktemp("v2"))
+
+
+@pytest.fixture(scope="module")
+def v3_model(synthetic_section, tmp_path_factory):
+    """The same tables with a copula gated on pawns: a tower.model/3 file."""
+    section = {**synthetic_section, "copula": {"throw": 0.3, "origin": 0.4, "gate": "pawn"}}
+    return _with_vectors(section, "synthetic-v3", tmp_path_factory.mktemp("v3"))
 
 
 @needs_node
@@ -125,11 +143,49 @@ def test_node_tests_pass_on_a_version_2_model(v2_model):
     assert vec["model"]["schema"] == "tower.model/2"
     assert vec["fields"] == ["m", "n", "I", "P", "J", "w", "x", "o"]
     assert any(c["ctx"][5] > 0 for c in vec["cases"]) and any(c["ctx"][6] > 0 for c in vec["cases"])
+    _conformance(path, vectors)
+
+
+def _conformance(path, vectors) -> str:
+    """The node conformance tests on a model file and its vectors: their report."""
     env = {**os.environ, "TOWER_MODEL": str(path), "TOWER_VECTORS": str(vectors)}
     result = run_node("--test", "test/conformance.test.js", env=env)
     report = result.stdout + result.stderr
     assert result.returncode == 0, report[-4000:]
     assert re.search(r"# fail 0", report) and not re.search(r"# skipped [1-9]", report), report
+    return report
+
+
+@needs_node
+def test_node_tests_pass_on_a_version_3_model_with_a_copula(v3_model):
+    """The port draws coupled throws as the Python reference, draw for draw."""
+    path, vectors = v3_model
+    vec = json.loads(vectors.read_text())
+    assert vec["model"]["schema"] == "tower.model/3"
+    steps = [step for game in vec["games"] for step in game["steps"]]
+    coupled = sum(step["count_law"] is None for step in steps)
+    assert 50 <= coupled <= len(steps) - 50  # coupled throws (pawns) and others
+    report = _conformance(path, vectors)
+    assert f"{len(steps)} throws identical ({coupled} coupled)" in report, report
+
+
+@needs_node
+def test_node_tests_catch_coupled_draws_with_other_loadings(v3_model, tmp_path):
+    """The same tests fail when the port plays the v3 games with the loadings swapped."""
+    path, vectors = v3_model
+    doc = json.loads(path.read_text())
+    copula = {"throw": 0.4, "origin": 0.3, "gate": "pawn"}
+    swapped = {**doc, "model": {**doc["model"], "copula": copula}}
+    other = tmp_path / "swapped.json"
+    other.write_text(dumps(swapped))
+    vec = json.loads(vectors.read_text())
+    vec["model"]["sha256"] = loads(other.read_text())["sha256"]
+    bad = tmp_path / "vectors.json"
+    bad.write_text(json.dumps(vec))
+    env = {**os.environ, "TOWER_MODEL": str(other), "TOWER_VECTORS": str(bad)}
+    result = run_node("--test", "test/conformance.test.js", env=env)
+    assert result.returncode != 0
+    assert re.search(r"game \d+ throw \d+: pieces out", result.stdout + result.stderr)
 
 
 @needs_node
@@ -187,7 +243,7 @@ for (const path of process.argv.slice(1)) {
     result[path] = "ok " + loadModel(readFileSync(path, "utf8"), "m.json").sha256;
   } catch (exc) {
     result[path] = exc.field ? `field ${exc.field}` : exc.reason.split(" (")[0];
-    if (path.endsWith("version_3.json")) result.version_3_message = exc.message;
+    if (path.endsWith("version_4.json")) result.version_4_message = exc.message;
   }
 }
 console.log(JSON.stringify(result));
@@ -204,6 +260,12 @@ def model_variants(text: str) -> dict[str, str]:
         {**renamed, "sha256": checksum(renamed)}, ensure_ascii=False, indent=1
     )
     body = text[: text.index('"sha256"')]
+    v3 = {**doc, "schema": "tower.model/3"}
+
+    def coupled(doc: dict, **copula) -> str:
+        gate = {"throw": 0.2, "origin": 0.3, "gate": "pawn", **copula}
+        return dumps({**doc, "model": {**doc["model"], "copula": gate}})
+
     return {
         "original": text,
         "spaces": text.replace('{"model":{', '{ "model" :\n\t{ ', 1).replace("]}}", "] } }\r\n"),
@@ -215,7 +277,14 @@ def model_variants(text: str) -> dict[str, str]:
         "duplicate_key_last_wins": text.replace('"age_cap":7', '"age_cap":6,"age_cap":7', 1),
         "unicode_name_pretty_printed": renamed_text,
         "count_changed": text.replace("[2,0,0,0,1,0,", "[3,0,0,0,1,0,", 1),
-        "version_3": dumps(doc).replace(f'"schema":"{doc["schema"]}"', '"schema":"tower.model/3"'),
+        "version_4": dumps(doc).replace(f'"schema":"{doc["schema"]}"', '"schema":"tower.model/4"'),
+        "copula_v3": coupled(v3),
+        "copula_in_v2": coupled({**doc, "schema": "tower.model/2"}),
+        "copula_no_gate": coupled(v3, gate=None),
+        "copula_unknown_gate": coupled(v3, gate="wizard"),
+        "copula_too_strong": coupled(v3, throw=0.8, origin=0.7),
+        "copula_negative": coupled(v3, origin=-0.1),
+        "copula_text": coupled(v3, throw="0.2"),
         "foreign": '{"schema":"other/1"}',
         "truncated": text[: len(text) // 2],
         "no_checksum": body.rstrip(",") + "}",
@@ -255,11 +324,17 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
         "float_positional",
         "duplicate_key_last_wins",
         "unicode_name_pretty_printed",
+        "copula_v3",
+        "copula_no_gate",
     }
-    assert verdicts["version_3"][0] == "field schema"
-    assert js["version_3_message"] == (
-        "m.json: field schema: unsupported model file version 'tower.model/3'; "
-        "this port reads 'tower.model/1', 'tower.model/2': re-distil it from its traces "
+    assert verdicts["copula_in_v2"][0] == verdicts["copula_too_strong"][0] == "field model.copula"
+    assert verdicts["copula_unknown_gate"][0] == "field model.copula.gate"
+    assert verdicts["copula_negative"][0] == "field model.copula.origin"
+    assert verdicts["copula_text"][0] == "field model.copula.throw"
+    assert verdicts["version_4"][0] == "field schema"
+    assert js["version_4_message"] == (
+        "m.json: field schema: unsupported model file version 'tower.model/4'; this port "
+        "reads 'tower.model/1', 'tower.model/2', 'tower.model/3': re-distil it from its traces "
         "with `tower distill` (see the file's provenance.command)"
     )
     assert verdicts["count_changed"][0] == verdicts["float_as_int"][0] == "field sha256"

@@ -61,11 +61,11 @@ def test_corrupt_file_fails_its_checksum(model, tmp_path):
 
 
 def test_wrong_version(model, tmp_path):
-    doc = {**model.doc, "schema": "tower.model/3"}
+    doc = {**model.doc, "schema": "tower.model/4"}
     with pytest.raises(
         InputFileError,
-        match=r"field schema: unsupported model file version 'tower.model/3'; this reads "
-        r"'tower.model/1', 'tower.model/2': re-distil it .*`tower distill`",
+        match=r"field schema: unsupported model file version 'tower.model/4'; this reads "
+        r"'tower.model/1', 'tower.model/2', 'tower.model/3': re-distil it .*`tower distill`",
     ):
         load_model(write_doc(tmp_path, doc))
 

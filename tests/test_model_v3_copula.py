@@ -5,9 +5,6 @@ import random
 import numpy as np
 import pytest
 
-from tower.errors import InputFileError
-from tower.model import DistilledModel
-from tower.model.fileformat import dumps, loads
 from tower.model.fit import FitSettings, fit_tables
 from tower.model.reference import ReferenceSampler, copula_settings, groups
 from tower.model.synthetic import SyntheticTower
@@ -118,11 +115,3 @@ def test_the_gate_couples_only_throws_with_its_class(section):
 def test_bad_loadings_are_refused(bad):
     with pytest.raises(ValueError, match="copula"):
         copula_settings(bad)
-
-
-def test_no_file_version_holds_a_copula_yet(section):
-    doc = DistilledModel.from_tables(section, name="s").doc
-    assert loads(dumps(doc))["model"] == section
-    coupled = {**doc, "model": {**section, "copula": _copula(0.2, 0.3, "pawn")}}
-    with pytest.raises(InputFileError, match=r"model\.copula: no model file version"):
-        loads(dumps(coupled))

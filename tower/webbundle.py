@@ -28,6 +28,7 @@ MODULES: tuple[str, ...] = (
     "sha256",
     "canonical",
     "random",
+    "normal",
     "sampler",
     "model",
     "stats",

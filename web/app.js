@@ -453,7 +453,13 @@
     const svg = $("law");
     svg.replaceChildren();
     const pieces = nextPieces();
-    const law = app.view.tower.countLaw(pieces);
+    let law;
+    try {
+      law = app.view.tower.countLaw(pieces);
+    } catch (exc) { // a model with a copula has no exact law of the throws it couples
+      $("law-caption").textContent = `No exact law of this throw: ${exc.message}.`;
+      return;
+    }
     const last = Math.max(...law.map((p, k) => (p > 5e-4 ? k : 0)), 1);
     const top = Math.max(...law.slice(0, last + 1));
     const yMax = Math.min(1, Math.ceil(top * 10) / 10 || 0.1);

@@ -331,6 +331,7 @@ function canonicalJson(text, omit) {
 
 const N = 624;
 const M = 397;
+const TWO_PI = 2 * Math.PI; // Python's random.TWOPI
 
 /** A seeded source of doubles in [0, 1), identical to Python's `random.Random(seed)`. */
 class PythonRandom {
@@ -351,6 +352,8 @@ class PythonRandom {
     if (key.length === 0) key.push(0);
     this.mt = new Uint32Array(N);
     this.index = N;
+    /** The second normal of gauss()'s last pair, as Python's gauss_next (null: none). */
+    this.gaussNext = null;
     this.#initByArray(key);
     this.random = this.random.bind(this);
   }
@@ -417,12 +420,124 @@ class PythonRandom {
     const b = this.uint32() >>> 6;
     return (a * 67108864 + b) / 9007199254740992;
   }
+
+  /** `k` random bits (0 <= k <= 32), as Python's `getrandbits(k)`. @returns {number} */
+  getrandbits(k) {
+    if (!Number.isInteger(k) || k < 0 || k > 32) throw new RangeError(`getrandbits: k must be an integer in 0..32, got ${k}`);
+    return k === 0 ? 0 : this.uint32() >>> (32 - k);
+  }
+
+  /** An integer in [0, n), 0 < n < 2**32, as Python's `_randbelow(n)`. @returns {number} */
+  randbelow(n) {
+    const k = 32 - Math.clz32(n); // n.bit_length()
+    let r = this.getrandbits(k);
+    while (r >= n) r = this.getrandbits(k);
+    return r;
+  }
+
+  /** Shuffle `x` in place, as Python's `shuffle(x)`. */
+  shuffle(x) {
+    for (let i = x.length - 1; i > 0; i--) {
+      const j = this.randbelow(i + 1);
+      [x[i], x[j]] = [x[j], x[i]];
+    }
+  }
+
+  /**
+   * A normal draw, as Python's `gauss(mu, sigma)`: a pair from two uniforms (Box-Muller),
+   * the second kept for the next call. Math.log, cos and sin may differ from the C
+   * library's in the last bit, so a draw may (rarely) differ from Python's by an ulp.
+   * @returns {number}
+   */
+  gauss(mu = 0.0, sigma = 1.0) {
+    let z = this.gaussNext;
+    this.gaussNext = null;
+    if (z === null) {
+      const x2pi = this.random() * TWO_PI;
+      const g2rad = Math.sqrt(-2.0 * Math.log(1.0 - this.random()));
+      z = Math.cos(x2pi) * g2rad;
+      this.gaussNext = Math.sin(x2pi) * g2rad;
+    }
+    return mu + z * sigma;
+  }
 }
     return { PythonRandom };
   })();
+  const mod_normal = (() => {
+// The standard normal distribution function of the copula's draws (§8.1 of
+// docs/model-format.md), as tower/model/reference.py computes it: 0.5 * erfc(-x / sqrt(2))
+// with libm's erfc. JavaScript has no erfc; this one is written for that use: a series
+// for erf below 1, a continued fraction above (absolute error below 1e-15, relative error
+// below 1e-14 against Python's), tested on the conformance vectors.
+
+const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
+const ONE_OVER_SQRT_PI = 1 / Math.sqrt(Math.PI);
+const split = new Float64Array(1);
+const splitWords = new Uint32Array(split.buffer);
+const LOW = new Uint32Array(new Float64Array([1]).buffer)[0] === 0 ? 0 : 1; // low word index
+
+/** exp(-x * x) without the rounding error of x * x: x = hi + lo with hi * hi exact. */
+function expMinusSquare(x) {
+  split[0] = x;
+  splitWords[LOW] = 0; // keep the top 21 bits of the mantissa: hi * hi is exact
+  const hi = split[0];
+  return Math.exp(-hi * hi) * Math.exp(-(x - hi) * (x + hi));
+}
+
+/**
+ * The complementary error function, erfc(x) = 1 - erf(x).
+ * @param {number} x
+ * @returns {number}
+ */
+function erfc(x) {
+  if (Number.isNaN(x)) return NaN;
+  if (x < 0) return 2 - erfc(-x);
+  if (x < 1) {
+    // erf(x) = 2/sqrt(pi) exp(-x^2) sum_n (2x^2)^n x / (1 * 3 * ... * (2n + 1)): terms > 0
+    const x2 = 2 * x * x;
+    let term = x;
+    let sum = x;
+    for (let n = 1; term > sum * 1e-17; n++) {
+      term *= x2 / (2 * n + 1);
+      sum += term;
+    }
+    return 1 - TWO_OVER_SQRT_PI * expMinusSquare(x) * sum;
+  }
+  if (x > 27.3) return 0;
+  // erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...))))),
+  // evaluated from the front (modified Lentz)
+  const tiny = 1e-300;
+  let f = x;
+  let c = x;
+  let d = 0;
+  for (let n = 1; n < 5000; n++) { // about 190 terms at x = 1, fewer above
+    const a = n / 2;
+    d = x + a * d;
+    d = 1 / (Math.abs(d) < tiny ? tiny : d);
+    c = x + a / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    const delta = c * d;
+    f *= delta;
+    if (Math.abs(delta - 1) < 1e-16) break;
+  }
+  return (ONE_OVER_SQRT_PI * expMinusSquare(x)) / f;
+}
+
+/**
+ * The standard normal distribution function, as Python's NormalDist().cdf(x).
+ * @param {number} x
+ * @returns {number}
+ */
+function normalCdf(x) {
+  return 0.5 * erfc((0.0 - x) / Math.SQRT2);
+}
+    return { erfc, normalCdf };
+  })();
   const mod_sampler = (() => {
+  const { normalCdf } = mod_normal;
 // The reference sampler of a distilled tower, ported line by line from
 // tower/model/reference.py. Section numbers (§) refer to docs/model-format.md.
+
 
 /** Places inside the tower, top to bottom (§2). */
 const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
@@ -509,6 +624,9 @@ class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
+    // §8.1: the copula's loadings and gate class, or null (independent groups)
+    this.copula = model.copula ? [model.copula.throw, model.copula.origin, model.copula.gate] : null;
+    this.splits = new Map();
     // a v1 file has no edges for w and x (its levels never ask for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
     // §5: per level, the positions of its fields in a context, and its compiled entries
@@ -652,8 +770,10 @@ class Sampler {
   /**
    * One throw (§8). `residents` are [cls, place, since, payload], `fresh` [cls, payload];
    * `throws` is this throw's index. Returns the payloads out and the residents after.
+   * A model with a copula draws its groups jointly (§8.1, `coupledThrow`).
    */
   throw(residents, fresh, throws, rng) {
+    if (this.copula !== null) return this.coupledThrow(residents, fresh, throws, rng);
     let gone = 0;
     const out = [];
     const after = [];
@@ -679,6 +799,116 @@ class Sampler {
     }
     return { out, after };
   }
+
+  /** The copula's loadings [throw, origin] for a throw: [0, 0] when its gate is not met (§8.1). */
+  loadings(residents, fresh) {
+    if (this.copula === null) return [0.0, 0.0];
+    const [a, b, gate] = this.copula;
+    if (gate !== null && !residents.some((r) => r[0] === gate) && !fresh.some((f) => f[0] === gate)) return [0.0, 0.0];
+    return [a, b];
+  }
+
+  /**
+   * §8.1: the group's exact law split by the number out, cached: { outCum, byOut, stayCum }:
+   * the cumulative law of the number out; per number out k, the cumulative weights and the
+   * outcomes with k out of the mixture (null: the base multinomial's); the cumulative
+   * per-piece law of the places for the base's pieces that stay. Sums run left to right.
+   */
+  lawByOut(group, ctx) {
+    const key = `${group}|${ctx.join(",")}`;
+    const found = this.splits.get(key);
+    if (found !== undefined) return found;
+    const { parts, reach, piece } = this.mixture(group, ctx);
+    const m = ctx[0];
+    const byOut = Array.from({ length: m + 1 }, () => ({ weights: [], outcomes: [] }));
+    for (const [weight, entry] of parts) {
+      let prev = 0;
+      entry.cum.forEach((c, i) => {
+        const outcome = entry.outcomes[i];
+        byOut[outcome[0]].weights.push(weight * (c - prev));
+        byOut[outcome[0]].outcomes.push(outcome);
+        prev = c;
+      });
+    }
+    const p = piece[0] / runningSum(piece);
+    for (let k = 0; k <= m; k++) {
+      byOut[k].weights.push(reach * comb(m, k) * p ** k * (1 - p) ** (m - k));
+      byOut[k].outcomes.push(null);
+    }
+    const stay = runningSum(piece.slice(1));
+    const split = byOut.map(({ weights, outcomes }) => ({ cum: runningSums(weights), outcomes }));
+    const result = {
+      outCum: runningSums(split.map(({ cum }) => cum[cum.length - 1])),
+      byOut: split,
+      stayCum: runningSums(piece.slice(1).map((q) => q / stay)),
+    };
+    if (this.splits.size >= 300000) this.splits.clear(); // bound the memory
+    this.splits.set(key, result);
+    return result;
+  }
+
+  /**
+   * §8.1: `throw` with the groups drawn through the model's Gaussian copula. Per throw a
+   * normal Z, per group (visiting order) Z_o when its origin is met first and its own e
+   * (`rng.gauss`), the number out by inverting the out-law at u = Phi(a Z + b Z_o + c e),
+   * one uniform for the outcome with that number out (and one per staying piece if it is
+   * the base multinomial's), then a shuffle of the members (`rng.shuffle`). `rng` must
+   * have Python's gauss() and shuffle() (PythonRandom has them).
+   */
+  coupledThrow(residents, fresh, throws, rng) {
+    if (typeof rng.gauss !== "function" || typeof rng.shuffle !== "function") {
+      throw new TypeError("a model with a copula needs a random source with gauss() and shuffle(), as PythonRandom");
+    }
+    const [a, b] = this.loadings(residents, fresh);
+    const c = Math.sqrt(1 - a * a - b * b);
+    const shared = rng.gauss(0, 1);
+    const origins = new Map();
+    let gone = 0;
+    const out = [];
+    const after = [];
+    for (const { name, cls, ctx, members } of groups(residents, fresh, throws, this.ageCap)) {
+      const origin = name.split(".")[0];
+      if (!origins.has(origin)) origins.set(origin, rng.gauss(0, 1));
+      const u = normalCdf(a * shared + b * origins.get(origin) + c * rng.gauss(0, 1));
+      const { outCum, byOut, stayCum } = this.lawByOut(name, [...ctx, gone]);
+      const k = Math.min(bisectRight(outCum, u * outCum[outCum.length - 1]), outCum.length - 1);
+      const { cum, outcomes } = byOut[k];
+      let outcome = outcomes[Math.min(bisectRight(cum, rng.random() * cum[cum.length - 1]), cum.length - 1)];
+      if (outcome === null) { // the base multinomial, given k out
+        const places = [0, 0, 0, 0];
+        for (let i = 0; i < members.length - k; i++) {
+          places[Math.min(bisectRight(stayCum, rng.random() * stayCum[stayCum.length - 1]), 3)] += 1;
+        }
+        outcome = [k, ...places];
+      }
+      gone += k;
+      rng.shuffle(members);
+      let start = 0;
+      outcome.forEach((count, dest) => {
+        emit(dest, cls, members.slice(start, start + count), out, after);
+        start += count;
+      });
+    }
+    return { out, after };
+  }
+}
+
+/** `values` added up left to right. */
+function runningSum(values) {
+  let total = 0.0;
+  for (const v of values) total += v;
+  return total;
+}
+
+/** The running sums of `values`, left to right (Python's itertools.accumulate). */
+function runningSums(values) {
+  const sums = [];
+  let total = 0;
+  for (const v of values) {
+    total += v;
+    sums.push(total);
+  }
+  return sums;
 }
 
 /**
@@ -764,7 +994,10 @@ const DIGITS = /^[0-9]+$/;
 const FORMATS = {
   "tower.model/1": { validate: validateModelV1, compile: (model) => new Sampler(model) },
   "tower.model/2": { validate: validateModelV2, compile: (model) => new Sampler(model) },
+  "tower.model/3": { validate: validateModelV3, compile: (model) => new Sampler(model) },
 };
+/** The version a model section with a copula needs (§8.1). */
+const SCHEMA_COPULA = "tower.model/3";
 
 /**
  * Read and verify a model file's text: JSON, schema version, fields, checksum, model
@@ -877,17 +1110,25 @@ function bucketsProblem(buckets, allowed) {
 
 /** `[field, message]` of the first fault of a version-1 model section, or null (§1). */
 function validateModelV1(model) {
-  return validateModel(model, FIELDS_V1);
+  return validateModel(model, FIELDS_V1, "tower.model/1");
 }
 
 /** `[field, message]` of the first fault of a version-2 model section (§1, §4: w, x), or null. */
 function validateModelV2(model) {
-  return validateModel(model, FIELDS);
+  return validateModel(model, FIELDS, "tower.model/2");
 }
 
-/** The checks of §1 with the context fields `fields` of the file's version. */
-function validateModel(model, fields) {
+/** `[field, message]` of the first fault of a version-3 model section (§1, §8.1: copula), or null. */
+function validateModelV3(model) {
+  return validateModel(model, FIELDS, SCHEMA_COPULA);
+}
+
+/** The checks of §1 with the context fields `fields` of the file's `version`. */
+function validateModel(model, fields, version) {
   if (model === null || typeof model !== "object" || Array.isArray(model)) return ["", "expected an object"];
+  if ("copula" in model && version !== SCHEMA_COPULA) {
+    return ["copula", `a '${version}' file holds no copula: it needs '${SCHEMA_COPULA}'`];
+  }
   for (const f of ["levels", "alpha", "buckets", "age_cap", "classes", "base", "tables", "prior", "piece_levels", "piece_tables"]) {
     if (!(f in model)) return [f, "missing field"];
   }
@@ -952,6 +1193,19 @@ function validateModel(model, fields) {
       }
     }
   }
+  return "copula" in model ? copulaProblem(model.copula, [...new Set(Object.values(classes))]) : null;
+}
+
+/** `[field, message]` of the first fault of a copula object (§8.1), or null. */
+function copulaProblem(copula, classes) {
+  const got = (v) => `, got ${JSON.stringify(v)}`;
+  if (copula === null || typeof copula !== "object" || Array.isArray(copula)) return ["copula", `expected an object {throw, origin, gate}${got(copula)}`];
+  for (const f of ["throw", "origin", "gate"]) if (!(f in copula)) return [`copula.${f}`, "missing field"];
+  const extra = Object.keys(copula).filter((f) => !["throw", "origin", "gate"].includes(f)).sort();
+  if (extra.length) return [`copula.${extra[0]}`, "unknown field"];
+  for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`copula.${f}`, `expected a number >= 0${got(copula[f])}`];
+  if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return ["copula", `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
+  if (copula.gate !== null && !classes.includes(copula.gate)) return ["copula.gate", `expected null or a class of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
   return null;
 }
 
@@ -970,7 +1224,7 @@ function entryProblem(key, flat, level, groups) {
   }
   return null;
 }
-    return { SCHEMA_PREFIX, REDISTIL, TOP_FIELDS, ModelFileError, FORMATS, loadModel, Model, pieceKind, validateModelV1, validateModelV2 };
+    return { SCHEMA_PREFIX, REDISTIL, TOP_FIELDS, ModelFileError, FORMATS, SCHEMA_COPULA, loadModel, Model, pieceKind, validateModelV1, validateModelV2, validateModelV3 };
   })();
   const mod_stats = (() => {
 // The chi-square goodness-of-fit test a port's sampler must pass against the exact laws.
@@ -1151,13 +1405,16 @@ class Tower {
 
   /**
    * Exact law of the number of pieces out if `pieces` were thrown now:
-   * law[k], k = 0..inside + thrown. The state does not change.
+   * law[k], k = 0..inside + thrown. The state does not change. Throws a RangeError for a
+   * throw that the model's copula couples (§8.1): its law is not that of independent groups.
    * @param {string[]} pieces
    * @returns {number[]}
    */
   countLaw(pieces) {
     const { residents, fresh } = this.#inputs(pieces);
     const sampler = this.model.sampler;
+    const [a, b] = sampler.loadings(residents, fresh);
+    if (a !== 0 || b !== 0) throw new RangeError(`model '${this.model.name}': no exact law of a throw its copula couples; sample`);
     const total = residents.length + fresh.length;
     let law = [1.0, ...new Array(total).fill(0.0)];
     for (const { name, ctx } of groups(residents, fresh, this.throws, sampler.ageCap)) {
@@ -1175,5 +1432,5 @@ class Tower {
 }
     return { Tower };
   })();
-  global.TowerModel = { ...mod_sha256, ...mod_canonical, ...mod_random, ...mod_sampler, ...mod_model, ...mod_stats, ...mod_tower };
+  global.TowerModel = { ...mod_sha256, ...mod_canonical, ...mod_random, ...mod_normal, ...mod_sampler, ...mod_model, ...mod_stats, ...mod_tower };
 })(globalThis);

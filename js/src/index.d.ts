@@ -69,6 +69,23 @@ export class Sampler {
   outcome(group: string, ctx: Context, rng: RandomSource): Counts;
   outLaw(group: string, ctx: Context): number[];
   outcomeProbability(group: string, ctx: Context, counts: Counts): number;
+  /** The copula's [throw, origin, gate] (tower.model/3, §8.1), or null. */
+  readonly copula: [number, number, string | null] | null;
+  /** The copula's loadings [throw, origin] for a throw; [0, 0] when it does not couple it. */
+  loadings<T>(residents: SamplerResident<T>[], fresh: [string, T][]): [number, number];
+  /** A group's law split by the number out (§8.1): cumulative laws and outcomes (null: base). */
+  lawByOut(
+    group: string,
+    ctx: Context,
+  ): { outCum: number[]; byOut: { cum: number[]; outcomes: (Counts | null)[] }[]; stayCum: number[] };
+  /** A throw whose groups are drawn through the copula (§8.1); needs gauss() and shuffle(). */
+  coupledThrow<T>(
+    residents: SamplerResident<T>[],
+    fresh: [string, T][],
+    throws: number,
+    rng: PythonRandom,
+  ): { out: T[]; after: SamplerResident<T>[] };
+  /** One throw (§8); with a copula, `rng` needs gauss() and shuffle() as PythonRandom. */
   throw<T>(
     residents: SamplerResident<T>[],
     fresh: [string, T][],
@@ -90,7 +107,22 @@ export class PythonRandom implements RandomSource {
   constructor(seed?: number | bigint);
   uint32(): number;
   random(): number;
+  /** Python's getrandbits(k), 0 <= k <= 32. */
+  getrandbits(k: number): number;
+  /** Python's _randbelow(n), 0 < n < 2**32. */
+  randbelow(n: number): number;
+  /** Python's shuffle(x), in place. */
+  shuffle(x: unknown[]): void;
+  /** Python's gauss(mu, sigma) (Box-Muller pairs; the C library's log, sin, cos may differ by an ulp). */
+  gauss(mu?: number, sigma?: number): number;
 }
+
+/** The complementary error function. */
+export function erfc(x: number): number;
+/** The standard normal distribution function, 0.5 * erfc(-x / sqrt(2)) (§8.1). */
+export function normalCdf(x: number): number;
+/** The model file version that holds a copula. */
+export const SCHEMA_COPULA: "tower.model/3";
 
 export interface TowerOptions {
   /** Seed of the default source (a PythonRandom). Default 0. */

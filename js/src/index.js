@@ -2,7 +2,8 @@
 // docs/model-format.md of the tower toolkit.
 
 export { canonicalJson, pythonFloatRepr } from "./canonical.js";
-export { FORMATS, Model, ModelFileError, loadModel, pieceKind } from "./model.js";
+export { FORMATS, Model, ModelFileError, SCHEMA_COPULA, loadModel, pieceKind } from "./model.js";
+export { erfc, normalCdf } from "./normal.js";
 export { PythonRandom } from "./random.js";
 export { DESTINATIONS, FIELDS, FIELDS_V1, MAKEUP, PLACES, Sampler, bucketTable, groups } from "./sampler.js";
 export { sha256Hex } from "./sha256.js";

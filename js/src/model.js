@@ -38,7 +38,10 @@ const DIGITS = /^[0-9]+$/;
 export const FORMATS = {
   "tower.model/1": { validate: validateModelV1, compile: (model) => new Sampler(model) },
   "tower.model/2": { validate: validateModelV2, compile: (model) => new Sampler(model) },
+  "tower.model/3": { validate: validateModelV3, compile: (model) => new Sampler(model) },
 };
+/** The version a model section with a copula needs (§8.1). */
+export const SCHEMA_COPULA = "tower.model/3";
 
 /**
  * Read and verify a model file's text: JSON, schema version, fields, checksum, model
@@ -151,17 +154,25 @@ function bucketsProblem(buckets, allowed) {
 
 /** `[field, message]` of the first fault of a version-1 model section, or null (§1). */
 export function validateModelV1(model) {
-  return validateModel(model, FIELDS_V1);
+  return validateModel(model, FIELDS_V1, "tower.model/1");
 }
 
 /** `[field, message]` of the first fault of a version-2 model section (§1, §4: w, x), or null. */
 export function validateModelV2(model) {
-  return validateModel(model, FIELDS);
+  return validateModel(model, FIELDS, "tower.model/2");
 }
 
-/** The checks of §1 with the context fields `fields` of the file's version. */
-function validateModel(model, fields) {
+/** `[field, message]` of the first fault of a version-3 model section (§1, §8.1: copula), or null. */
+export function validateModelV3(model) {
+  return validateModel(model, FIELDS, SCHEMA_COPULA);
+}
+
+/** The checks of §1 with the context fields `fields` of the file's `version`. */
+function validateModel(model, fields, version) {
   if (model === null || typeof model !== "object" || Array.isArray(model)) return ["", "expected an object"];
+  if ("copula" in model && version !== SCHEMA_COPULA) {
+    return ["copula", `a '${version}' file holds no copula: it needs '${SCHEMA_COPULA}'`];
+  }
   for (const f of ["levels", "alpha", "buckets", "age_cap", "classes", "base", "tables", "prior", "piece_levels", "piece_tables"]) {
     if (!(f in model)) return [f, "missing field"];
   }
@@ -226,6 +237,19 @@ function validateModel(model, fields) {
       }
     }
   }
+  return "copula" in model ? copulaProblem(model.copula, [...new Set(Object.values(classes))]) : null;
+}
+
+/** `[field, message]` of the first fault of a copula object (§8.1), or null. */
+function copulaProblem(copula, classes) {
+  const got = (v) => `, got ${JSON.stringify(v)}`;
+  if (copula === null || typeof copula !== "object" || Array.isArray(copula)) return ["copula", `expected an object {throw, origin, gate}${got(copula)}`];
+  for (const f of ["throw", "origin", "gate"]) if (!(f in copula)) return [`copula.${f}`, "missing field"];
+  const extra = Object.keys(copula).filter((f) => !["throw", "origin", "gate"].includes(f)).sort();
+  if (extra.length) return [`copula.${extra[0]}`, "unknown field"];
+  for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`copula.${f}`, `expected a number >= 0${got(copula[f])}`];
+  if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return ["copula", `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
+  if (copula.gate !== null && !classes.includes(copula.gate)) return ["copula.gate", `expected null or a class of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
   return null;
 }
 

@@ -5,6 +5,7 @@
 
 const N = 624;
 const M = 397;
+const TWO_PI = 2 * Math.PI; // Python's random.TWOPI
 
 /** A seeded source of doubles in [0, 1), identical to Python's `random.Random(seed)`. */
 export class PythonRandom {
@@ -25,6 +26,8 @@ export class PythonRandom {
     if (key.length === 0) key.push(0);
     this.mt = new Uint32Array(N);
     this.index = N;
+    /** The second normal of gauss()'s last pair, as Python's gauss_next (null: none). */
+    this.gaussNext = null;
     this.#initByArray(key);
     this.random = this.random.bind(this);
   }
@@ -90,5 +93,45 @@ export class PythonRandom {
     const a = this.uint32() >>> 5;
     const b = this.uint32() >>> 6;
     return (a * 67108864 + b) / 9007199254740992;
+  }
+
+  /** `k` random bits (0 <= k <= 32), as Python's `getrandbits(k)`. @returns {number} */
+  getrandbits(k) {
+    if (!Number.isInteger(k) || k < 0 || k > 32) throw new RangeError(`getrandbits: k must be an integer in 0..32, got ${k}`);
+    return k === 0 ? 0 : this.uint32() >>> (32 - k);
+  }
+
+  /** An integer in [0, n), 0 < n < 2**32, as Python's `_randbelow(n)`. @returns {number} */
+  randbelow(n) {
+    const k = 32 - Math.clz32(n); // n.bit_length()
+    let r = this.getrandbits(k);
+    while (r >= n) r = this.getrandbits(k);
+    return r;
+  }
+
+  /** Shuffle `x` in place, as Python's `shuffle(x)`. */
+  shuffle(x) {
+    for (let i = x.length - 1; i > 0; i--) {
+      const j = this.randbelow(i + 1);
+      [x[i], x[j]] = [x[j], x[i]];
+    }
+  }
+
+  /**
+   * A normal draw, as Python's `gauss(mu, sigma)`: a pair from two uniforms (Box-Muller),
+   * the second kept for the next call. Math.log, cos and sin may differ from the C
+   * library's in the last bit, so a draw may (rarely) differ from Python's by an ulp.
+   * @returns {number}
+   */
+  gauss(mu = 0.0, sigma = 1.0) {
+    let z = this.gaussNext;
+    this.gaussNext = null;
+    if (z === null) {
+      const x2pi = this.random() * TWO_PI;
+      const g2rad = Math.sqrt(-2.0 * Math.log(1.0 - this.random()));
+      z = Math.cos(x2pi) * g2rad;
+      this.gaussNext = Math.sin(x2pi) * g2rad;
+    }
+    return mu + z * sigma;
   }
 }

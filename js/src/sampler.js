@@ -1,6 +1,8 @@
 // The reference sampler of a distilled tower, ported line by line from
 // tower/model/reference.py. Section numbers (§) refer to docs/model-format.md.
 
+import { normalCdf } from "./normal.js";
+
 /** Places inside the tower, top to bottom (§2). */
 export const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
 /** Destinations of a piece in a throw; index 0 is out (§2). */
@@ -86,6 +88,9 @@ export class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
+    // §8.1: the copula's loadings and gate class, or null (independent groups)
+    this.copula = model.copula ? [model.copula.throw, model.copula.origin, model.copula.gate] : null;
+    this.splits = new Map();
     // a v1 file has no edges for w and x (its levels never ask for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
     // §5: per level, the positions of its fields in a context, and its compiled entries
@@ -229,8 +234,10 @@ export class Sampler {
   /**
    * One throw (§8). `residents` are [cls, place, since, payload], `fresh` [cls, payload];
    * `throws` is this throw's index. Returns the payloads out and the residents after.
+   * A model with a copula draws its groups jointly (§8.1, `coupledThrow`).
    */
   throw(residents, fresh, throws, rng) {
+    if (this.copula !== null) return this.coupledThrow(residents, fresh, throws, rng);
     let gone = 0;
     const out = [];
     const after = [];
@@ -256,6 +263,116 @@ export class Sampler {
     }
     return { out, after };
   }
+
+  /** The copula's loadings [throw, origin] for a throw: [0, 0] when its gate is not met (§8.1). */
+  loadings(residents, fresh) {
+    if (this.copula === null) return [0.0, 0.0];
+    const [a, b, gate] = this.copula;
+    if (gate !== null && !residents.some((r) => r[0] === gate) && !fresh.some((f) => f[0] === gate)) return [0.0, 0.0];
+    return [a, b];
+  }
+
+  /**
+   * §8.1: the group's exact law split by the number out, cached: { outCum, byOut, stayCum }:
+   * the cumulative law of the number out; per number out k, the cumulative weights and the
+   * outcomes with k out of the mixture (null: the base multinomial's); the cumulative
+   * per-piece law of the places for the base's pieces that stay. Sums run left to right.
+   */
+  lawByOut(group, ctx) {
+    const key = `${group}|${ctx.join(",")}`;
+    const found = this.splits.get(key);
+    if (found !== undefined) return found;
+    const { parts, reach, piece } = this.mixture(group, ctx);
+    const m = ctx[0];
+    const byOut = Array.from({ length: m + 1 }, () => ({ weights: [], outcomes: [] }));
+    for (const [weight, entry] of parts) {
+      let prev = 0;
+      entry.cum.forEach((c, i) => {
+        const outcome = entry.outcomes[i];
+        byOut[outcome[0]].weights.push(weight * (c - prev));
+        byOut[outcome[0]].outcomes.push(outcome);
+        prev = c;
+      });
+    }
+    const p = piece[0] / runningSum(piece);
+    for (let k = 0; k <= m; k++) {
+      byOut[k].weights.push(reach * comb(m, k) * p ** k * (1 - p) ** (m - k));
+      byOut[k].outcomes.push(null);
+    }
+    const stay = runningSum(piece.slice(1));
+    const split = byOut.map(({ weights, outcomes }) => ({ cum: runningSums(weights), outcomes }));
+    const result = {
+      outCum: runningSums(split.map(({ cum }) => cum[cum.length - 1])),
+      byOut: split,
+      stayCum: runningSums(piece.slice(1).map((q) => q / stay)),
+    };
+    if (this.splits.size >= 300000) this.splits.clear(); // bound the memory
+    this.splits.set(key, result);
+    return result;
+  }
+
+  /**
+   * §8.1: `throw` with the groups drawn through the model's Gaussian copula. Per throw a
+   * normal Z, per group (visiting order) Z_o when its origin is met first and its own e
+   * (`rng.gauss`), the number out by inverting the out-law at u = Phi(a Z + b Z_o + c e),
+   * one uniform for the outcome with that number out (and one per staying piece if it is
+   * the base multinomial's), then a shuffle of the members (`rng.shuffle`). `rng` must
+   * have Python's gauss() and shuffle() (PythonRandom has them).
+   */
+  coupledThrow(residents, fresh, throws, rng) {
+    if (typeof rng.gauss !== "function" || typeof rng.shuffle !== "function") {
+      throw new TypeError("a model with a copula needs a random source with gauss() and shuffle(), as PythonRandom");
+    }
+    const [a, b] = this.loadings(residents, fresh);
+    const c = Math.sqrt(1 - a * a - b * b);
+    const shared = rng.gauss(0, 1);
+    const origins = new Map();
+    let gone = 0;
+    const out = [];
+    const after = [];
+    for (const { name, cls, ctx, members } of groups(residents, fresh, throws, this.ageCap)) {
+      const origin = name.split(".")[0];
+      if (!origins.has(origin)) origins.set(origin, rng.gauss(0, 1));
+      const u = normalCdf(a * shared + b * origins.get(origin) + c * rng.gauss(0, 1));
+      const { outCum, byOut, stayCum } = this.lawByOut(name, [...ctx, gone]);
+      const k = Math.min(bisectRight(outCum, u * outCum[outCum.length - 1]), outCum.length - 1);
+      const { cum, outcomes } = byOut[k];
+      let outcome = outcomes[Math.min(bisectRight(cum, rng.random() * cum[cum.length - 1]), cum.length - 1)];
+      if (outcome === null) { // the base multinomial, given k out
+        const places = [0, 0, 0, 0];
+        for (let i = 0; i < members.length - k; i++) {
+          places[Math.min(bisectRight(stayCum, rng.random() * stayCum[stayCum.length - 1]), 3)] += 1;
+        }
+        outcome = [k, ...places];
+      }
+      gone += k;
+      rng.shuffle(members);
+      let start = 0;
+      outcome.forEach((count, dest) => {
+        emit(dest, cls, members.slice(start, start + count), out, after);
+        start += count;
+      });
+    }
+    return { out, after };
+  }
+}
+
+/** `values` added up left to right. */
+function runningSum(values) {
+  let total = 0.0;
+  for (const v of values) total += v;
+  return total;
+}
+
+/** The running sums of `values`, left to right (Python's itertools.accumulate). */
+function runningSums(values) {
+  const sums = [];
+  let total = 0;
+  for (const v of values) {
+    total += v;
+    sums.push(total);
+  }
+  return sums;
 }
 
 /**

@@ -85,13 +85,16 @@ export class Tower {
 
   /**
    * Exact law of the number of pieces out if `pieces` were thrown now:
-   * law[k], k = 0..inside + thrown. The state does not change.
+   * law[k], k = 0..inside + thrown. The state does not change. Throws a RangeError for a
+   * throw that the model's copula couples (§8.1): its law is not that of independent groups.
    * @param {string[]} pieces
    * @returns {number[]}
    */
   countLaw(pieces) {
     const { residents, fresh } = this.#inputs(pieces);
     const sampler = this.model.sampler;
+    const [a, b] = sampler.loadings(residents, fresh);
+    if (a !== 0 || b !== 0) throw new RangeError(`model '${this.model.name}': no exact law of a throw its copula couples; sample`);
     const total = residents.length + fresh.length;
     let law = [1.0, ...new Array(total).fill(0.0)];
     for (const { name, ctx } of groups(residents, fresh, this.throws, sampler.ageCap)) {

@@ -15,11 +15,15 @@ from typing import Any
 import click
 
 from tower.cli.options import cluster_options, force_option, out_option
+from tower.errors import TowerError
 from tower.geometry.spec import PRESETS
-from tower.model.pipeline import FIT_DEFAULTS
+from tower.model.pipeline import FIT_DEFAULTS, parse_copula
 
 #: Click types of the fit options whose default does not give one.
-FIT_TYPES: dict[str, Any] = {"min_count_makeup": click.IntRange(1)}
+FIT_TYPES: dict[str, Any] = {"min_count_makeup": click.IntRange(1), "copula": str}
+#: Parsers of the fit options given as text (to the library's values), and their metavars.
+FIT_PARSERS: dict[str, Callable[[str], Any]] = {"copula": parse_copula}
+FIT_METAVARS: dict[str, str] = {"copula": "THROW,ORIGIN[,GATE]"}
 
 #: Help of each fit option, one per :data:`FIT_DEFAULTS` key (``age_cap``: ``--age-cap``).
 FIT_HELP = {
@@ -31,9 +35,27 @@ FIT_HELP = {
     "piece_depth": "Leave the finest contexts out of the per-piece counts.",
     "backoff": "What a back-off level but the last counts: all outcomes, or the rest "
     "(those no finer level keeps).",
+    "copula": "Draw the groups of one throw jointly through a Gaussian copula with these "
+    "loadings, only in throws with a piece of class GATE inside or thrown if given (writes "
+    "a tower.model/3 file; default: none, tower.model/2).",
     "levels": "Context fields of each back-off level, finest first (w, x: pawns and experts "
     "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
 }
+
+
+def _parsed(parse: Callable[[str], Any]) -> Callable[..., Any]:
+    """A click callback: the option's text through ``parse`` (``None`` stays), a
+    :class:`~tower.errors.TowerError` as a usage error."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+        if value is None:
+            return None
+        try:
+            return parse(value)
+        except TowerError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+    return callback
 
 
 def _fit_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -45,6 +67,8 @@ def _fit_options(f: Callable[..., Any]) -> Callable[..., Any]:
             name,
             default=FIT_DEFAULTS[name],
             type=FIT_TYPES.get(name),
+            metavar=FIT_METAVARS.get(name),
+            callback=_parsed(FIT_PARSERS[name]) if name in FIT_PARSERS else None,
             show_default=True,
             help=text,
         )(f)

@@ -46,6 +46,10 @@ import numpy as np
 from tower.model.reference import FIELDS, MAKEUP, PLACES, bucket_table
 
 
+class CoupledModelError(ValueError):
+    """A model with a ``copula``, which the batch path does not draw."""
+
+
 @dataclass(frozen=True)
 class BatchThrow:
     """What one lockstep throw did.
@@ -260,7 +264,10 @@ class BatchTowers:
     Parameters
     ----------
     model : dict
-        The ``model`` section of a model file (version 1 or 2).
+        The ``model`` section of a model file (version 1, 2, or 3 without a copula).
+        A section with a ``copula`` is refused (:class:`CoupledModelError`): the batch
+        draws every group on its own; play such a model with the reference sampler
+        (:class:`~tower.model.distilled.DistilledModel`).
     n : int
         Number of towers.
     seed : int
@@ -276,6 +283,11 @@ class BatchTowers:
     def __init__(
         self, model: dict[str, Any], n: int, seed: int, labels: Mapping[str, str] | None = None
     ) -> None:
+        if model.get("copula") is not None:
+            raise CoupledModelError(
+                f"the numpy batch path draws independent groups; this model couples them "
+                f"(copula {model['copula']}): use the reference sampler (DistilledModel.throw)"
+            )
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])

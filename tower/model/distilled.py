@@ -69,12 +69,11 @@ class DistilledModel(TowerModel):
 
     def __init__(self, doc: dict[str, Any], *, checked: bool = False) -> None:
         if not checked:
-            fields = fileformat.SUPPORTED.get(doc.get("schema", fileformat.SCHEMA))
+            version = doc.get("schema", fileformat.SCHEMA)
+            fields = fileformat.SUPPORTED.get(version)
             if fields is None:
-                raise ValueError(
-                    f"unsupported model version {doc.get('schema')!r}: {fileformat.REDISTIL}"
-                )
-            problem = fileformat.validate_model_section(doc.get("model"), fields)
+                raise ValueError(f"unsupported model version {version!r}: {fileformat.REDISTIL}")
+            problem = fileformat.validate_model_section(doc.get("model"), fields, version=version)
             if problem:
                 raise ValueError(f"model.{problem[0]}: {problem[1]}")
         self.doc = doc
@@ -134,7 +133,7 @@ class DistilledModel(TowerModel):
     ) -> DistilledModel:
         """A model from a fitted ``model`` section and its descriptive fields."""
         doc = {
-            "schema": fileformat.SCHEMA,
+            "schema": fileformat.schema_of(model),
             "name": name,
             "tower": tower or {"preset": None, "spec": None},
             "params": params,
@@ -182,7 +181,13 @@ class DistilledModel(TowerModel):
         chain is found under one small key per group (the throw's shared context is
         looked up once), and each outcome carries its assignment plan. Tested to give
         the reference's pieces out and state, draw for draw.
+
+        A model with a ``copula`` (``tower.model/3``) hands every throw to the
+        reference's :meth:`~ReferenceSampler.coupled_throw` itself (:meth:`_coupled`):
+        the same draws by construction, at the reference's speed.
         """
+        if self.sampler.copula is not None:
+            return self._coupled(state, pieces, rng)
         sampler, throws = self.sampler, state.throws
         residents = state.residents
         found: dict[int, list] = {}
@@ -285,6 +290,34 @@ class DistilledModel(TowerModel):
         _SET_THROWS(new_state, throws + 1)
         return out, new_state
 
+    def _coupled(
+        self, state: TowerState, pieces: Sequence[Piece], rng: random.Random
+    ) -> tuple[list[Piece], TowerState]:
+        """:meth:`throw` through :meth:`ReferenceSampler.coupled_throw`: residents in the
+        state's order, pieces in the order given, as the fast path groups them."""
+        cls_of = self.piece_class
+        residents = [(cls_of(r.piece), r.place.value, r.since, r) for r in state.residents]
+        fresh = [(cls_of(p), p) for p in pieces]
+        out, after = self.sampler.coupled_throw(residents, fresh, state.throws, rng)
+        pieces_out = [x.piece if isinstance(x, Resident) else x for x in out]
+        stay = [
+            Resident(x.piece if isinstance(x, Resident) else x, Place(place), since)
+            for _, place, since, x in after
+        ]
+        return sorted(pieces_out, key=_piece_key), TowerState(tuple(stay), state.throws + 1)
+
+    def _exact(self, state: TowerState, pieces: Sequence[Piece]) -> None:
+        """Refuse (``NotImplementedError``) the exact laws of a throw that the copula
+        couples: they are the laws of independent groups given ``o``."""
+        if self.sampler.copula is None:
+            return
+        cls_of = self.piece_class
+        residents = [(cls_of(r.piece), r.place.value, r.since, r) for r in state.residents]
+        if self.sampler.loadings(residents, [(cls_of(p), p) for p in pieces]) != (0.0, 0.0):
+            raise NotImplementedError(
+                f"model {self.name!r}: no exact law of a throw its copula couples; sample"
+            )
+
     def _old(self, resident: Resident, throws: int) -> int:
         """The group id of a resident older than ``_gids`` lists (or a ``ValueError``)."""
         if resident.since > throws:
@@ -335,8 +368,10 @@ class DistilledModel(TowerModel):
         adds ``k`` out with its exact back-off law and picks which members uniformly
         (multivariate hypergeometric). Raises ``NotImplementedError`` when the number of
         possible multisets out exceeds ``limit`` (large, varied states): then use
-        :meth:`count_distribution`, or sample.
+        :meth:`count_distribution`, or sample; and for a throw that the model's copula
+        couples (:meth:`~ReferenceSampler.loadings`).
         """
+        self._exact(state, pieces)
         kinds = sorted({*state.pieces, *pieces}, key=_piece_key)
         have = Counter([*state.pieces, *pieces])
         if prod(have[p] + 1 for p in kinds) > limit:
@@ -362,7 +397,8 @@ class DistilledModel(TowerModel):
         return dict(result)
 
     def count_distribution(self, state: TowerState, pieces: Sequence[Piece]) -> list[float]:
-        """Exact law of the number of pieces out: ``law[k]``, ``k = 0..inside + thrown``.
+        """Exact law of the number of pieces out: ``law[k]``, ``k = 0..inside + thrown``
+        (``NotImplementedError`` for a throw that the model's copula couples).
 
         >>> import random
         >>> from tower.pieces import mixed_keshis
@@ -370,6 +406,7 @@ class DistilledModel(TowerModel):
         >>> round(sum(model.count_distribution(model.new_state(), mixed_keshis(12))), 9)
         1.0
         """
+        self._exact(state, pieces)
         total = len(state.residents) + len(pieces)
         law = [1.0] + [0.0] * total
         for name, ctx, _ in self._groups(state, pieces):

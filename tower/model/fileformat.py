@@ -1,6 +1,6 @@
 """The model file: versioned, checksummed, deterministic JSON.
 
-Layout (schema ``tower.model/2``)::
+Layout (schema ``tower.model/2``, or ``tower.model/3`` with a ``copula``)::
 
     {"schema": "tower.model/2",
      "name": "marrakesh",
@@ -9,8 +9,8 @@ Layout (schema ``tower.model/2``)::
      "provenance": {"traces": [{"file", "sha256", "sequences", "throws", "sources"}],
                     "fit": {...settings}, "command": "tower distill ..."},
      "model": {"levels", "alpha", "buckets", "age_cap", "classes", "observed_classes",
-               "base", "tables", "prior", "piece_levels", "piece_tables"},
-                                        # see tower.model.reference
+               "base", "tables", "prior", "piece_levels", "piece_tables",
+               "copula"},               # v3 only, optional; see tower.model.reference
      "sha256": "<hex digest of the canonical JSON of everything else>"}
 
 Files are written as canonical JSON (sorted keys, no spaces, one trailing newline) with no
@@ -21,7 +21,11 @@ version, a checksum mismatch (edited or damaged), or a malformed table.
 Versions: ``tower.model/2`` adds the context fields ``w`` and ``x`` (pawns and experts
 thrown; ``buckets`` gives their edges, levels may name them). A ``tower.model/1`` file
 (no ``w``/``x``) still loads, keeps its version when saved again, and samples exactly as
-before: its levels cannot name the new fields.
+before: its levels cannot name the new fields. ``tower.model/3`` is a v2 section with an
+optional ``copula`` object ``{"throw": a, "origin": b, "gate": class | null}`` (the groups of
+one throw drawn jointly: :meth:`tower.model.reference.ReferenceSampler.coupled_throw`);
+a file is written as v3 only when its section has one, so a plain fit stays v2. A v1 or v2
+section with a ``copula`` is refused: a port of those versions would ignore it.
 """
 
 from __future__ import annotations
@@ -42,9 +46,18 @@ from tower.model.reference import DESTINATIONS, FIELDS, FIELDS_V1, PLACES
 
 SCHEMA_PREFIX = "tower.model/"
 VERSION = 2
+#: The version of a section without a copula (what a plain fit writes).
 SCHEMA = f"{SCHEMA_PREFIX}{VERSION}"
+#: The version of a section with a copula.
+SCHEMA_COPULA = f"{SCHEMA_PREFIX}3"
 #: The versions this code reads, with the context fields each allows.
-SUPPORTED: dict[str, tuple[str, ...]] = {f"{SCHEMA_PREFIX}1": FIELDS_V1, SCHEMA: FIELDS}
+SUPPORTED: dict[str, tuple[str, ...]] = {
+    f"{SCHEMA_PREFIX}1": FIELDS_V1,
+    SCHEMA: FIELDS,
+    SCHEMA_COPULA: FIELDS,
+}
+#: The versions whose section may hold a ``copula``.
+COPULA_VERSIONS: frozenset[str] = frozenset({SCHEMA_COPULA})
 #: What to do with a file of a version this code does not read.
 REDISTIL = "re-distil it from its traces with `tower distill` (see the file's provenance.command)"
 TOP_FIELDS = ("schema", "name", "tower", "params", "provenance", "model", "sha256")
@@ -61,11 +74,17 @@ def checksum(doc: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
 
 
+def schema_of(model: Any) -> str:
+    """The version a fitted ``model`` section is written as: v3 with a copula, else v2."""
+    return SCHEMA_COPULA if isinstance(model, dict) and "copula" in model else SCHEMA
+
+
 def dumps(doc: dict[str, Any]) -> str:
-    """The file text of ``doc``, with a fresh checksum (a v1 document stays v1)."""
+    """The file text of ``doc``, with a fresh checksum (a v1 document stays v1; one of
+    an unknown version is written as :func:`schema_of` its section)."""
     body = {k: v for k, v in doc.items() if k != "sha256"}
     if body.get("schema") not in SUPPORTED:
-        body["schema"] = SCHEMA
+        body["schema"] = schema_of(body.get("model"))
     return canonical({**body, "sha256": checksum(body)}) + "\n"
 
 
@@ -109,7 +128,7 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
             raise bad(fld, "expected an object")
     if doc["params"] is not None and not isinstance(doc["params"], dict):
         raise bad("params", "expected an object or null")
-    problem = validate_model_section(doc["model"], SUPPORTED[schema])
+    problem = validate_model_section(doc["model"], SUPPORTED[schema], version=schema)
     if problem:
         raise bad(f"model.{problem[0]}", problem[1])
     return doc
@@ -158,7 +177,7 @@ def _canonical_document(text: str) -> dict[str, Any] | None:
     rest = {k: v for k, v in model.items() if k not in ("tables", "piece_tables")}
     if not _plain({**doc, "model": rest}, LIMITS["json_depth"]):
         return None
-    if validate_model_section(model, SUPPORTED[schema], quick=True) is not None:
+    if validate_model_section(model, SUPPORTED[schema], version=schema, quick=True) is not None:
         return None
     return doc
 
@@ -179,19 +198,21 @@ def _plain(node: Any, depth: int) -> bool:
 
 
 def validate_model_section(
-    model: Any, fields: tuple[str, ...] = FIELDS, *, quick: bool = False
+    model: Any, fields: tuple[str, ...] = FIELDS, *, version: str = SCHEMA, quick: bool = False
 ) -> tuple[str, str] | None:
     """``(field, message)`` of the first fault of a ``model`` section, or ``None``.
 
-    ``fields`` are the context fields of the file's version (:data:`SUPPORTED`). Tables
+    ``fields`` are the context fields of the file's version (:data:`SUPPORTED`); its
+    section may hold a ``copula`` if its ``version`` is one of :data:`COPULA_VERSIONS`. Tables
     are checked on whole arrays (:func:`_entries_right`), entry by entry only to name a
     fault; with ``quick``, a table the whole-array check does not pass is reported as
     ``(field, "")`` at once (for a fast path that then runs the full checks).
     """
     if not isinstance(model, dict):
         return "", "expected an object"
-    if "copula" in model:  # the reference sampler would couple the groups, other ports not
-        return "copula", "no model file version this code reads holds a copula"
+    if "copula" in model and version not in COPULA_VERSIONS:
+        # the reference sampler would couple the groups, a port of this version not
+        return "copula", f"a {version!r} file holds no copula: it needs {SCHEMA_COPULA!r}"
     for fld in (
         "levels",
         "alpha",
@@ -283,6 +304,30 @@ def validate_model_section(
                 or sum(counts) == 0
             ):
                 return f"piece_tables[{i}][{key!r}]", "expected 5 counts, not all zero"
+    if "copula" in model:
+        return _copula_problem(model["copula"], set(classes.values()))
+    return None
+
+
+def _copula_problem(copula: Any, classes: set[str]) -> tuple[str, str] | None:
+    """``(field, message)`` of the first fault of a ``copula`` object, or ``None``."""
+    if not isinstance(copula, dict):
+        return "copula", f"expected an object {{throw, origin, gate}}, got {copula!r}"
+    for fld in ("throw", "origin", "gate"):
+        if fld not in copula:
+            return f"copula.{fld}", "missing field"
+    extra = sorted(set(copula) - {"throw", "origin", "gate"})
+    if extra:
+        return f"copula.{extra[0]}", "unknown field"
+    for fld in ("throw", "origin"):
+        if not _number(copula[fld]) or copula[fld] < 0:
+            return f"copula.{fld}", f"expected a number >= 0, got {copula[fld]!r}"
+    a, b = copula["throw"], copula["origin"]
+    if a * a + b * b >= 1:
+        return "copula", f"expected throw^2 + origin^2 < 1, got {a!r}^2 + {b!r}^2"
+    gate = copula["gate"]
+    if gate is not None and gate not in classes:
+        return "copula.gate", f"expected null or a class of {sorted(classes)}, got {gate!r}"
     return None
 
 

@@ -33,6 +33,7 @@ from tower.model.reference import (
     PLACES,
     ReferenceSampler,
     bucket_table,
+    copula_settings,
     fresh_group,
     groups,
     resident_group,
@@ -121,6 +122,12 @@ class FitSettings:
         not a typical one, and the law of all outcomes under the coarser key, made
         mostly of the common contexts, is biased for it (Kneser-Ney's argument for
         n-gram back-off). The last level counts all, as a floor.
+    copula : tuple, optional
+        ``(throw, origin, gate)``: the loadings of the Gaussian copula that draws the
+        groups of one throw jointly, and the class whose presence turns it on (``None``:
+        every throw), written as the section's ``copula`` (a ``tower.model/3`` file;
+        :meth:`~tower.model.reference.ReferenceSampler.coupled_throw`). It changes no
+        table. ``None``: no copula (a ``tower.model/2`` file).
     """
 
     levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS
@@ -133,6 +140,7 @@ class FitSettings:
     min_count_makeup: int | None = None
     piece_depth: int = 2
     backoff: str = "all"
+    copula: tuple[float, float, str | None] | None = None
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -151,6 +159,20 @@ class FitSettings:
         problem = buckets_problem(self.buckets)
         if problem:
             raise ValueError(problem)
+        if self.copula is not None:
+            a, b, gate = self.copula
+            copula_settings({"throw": a, "origin": b, "gate": gate})
+            if gate is not None and gate not in self.classes.values():
+                raise ValueError(
+                    f"copula gate {gate!r} is no piece class {sorted(set(self.classes.values()))}"
+                )
+
+    def copula_section(self) -> dict[str, Any]:
+        """The section's ``copula`` entry, as ``{"copula": {...}}``, or ``{}`` without one."""
+        if self.copula is None:
+            return {}
+        a, b, gate = self.copula
+        return {"copula": {"throw": a, "origin": b, "gate": gate}}
 
     @property
     def piece_levels(self) -> tuple[tuple[str, ...], ...]:
@@ -166,6 +188,7 @@ class FitSettings:
         extra: dict[str, Any] = {"backoff": self.backoff} if self.backoff != "all" else {}
         if self.min_count_makeup is not None:  # as before when not set
             extra["min_count_makeup"] = self.min_count_makeup
+        extra.update(self.copula_section())  # as before when not set
         return {
             "levels": [list(lv) for lv in self.levels],
             "alpha": self.alpha,
@@ -266,6 +289,7 @@ class Observations:
             "prior": s.prior,
             "piece_levels": [list(lv) for lv in s.piece_levels],
             "piece_tables": [{k: t[k] for k in sorted(t)} for t in self.piece_counts],
+            **s.copula_section(),
         }
 
     def _level_counts(self) -> list[dict[str, Counter[tuple[int, ...]]]]:

@@ -36,6 +36,7 @@ FIT_DEFAULTS: dict[str, Any] = {
     "min_count_makeup": None,
     "piece_depth": 2,
     "backoff": "all",
+    "copula": None,
     "levels": ";".join(",".join(level) for level in FitSettings().levels),
 }
 
@@ -172,6 +173,25 @@ def piece_classes(spec: Any) -> dict[str, str]:
     return dict(sorted(classes.items()))
 
 
+def parse_copula(text: str) -> tuple[float, float, str | None]:
+    """``A,B[,GATE]`` (``tower distill --copula``) as ``(throw, origin, gate)``; the
+    values are checked by :class:`FitSettings`.
+
+    >>> parse_copula("0.2,0.3,pawn"), parse_copula("0,0.5")
+    ((0.2, 0.3, 'pawn'), (0.0, 0.5, None))
+    """
+    parts = text.split(",")
+    try:
+        if len(parts) not in (2, 3):
+            raise ValueError
+        a, b = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise TowerError(
+            f"--copula: expected THROW,ORIGIN[,GATE] (e.g. 0.2,0.3,pawn), got {text!r}"
+        ) from None
+    return a, b, parts[2] if len(parts) == 3 else None
+
+
 def fit_settings(classes: Mapping[str, str] | None = None, **fit: Any) -> FitSettings:
     """The :class:`FitSettings` of the ``tower distill`` fit options (:data:`FIT_DEFAULTS`)."""
     fit = {**FIT_DEFAULTS, **fit}
@@ -203,6 +223,9 @@ def distill_command(
     words.append(f"--levels '{fit['levels']}'")
     if fit["backoff"] != FIT_DEFAULTS["backoff"]:  # older models' commands stay as they were
         words.append(f"--backoff {fit['backoff']}")
+    if fit["copula"] is not None:  # likewise
+        a, b, gate = fit["copula"]
+        words.append(f"--copula {a:g},{b:g}" + (f",{gate}" if gate is not None else ""))
     if out is not None:
         words.append(f"--out {shlex.quote(str(out))}")
     return " ".join(words)

@@ -23,7 +23,7 @@ the next, coarser level is asked, and in the end a multinomial with per-piece
 destination probabilities (the group's overall law refined by the per-piece counts seen
 in the same contexts).
 
-Coupled groups (``copula``, optional; no model file version holds it yet): without it,
+Coupled groups (``copula``, optional; ``tower.model/3``): without it,
 the groups of one throw are drawn independently given their contexts, linked only by
 ``o``. Physics has more covariance between them (residents of one place leave together,
 and with the fresh pieces), so a Walls & Guards tower's state spreads more over a sequence
@@ -83,9 +83,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
-from math import comb, factorial
+from math import comb, erfc, factorial, sqrt
 from operator import itemgetter
-from statistics import NormalDist
 from typing import Any
 
 #: Places inside the tower, top to bottom, and the destinations of a piece in a throw.
@@ -102,8 +101,15 @@ FIELDS_V1: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
 #: The classes counted by the make-up fields ``w`` and ``x``.
 MAKEUP: dict[str, str] = {"w": "pawn", "x": "expert"}
 
-#: The standard normal distribution function (the copula's uniforms).
-_PHI = NormalDist().cdf
+_SQRT2 = sqrt(2.0)
+
+
+def normal_cdf(x: float) -> float:
+    """The standard normal distribution function (the copula's uniforms), in its erfc
+    form: accurate in the lower tail, and the same on every Python (3.11's
+    ``NormalDist().cdf`` computes ``1 + erf``)."""
+    return 0.5 * erfc(-x / _SQRT2)
+
 
 #: A group's law split by the number out (:meth:`ReferenceSampler.law_by_out`).
 OutSplit = tuple[list[float], list[tuple[list[float], list[Any]]], list[float]]
@@ -365,9 +371,11 @@ class ReferenceSampler:
 
     def law_by_out(self, group: str, ctx: tuple[int, ...]) -> OutSplit:
         """The group's exact law (:meth:`_mixture`) split by the number out, cached:
-        ``(cumulative law of the number out, per number out k: (weights, outcomes) of the
-        mixture's outcomes with k out, None standing for the base multinomial's, and the
-        cumulative per-piece law of the places for the base's pieces that stay)``."""
+        ``(cumulative law of the number out, per number out k: (cumulative weights,
+        outcomes) of the mixture's outcomes with k out, None standing for the base
+        multinomial's, and the cumulative per-piece law of the places for the base's
+        pieces that stay)``. Every sum is a running sum, left to right (as a port adds
+        up; Python 3.12's ``sum`` of floats compensates)."""
         key = (group, ctx)
         found = self._splits.get(key)
         if found is not None:
@@ -381,20 +389,37 @@ class ReferenceSampler:
                 by_out[outcome[0]][0].append(weight * (c - prev))
                 by_out[outcome[0]][1].append(outcome)
                 prev = c
-        p = piece[0] / sum(piece)
+        p = piece[0] / _running_sum(piece)
         for k in range(m + 1):
             by_out[k][0].append(reach * comb(m, k) * p**k * (1 - p) ** (m - k))
             by_out[k][1].append(None)
-        stay = sum(piece[1:])
+        stay = _running_sum(piece[1:])
+        split = [(list(accumulate(w)), outcomes) for w, outcomes in by_out]
         found = (
-            list(accumulate(sum(w) for w, _ in by_out)),
-            by_out,
+            list(accumulate(cum[-1] for cum, _ in split)),
+            split,
             list(accumulate(q / stay for q in piece[1:])),
         )
         if len(self._splits) >= 300_000:  # bound the memory
             self._splits.clear()
         self._splits[key] = found
         return found
+
+    def loadings(
+        self, residents: Sequence[SampledResident], fresh: Sequence[tuple[str, Any]]
+    ) -> tuple[float, float]:
+        """The copula's loadings ``(throw, origin)`` for a throw: ``(0, 0)`` without a
+        copula, or when its gate's class is neither inside nor thrown. With ``(0, 0)``
+        the groups are independent given ``o`` and the exact laws
+        (:meth:`out_law`, ...) are the throw's."""
+        if self.copula is None:
+            return 0.0, 0.0
+        a, b, gate = self.copula
+        if gate is not None and not (
+            any(r[0] == gate for r in residents) or any(c == gate for c, _ in fresh)
+        ):
+            return 0.0, 0.0
+        return a, b
 
     def coupled_throw(
         self,
@@ -410,13 +435,8 @@ class ReferenceSampler:
         one uniform to pick the outcome with that number out (and one per staying piece
         if it is the base multinomial's), then a shuffle of the members (``rng.shuffle``).
         """
-        assert self.copula is not None
-        a, b, gate = self.copula
-        if gate is not None and not (
-            any(r[0] == gate for r in residents) or any(c == gate for c, _ in fresh)
-        ):
-            a = b = 0.0
-        c = (1 - a * a - b * b) ** 0.5
+        a, b = self.loadings(residents, fresh)
+        c = sqrt(1 - a * a - b * b)
         gauss = rng.gauss
         shared = gauss(0, 1)
         origins: dict[str, float] = {}
@@ -427,12 +447,11 @@ class ReferenceSampler:
             origin = name.split(".")[0]
             if origin not in origins:
                 origins[origin] = gauss(0, 1)
-            u = _PHI(a * shared + b * origins[origin] + c * gauss(0, 1))
+            u = normal_cdf(a * shared + b * origins[origin] + c * gauss(0, 1))
             out_cum, by_out, stay_cum = self.law_by_out(name, (*ctx, gone))
             k = min(bisect_right(out_cum, u * out_cum[-1]), len(out_cum) - 1)
-            weights, outcomes = by_out[k]
-            v = rng.random() * sum(weights)
-            outcome = outcomes[min(bisect_right(list(accumulate(weights)), v), len(weights) - 1)]
+            cum, outcomes = by_out[k]
+            outcome = outcomes[min(bisect_right(cum, rng.random() * cum[-1]), len(cum) - 1)]
             if outcome is None:  # the base multinomial, given k out
                 places = [0, 0, 0, 0]
                 for _ in range(len(members) - k):
@@ -445,6 +464,14 @@ class ReferenceSampler:
                 _emit(dest, cls, members[start : start + count], out, after)
                 start += count
         return out, after
+
+
+def _running_sum(values: Sequence[float]) -> float:
+    """``values`` added up left to right."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def copula_settings(section: Any) -> tuple[float, float, str | None]:

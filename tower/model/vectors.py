@@ -14,14 +14,18 @@ thrown into an empty tower, whose groups no level has seen (the per-piece fallba
 ``games``
     Whole games through :class:`~tower.model.distilled.DistilledModel` with a
     ``random.Random(seed)``: each throw's pieces, the pieces out, the state after and the
-    exact law of the count out (:meth:`~tower.model.distilled.DistilledModel.count_distribution`).
-    A port that also implements Python's Mersenne Twister reproduces them draw for draw.
+    exact law of the count out (:meth:`~tower.model.distilled.DistilledModel.count_distribution`;
+    ``null`` for a throw that the model's copula couples, which has none). A port that
+    also implements Python's Mersenne Twister (and, for a model with a copula, its
+    ``gauss`` and ``shuffle``) reproduces them draw for draw.
 ``chi_square``
     Indices of cases whose out-count law a port's sampler is tested against, with the
     level of the test.
 ``random``
     The first draws of ``random.Random(seed)`` for a few seeds, to check a Mersenne
-    Twister port on its own, and reference values of the chi-square survival function.
+    Twister port on its own (``random()``, and for the copula's draws ``gauss()`` and
+    ``shuffle()``), reference values of the chi-square survival function, and of the
+    copula's normal distribution function (``normal_cdf``).
 
 The file is canonical JSON with schema ``tower.model-vectors/1``; the ``model`` entry names
 the model file's checksum, so vectors are never checked against another model.
@@ -43,7 +47,7 @@ from typing import Any
 
 from tower.model.distilled import DistilledModel
 from tower.model.interface import TowerState
-from tower.model.reference import DESTINATIONS, FIELDS, groups
+from tower.model.reference import DESTINATIONS, FIELDS, groups, normal_cdf
 from tower.pieces import KESHI_COLOURS, NEUTRAL, Kind, Piece
 
 SCHEMA = "tower.model-vectors/1"
@@ -124,7 +128,10 @@ def conformance_vectors(
         for _ in range(throws):
             pieces = rng.choice(THROWS)(players, rng)
             cases += _cases(model, state, pieces, rng)
-            law = model.count_distribution(state, pieces)
+            try:
+                law: list[float] | None = model.count_distribution(state, pieces)
+            except NotImplementedError:  # a throw the model's copula couples
+                law = None
             out, state = model.throw(state, pieces, draw)
             steps.append(
                 {
@@ -212,7 +219,19 @@ def _random_reference() -> dict[str, Any]:
         seq = [r.random() for _ in range(1000)]
         draws[str(s)] = {"first": seq[:3], "draw_999": seq[999]}
     points = [(0.5, 1), (3.84, 1), (6.63, 1), (9.0, 2), (15.0, 7), (30.0, 20), (80.0, 60)]
+    gauss, shuffled = {}, {}
+    for s in RANDOM_SEEDS:
+        r = random.Random(s)
+        gauss[str(s)] = [r.gauss(0, 1) for _ in range(9)]
+        r, order = random.Random(s), list(range(40))
+        r.shuffle(order)
+        shuffled[str(s)] = [order, r.random()]
+    r = random.Random(7)
+    xs = [k / 8 for k in range(-64, 65)] + [r.gauss(0, 3) for _ in range(200)] + [-30.0, -38.5]
     return {
         "python_random": draws,
+        "python_gauss": gauss,
+        "python_shuffle": shuffled,
         "chi2_sf": [[x, df, float(chi2.sf(x, df))] for x, df in points],
+        "normal_cdf": [[x, normal_cdf(x)] for x in xs],
     }
