@@ -5,8 +5,9 @@ not compile, that file runs as plain Python: the same code, slower. Cython compi
 files as they are (annotations are not read as C types), so both builds play the same
 games (``tests/test_compiled.py``). A ``.pxd`` file beside a source (Cython's pure-Python
 mode) types a few locals of the hottest loops for the compiled build only (``rules.pxd``,
-``agents.pxd``), and makes the board an extension type (``board.pxd``) whose fields the
-hottest functions, declared with the state typed, read as a C struct; ``make`` recompiles
+``agents.pxd``), and makes the board and its players extension types (``board.pxd``)
+whose fields the hottest functions, declared with the state and a player typed, read as C
+structs; ``make`` recompiles
 the file a ``.pxd`` declares, and those that cimport it, when it is edited (Cython
 regenerates the C files). The build records the
 SHA-256 of each source it compiled in ``tower/compiled.json``; ``tower/compiled.py`` runs

@@ -191,17 +191,90 @@ def test_the_declared_loops_run_typed_in_the_compiled_build():
 
 
 def test_the_typed_functions_take_only_a_board_in_the_compiled_build():
-    """``board.pxd`` makes the compiled board an extension type whose fields the declared
-    functions read as a C struct: they refuse any other object with the same fields, which
-    the plain engine reads as well."""
+    """``board.pxd`` makes the compiled board and player extension types whose fields the
+    declared functions read as C structs: they refuse any other object with the same
+    fields, which the plain engine reads as well."""
     import tower.marrakesh.rules as rules
     from tower.marrakesh import Game, GameConfig
 
     state = Game(GameConfig(players=2)).new_initial_state(seed=1)
     like = SimpleNamespace(players=state.players, game=state.game)
+    other = state.clone()
+    other.players = [SimpleNamespace(scrolls=[]) for _ in state.players]
     if "tower.marrakesh.board" not in running("tower.marrakesh"):
         assert rules.has_mod(like, 0, "dinars_substitute") is False
+        assert rules.has_mod(other, 0, "dinars_substitute") is False
         pytest.skip("the engine is not compiled here (no Cython or C compiler at build)")
     assert rules.has_mod(state, 0, "dinars_substitute") is False
     with pytest.raises(TypeError):
         rules.has_mod(like, 0, "dinars_substitute")
+    with pytest.raises(TypeError):
+        rules.has_mod(other, 0, "dinars_substitute")
+
+
+def _source_board():
+    """``tower/marrakesh/board.py`` imported from its source under another name, beside
+    the module the package imported (compiled where it is built)."""
+    import importlib.util
+
+    import tower.marrakesh
+
+    path = Path(tower.marrakesh.__file__).with_name("board.py")
+    spec = importlib.util.spec_from_file_location("_source_board", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(params=["imported", "source"])
+def board_module(request, monkeypatch):
+    """``tower.marrakesh.board`` as the package runs it, and as its source (importable by
+    its name, as pickling needs)."""
+    if request.param == "source":
+        module = _source_board()
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        return module
+    import tower.marrakesh.board
+
+    return tower.marrakesh.board
+
+
+def test_a_player_behaves_as_a_dataclass(board_module):
+    """``Player`` is a plain class (compiled, an extension type, which a dataclass cannot
+    be) that keeps the dataclass it was: keyword construction with defaults, ``repr`` and
+    ``==`` over its fields in their JSON order, unhashable, and copies, pickles and JSON
+    that come back equal."""
+    import copy
+    import pickle
+
+    Player, fields = board_module.Player, board_module.PLAYER_FIELDS
+    p = Player(water=3, scrolls=[7])
+    assert list(p.to_json()) == list(fields) and len(fields) == 44
+    assert repr(Player()).startswith("Player(score=0, water=1, dates=1, dinars=1, screen=[],")
+    assert repr(p).endswith(", wall_town=0, ext={})") and "scrolls=[7]," in repr(p)
+    assert p == Player(water=3, scrolls=[7]) and p != Player() and p != p.to_json()
+    with pytest.raises(TypeError):
+        hash(p)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        Player(nope=1)
+    for again in (copy.copy(p), copy.deepcopy(p), pickle.loads(pickle.dumps(p)), p.copy()):
+        assert type(again) is Player and again == p
+    assert Player.from_json(p.to_json()) == p
+    other = p.copy()
+    other.scrolls.append(8)  # a copy's lists are its own
+    assert p.scrolls == [7] and other.watchtower == 0 and other.resource("water") == 3
+
+
+def test_board_pxd_declares_the_fields_of_the_source():
+    """``board.pxd`` lays out the compiled board and player: the same fields as the source
+    (a field missing there would fail on assignment, compiled only)."""
+    board = _source_board()
+    pxd = Path(board.__file__).with_suffix(".pxd").read_text(encoding="utf-8")
+    declared: dict[str, list[str]] = {}
+    for line in pxd.splitlines():
+        if line.startswith("cdef class "):
+            fields = declared.setdefault(line.split()[2].rstrip(":"), [])
+        elif line.startswith("    cdef public object "):
+            fields += line.removeprefix("    cdef public object ").split(", ")
+    assert declared["Player"] == list(board.PLAYER_FIELDS)
+    assert declared["Board"] == list(board.Board.__slots__)

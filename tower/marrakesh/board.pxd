@@ -3,6 +3,15 @@
 # whose .pxd types its ``state`` argument as ``Board`` reads them at a fixed offset instead
 # of through the type's attribute lookup (some 20,000 board reads a game). ``public``
 # keeps every field readable and writable from Python as before (getattr, setattr, JSON).
+# A player is one too (some 11,000 player reads a game), its fields in ``PLAYER_FIELDS``.
+cdef class Player:
+    cdef public object score, water, dates, dinars, screen, hand, held, assistants, keshis
+    cdef public object vendors, souk_vendor, square, disc, sahara, oases, revealed
+    cdef public object claimed_at, claimed, towns, towns_claimed, gates, river, river_tick
+    cdef public object river_total, jetty, mosque, palace, scrolls, luxuries, provisions
+    cdef public object track, swapped, forfeit, crocodile, wood, bricks, explored, wall
+    cdef public object posts, recruited, orchard_brown, sahara_green, wall_town, ext
+
 cdef class Board:
     cdef public object game, players, rng, tower
     cdef public object season, round, start, season_start, display, stacks, stack_open

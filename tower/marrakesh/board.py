@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from tower.marrakesh.config import GameConfig
     from tower.marrakesh.hooks import Hooks, RuleSet
 
-__all__ = ["JSON_VERSION", "Board", "Draws", "GameLike", "Player"]
+__all__ = ["JSON_VERSION", "PLAYER_FIELDS", "Board", "Draws", "GameLike", "Player"]
 
 JSON_VERSION = "tower.marrakesh.state/1"
 
@@ -89,65 +88,133 @@ def _steps(length: int) -> tuple[tuple[int, int, int], ...]:
     return tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, length)))
 
 
-@dataclass(slots=True)
+#: A player's fields, in the order of its JSON (and of :class:`Player`'s ``repr``).
+PLAYER_FIELDS = (
+    "score",
+    "water",
+    "dates",
+    "dinars",
+    "screen",
+    "hand",
+    "held",
+    "assistants",
+    "keshis",
+    "vendors",
+    "souk_vendor",
+    "square",
+    "disc",
+    "sahara",
+    "oases",
+    "revealed",
+    "claimed_at",
+    "claimed",
+    "towns",
+    "towns_claimed",
+    "gates",
+    "river",
+    "river_tick",
+    "river_total",
+    "jetty",
+    "mosque",
+    "palace",
+    "scrolls",
+    "luxuries",
+    "provisions",
+    "track",
+    "swapped",
+    "forfeit",
+    "crocodile",
+    "wood",
+    "bricks",
+    "explored",
+    "wall",
+    "posts",
+    "recruited",
+    "orchard_brown",
+    "sahara_green",
+    "wall_town",
+    "ext",
+)
+
+
 class Player:
     """One player's board, supply board, screen and pawns.
 
     ``keshis`` counts the keshis of each colour on the board (the 8 sector colours and the
     goods colours in the souk; red keshis are the ``vendors``). ``beige`` counts all guards,
     on the watchtower or committed to a gate (``gates``).
+
+    A plain class with the behaviour of a dataclass (keyword construction, ``repr`` and
+    ``==`` over :data:`PLAYER_FIELDS`): the compiled build makes it an extension type
+    (``board.pxd``), which a dataclass cannot be.
     """
 
-    score: int = 0  # setup logs the start score (space 10) as a score event
-    water: int = 1
-    dates: int = 1
-    dinars: int = 1
-    screen: list[str] = field(default_factory=list)
-    hand: list[str] = field(default_factory=list)
-    held: list[str] = field(default_factory=list)  # claimed or gained, not yet deployed
-    assistants: dict[str, int] = field(default_factory=dict)  # sector -> unused assistants
-    keshis: dict[str, int] = field(default_factory=lambda: {c: 0 for c in KESHI_COLOURS})
-    vendors: dict[str, int] = field(default_factory=dict)  # sector -> 1 active, 2 placed now
-    souk_vendor: int = 0  # scroll 57: 0 none, 1 active, 2 placed this turn
-    square: list[bool] = field(default_factory=lambda: [False] * 8)
-    disc: int = 0  # rotation of the audience disc
-    sahara: list[bool] = field(default_factory=lambda: [False] * 10)
-    oases: list[int] = field(default_factory=list)  # oasis ids at path spaces 2..7
-    revealed: list[bool] = field(default_factory=lambda: [False] * 6)
-    claimed_at: list[bool] = field(default_factory=lambda: [False] * 6)
-    claimed: list[int] = field(default_factory=list)  # claimed oasis ids, in track order
-    towns: list[int] = field(default_factory=lambda: [0, 0])  # desert town per path, 0 none
-    towns_claimed: list[bool] = field(default_factory=lambda: [False, False])
-    gates: list[str | None] = field(default_factory=lambda: [None] * 8)
-    river: int = 0
-    river_tick: int = 0
-    river_total: int = 0
-    jetty: int = -1
-    mosque: int = 0
-    palace: int = 0
-    scrolls: list[int] = field(default_factory=list)
-    luxuries: list[int] = field(default_factory=list)
-    provisions: list[list[Any]] = field(default_factory=list)  # [[tile id, revealed]]
-    track: dict[str, str] = field(default_factory=dict)  # oasis-track slot -> keshi colour
-    swapped: bool = False
-    forfeit: bool = False
-    crocodile: bool = False
-    # Walls & Guards fields, older than the module slots (``ext``) and kept on Player for
-    # JSON compatibility; unused without the module.
-    wood: int = 0
-    bricks: list[int] = field(default_factory=list)  # brick tile at sahara spaces 2..7
-    explored: list[bool] = field(default_factory=lambda: [False] * 6)
-    wall: list[int] = field(default_factory=list)  # fired brick tiles, left to right
-    posts: list[bool] = field(default_factory=lambda: [False] * 3)  # watchmen on the board
-    recruited: int = 0  # watchmen next to the tower, ready for battle
-    orchard_brown: int = 0  # caravan keshis in the date orchard (counted in keshis)
-    sahara_green: list[int] = field(default_factory=list)  # sahara spaces with a date picker
-    wall_town: int = 0  # desert town on the city-wall board, 0 none
-    #: Per-module slots (module name -> plain JSON data) the core never reads.
-    ext: dict[str, Any] = field(default_factory=dict)
+    __slots__ = PLAYER_FIELDS
+
+    def __init__(self, **values: Any) -> None:
+        self.score = 0  # setup logs the start score (space 10) as a score event
+        self.water = 1
+        self.dates = 1
+        self.dinars = 1
+        self.screen: list[str] = []
+        self.hand: list[str] = []
+        self.held: list[str] = []  # claimed or gained, not yet deployed
+        self.assistants: dict[str, int] = {}  # sector -> unused assistants
+        self.keshis: dict[str, int] = {c: 0 for c in KESHI_COLOURS}
+        self.vendors: dict[str, int] = {}  # sector -> 1 active, 2 placed now
+        self.souk_vendor = 0  # scroll 57: 0 none, 1 active, 2 placed this turn
+        self.square: list[bool] = [False] * 8
+        self.disc = 0  # rotation of the audience disc
+        self.sahara: list[bool] = [False] * 10
+        self.oases: list[int] = []  # oasis ids at path spaces 2..7
+        self.revealed: list[bool] = [False] * 6
+        self.claimed_at: list[bool] = [False] * 6
+        self.claimed: list[int] = []  # claimed oasis ids, in track order
+        self.towns: list[int] = [0, 0]  # desert town per path, 0 none
+        self.towns_claimed: list[bool] = [False, False]
+        self.gates: list[str | None] = [None] * 8
+        self.river = 0
+        self.river_tick = 0
+        self.river_total = 0
+        self.jetty = -1
+        self.mosque = 0
+        self.palace = 0
+        self.scrolls: list[int] = []
+        self.luxuries: list[int] = []
+        self.provisions: list[list[Any]] = []  # [[tile id, revealed]]
+        self.track: dict[str, str] = {}  # oasis-track slot -> keshi colour
+        self.swapped = False
+        self.forfeit = False
+        self.crocodile = False
+        # Walls & Guards fields, older than the module slots (``ext``) and kept on Player
+        # for JSON compatibility; unused without the module.
+        self.wood = 0
+        self.bricks: list[int] = []  # brick tile at sahara spaces 2..7
+        self.explored: list[bool] = [False] * 6
+        self.wall: list[int] = []  # fired brick tiles, left to right
+        self.posts: list[bool] = [False] * 3  # watchmen on the board
+        self.recruited = 0  # watchmen next to the tower, ready for battle
+        self.orchard_brown = 0  # caravan keshis in the date orchard (counted in keshis)
+        self.sahara_green: list[int] = []  # sahara spaces with a date picker
+        self.wall_town = 0  # desert town on the city-wall board, 0 none
+        #: Per-module slots (module name -> plain JSON data) the core never reads.
+        self.ext: dict[str, Any] = {}
+        for name, value in values.items():
+            if name not in PLAYER_FIELDS:
+                raise TypeError(f"Player.__init__() got an unexpected keyword argument {name!r}")
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in PLAYER_FIELDS)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in PLAYER_FIELDS)
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
+        return {k: copy.deepcopy(getattr(self, k)) for k in PLAYER_FIELDS}
 
     def copy(self) -> Player:
         other = copy.copy(self)
@@ -179,7 +246,7 @@ def _copy_plain(value: Any) -> Any:
 
 #: Player fields holding lists or dicts (copied by :meth:`Player.copy`).
 _PLAYER_CONTAINERS = tuple(
-    f.name for f in fields(Player) if f.default is MISSING and f.default_factory is not MISSING
+    k for k in PLAYER_FIELDS if isinstance(getattr(Player(), k), (list, dict))
 )
 #: Global fields added with Walls & Guards and the module slots (older states lack them).
 _ADDED_FIELDS = frozenset({"brigands", "battle_base", "carry", "wall_protected", "ext"})

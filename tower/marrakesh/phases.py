@@ -283,7 +283,8 @@ def claimable_ids(state: Board, p: int) -> list[int]:
     (listed on every claim turn: room() is asked about the colours of limited room only)."""
     game = state.game
     rooms, plain = game.rooms, game.plain_rooms
-    keshis = state.players[p].keshis
+    pl = state.players[p]
+    keshis = pl.keshis
     # Only the colours on display are looped over (about 3 of the 12: compress picks them
     # out in one call), in a loop rather than a comprehension (no function made per call);
     # a colour of plain capacity is read without its rule's call.
@@ -368,7 +369,8 @@ def _claim_second(state: Board, t: Task, a: Action) -> None:
 
 def _take(state: Board, p: int, colour: str, n: int) -> None:
     state.display[colour] -= n
-    state.players[p].held.extend([colour] * n)
+    pl = state.players[p]
+    pl.held.extend([colour] * n)
     # The n deploy tasks (one or two), without a comprehension's function made per claim.
     stack = state.stack
     for _ in range(n):

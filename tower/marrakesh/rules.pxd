@@ -2,12 +2,14 @@
 # compiled build reads this). The hottest functions take the state typed as the board's
 # extension type (board.pxd), so its fields are read as struct members; the rules loop's
 # locals typed as the list and dicts they are, so the stack and the task fields are read
-# without the generic lookups. A state that is not a board, or a stack entry that is not a
-# dict, raises TypeError here where the plain engine would not. No closures are allowed
+# without the generic lookups. A function reading a player's fields reads them through a
+# local ``pl`` typed as the player's extension type (``Player``, board.pxd). A state that is
+# not a board, a player that is not a ``Player``, or a stack entry that is not a dict,
+# raises TypeError here where the plain engine would not. No closures are allowed
 # inside a cpdef function, and a module's own calls to one are direct C calls.
 import cython
 
-from tower.marrakesh.board cimport Board
+from tower.marrakesh.board cimport Board, Player
 
 @cython.locals(stack=list, tasks=dict, top=dict)
 cpdef advance(Board state)
@@ -15,10 +17,20 @@ cpdef advance(Board state)
 @cython.locals(stack=list, top=dict)
 cpdef apply(Board state, action, player)
 
+@cython.locals(pl=Player)
 cpdef has_mod(Board state, p, name)
+
+@cython.locals(pl=Player)
 cpdef mod_values(Board state, p, name)
+
+@cython.locals(pl=Player)
 cpdef can_pay(Board state, p, cost)
+
+@cython.locals(pl=Player)
 cpdef score(Board state, p, delta, reason)
+
 cpdef order(Board state)
 cpdef sample_chance(Board state, rng)
+
+@cython.locals(pl=Player)
 cpdef _round_throw_done(Board state, top, out)

@@ -134,7 +134,8 @@ def score(state: Board, p: int, delta: int, reason: str) -> None:
     """Change a score; every change is a logged score event, then the modules'
     ``after_score`` hooks see it (a threshold on the scoring track)."""
     if delta:
-        state.players[p].score += delta
+        pl = state.players[p]
+        pl.score += delta
         state.score_events.append([p, delta, reason])
         for hook in state.game.hooks.after_score:
             hook(state, p, delta, reason)
@@ -156,7 +157,8 @@ def add_wood(state: Board, p: int, n: int) -> None:
 
 def has_mod(state: Board, p: int, name: str) -> bool:
     """Whether a scroll of player ``p`` has the modifier ``name`` (most have no scroll)."""
-    scrolls = state.players[p].scrolls
+    pl = state.players[p]
+    scrolls = pl.scrolls
     if not scrolls:  # (a test, not bool(): asked some 600 times a game)
         return False
     return not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
@@ -164,7 +166,8 @@ def has_mod(state: Board, p: int, name: str) -> bool:
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:
     """The values of player ``p``'s scrolls with the modifier ``name``, in scroll order."""
-    scrolls = state.players[p].scrolls
+    pl = state.players[p]
+    scrolls = pl.scrolls
     if not scrolls:
         return []
     ids = state.game.with_modifier.get(name, _NONE)

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tower.marrakesh import rules
 from tower.marrakesh.actions import ACTIONS, SECTORS, VENDOR_SECTORS
+from tower.marrakesh.board import PLAYER_FIELDS
 from tower.marrakesh.state import CHANCE, SIMULTANEOUS, TERMINAL, Player, State
 from tower.model.interface import Resident
 from tower.pieces import KESHI_COLOURS, NEUTRAL, PLAYER_COLOURS, Kind
@@ -52,7 +52,7 @@ MAX_PLAYERS = 4
 #: Player fields shown only in part (handled explicitly by :func:`_player_view`); the
 #: module slots ``ext`` are shown only through the modules' ``view`` hooks.
 _PARTLY_HIDDEN = frozenset({"screen", "provisions", "oases", "ext"})
-_PLAYER_FIELDS = tuple(f.name for f in fields(Player) if f.name not in _PARTLY_HIDDEN)
+_PLAYER_FIELDS = tuple(k for k in PLAYER_FIELDS if k not in _PARTLY_HIDDEN)
 
 
 def decision(state: State) -> dict[str, Any]:

@@ -117,7 +117,8 @@ def thresholds_reached(state: State) -> list[str]:
     handed = mine(state)["handed"]
     step, points = _thresholds()
     # Loops, not max() over generators: asked after most score changes.
-    mosque, score = state.players[0].mosque, state.players[0].score
+    pl = state.players[0]
+    mosque, score = pl.mosque, pl.score
     for pl in state.players:
         mosque = pl.mosque if pl.mosque > mosque else mosque
         score = pl.score if pl.score > score else score

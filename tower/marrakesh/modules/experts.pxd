@@ -1,7 +1,12 @@
 # Cython declarations for experts.py: the hottest functions take the state typed as the
-# board's extension type (see rules.pxd and board.pxd).
-from tower.marrakesh.board cimport Board
+# board's extension type, and read a player through a local ``pl`` typed as ``Player`` (see
+# rules.pxd and board.pxd).
+import cython
+
+from tower.marrakesh.board cimport Board, Player
 
 cpdef _d(Board state)
 cpdef board(Board state)
+
+@cython.locals(pl=Player)
 cpdef mine(Board state, p)

@@ -141,7 +141,8 @@ def board(state: State) -> dict[str, Any]:
 
 def mine(state: State, p: int) -> dict[str, Any]:
     """Player ``p``'s experts: ``state.players[p].ext["experts"]``."""
-    return state.players[p].ext[NAME]
+    pl = state.players[p]
+    return pl.ext[NAME]
 
 
 # -- setup and the round ----------------------------------------------------------------

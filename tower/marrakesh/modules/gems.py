@@ -185,7 +185,8 @@ def _g(state: State) -> Shared:
 
 def mine(state: State, p: int) -> Mine:
     """Player ``p``'s gems: ``state.players[p].ext["gems"]``."""
-    return state.players[p].ext[NAME]  # type: ignore[no-any-return]
+    pl = state.players[p]
+    return pl.ext[NAME]  # type: ignore[no-any-return]
 
 
 def _draw(state: State) -> str | None:

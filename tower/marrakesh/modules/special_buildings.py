@@ -158,7 +158,8 @@ def ext(state: State) -> dict[str, Any]:
 def mine(state: State, p: int) -> dict[str, Any]:
     """Player ``p``'s part: ``building`` (0 none), ``marker`` (active), ``well``
     (resources on the Great Well's space)."""
-    return state.players[p].ext[NAME]
+    pl = state.players[p]
+    return pl.ext[NAME]
 
 
 def owns(state: State, p: int, name: str) -> bool:
@@ -166,7 +167,8 @@ def owns(state: State, p: int, name: str) -> bool:
     # mine(state, p), read in place: the modules ask on most turns.
     if NAME not in state.game.config.modules:
         return False
-    return state.players[p].ext[NAME]["building"] == load()["by_name"].get(name)
+    pl = state.players[p]
+    return pl.ext[NAME]["building"] == load()["by_name"].get(name)
 
 
 def building(state: State, p: int) -> dict[str, Any]:

@@ -62,7 +62,8 @@ from tower.marrakesh.sectors import brown_room, brown_spaces, take_keshi
 from tower.pieces import KESHI_COLOURS, PLAYER_COLOURS, Kind, Piece
 
 if TYPE_CHECKING:
-    from tower.marrakesh.state import Player, State
+    from tower.marrakesh.board import Player
+    from tower.marrakesh.state import State
 
 #: The tasks, decisions, labels and effects this module adds to a game that switches it on.
 ADDS = RuleSet()
@@ -229,8 +230,9 @@ def _orchard_harvest(state: State, p: int, e: Effect) -> None:
 # -- the sahara action: fire bricks, then hire watchmen ---------------------------------
 def _has_provision(state: State, p: int, name: str) -> bool:
     provs = state.game.components.provisions
+    pl = state.players[p]
     # A loop, not any() over a generator: asked for every brick tile and watchman offered.
-    for tid, shown in state.players[p].provisions:
+    for tid, shown in pl.provisions:  # noqa: SIM110
         if shown and provs[tid].get("modifier") == name:
             return True
     return False

@@ -1,10 +1,24 @@
 # Cython declarations for deploy.py: the hottest functions take the state typed as the
-# board's extension type (see rules.pxd and board.pxd).
-from tower.marrakesh.board cimport Board
+# board's extension type, and read a player through a local ``pl`` typed as ``Player`` (see
+# rules.pxd and board.pxd).
+import cython
 
+from tower.marrakesh.board cimport Board, Player
+
+@cython.locals(pl=Player)
 cpdef brown_spaces(Board state, p)
+
+@cython.locals(pl=Player)
 cpdef _red_room(Board state, p)
+
+@cython.locals(pl=Player)
 cpdef _pink_room(Board state, p)
+
+@cython.locals(pl=Player)
 cpdef brown_room(Board state, p)
+
+@cython.locals(pl=Player)
 cpdef take_keshi(Board state, p, colour, src)
+
+@cython.locals(pl=Player)
 cpdef vendor_water(Board state, p, s, action)

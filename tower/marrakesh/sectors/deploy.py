@@ -50,7 +50,8 @@ def brown_spaces(state: Board, p: int) -> list[int]:
     game's sahara layout (``game.hooks.layout``, set by the modules' ``sahara`` hooks):
     ``start`` (spaces 0 and 1) and ``towns`` (spaces 8 and 9).
     """
-    sa = state.players[p].sahara
+    pl = state.players[p]
+    sa = pl.sahara
     layout = state.game.hooks.layout
     towns = layout["towns"]
     out = []
@@ -130,17 +131,20 @@ def _goods_room(state: Board, p: int) -> int:
 
 def _red_room(state: Board, p: int) -> int:
     # Vendors stand on vendor sectors only.
-    return len(VENDOR_SECTORS) - len(state.players[p].vendors)
+    pl = state.players[p]
+    return len(VENDOR_SECTORS) - len(pl.vendors)
 
 
 def _pink_room(state: Board, p: int) -> int:
-    return state.players[p].square.count(False)
+    pl = state.players[p]
+    return pl.square.count(False)
 
 
 def brown_room(state: Board, p: int) -> int:
     """Free sahara spaces a keshi could still reach."""
     # Counted without slices or min(): room() asks on most claims and assistants.
-    sahara = state.players[p].sahara
+    pl = state.players[p]
+    sahara = pl.sahara
     layout = state.game.hooks.layout
     towns = (not sahara[8]) + (not sahara[9])  # the free town spaces
     free = sahara.count(False) - towns  # the free spaces 0-7
@@ -165,7 +169,8 @@ _CORE_ROOM: dict[str, RoomRule] = {**_OWN_ROOM, "brown": brown_room}
 def take_keshi(state: Board, p: int, colour: str, src: str) -> None:
     """A keshi to be deployed leaves the player's held keshis or the common supply."""
     if src == "held":
-        state.players[p].held.remove(colour)
+        pl = state.players[p]
+        pl.held.remove(colour)
     else:
         state.issued[colour] += 1
 

@@ -1,5 +1,9 @@
 # Cython declarations for river.py: the hottest functions take the state typed as the
-# board's extension type (see rules.pxd and board.pxd).
-from tower.marrakesh.board cimport Board
+# board's extension type, and read a player through a local ``pl`` typed as ``Player`` (see
+# rules.pxd and board.pxd).
+import cython
 
+from tower.marrakesh.board cimport Board, Player
+
+@cython.locals(pl=Player)
 cpdef rapids_crossed(Board state, p)

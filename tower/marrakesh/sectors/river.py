@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 
 def rapids_crossed(state: Board, p: int) -> int:
-    pos = state.players[p].river
+    pl = state.players[p]
+    pos = pl.river
     n = 0
     for r in state.game.components.raw["river"]["rapids"]:  # (no comprehension made per call)
         if pos >= r:

@@ -52,7 +52,8 @@ def can_buy_luxury(state: Board, p: int, lux: int, less: int | None = None) -> b
 def printed_affordable(state: Board, p: int, lux: int, less: int | None = None) -> bool:
     """Whether player ``p`` has the goods keshis ``lux`` shows (less any discount;
     ``less``: the ``luxury_keshis`` discount, when the caller has asked for it already)."""
-    keshis = state.players[p].keshis
+    pl = state.players[p]
+    keshis = pl.keshis
     short = 0
     for c, n in state.game.components.luxuries[lux]["cost"].items():
         if n > keshis[c]:
@@ -68,7 +69,8 @@ def points_affordable(state: Board, p: int, lux: int) -> bool:
     Ruling: a score is never paid below 0, so a price in points needs that many points
     (a good without one is bought whatever the score, negative included)."""
     price = state.game.components.luxuries[lux].get("points_cost", 0)
-    return price == 0 or state.players[p].score >= price
+    pl = state.players[p]
+    return price == 0 or pl.score >= price
 
 
 @options("souk")
