@@ -295,25 +295,25 @@ class DistilledModel(TowerModel):
     ) -> tuple[list[Piece], TowerState]:
         """:meth:`throw` through :meth:`ReferenceSampler.coupled_throw`: residents in the
         state's order, pieces in the order given, as the fast path groups them."""
-        cls_of = self.piece_class
-        residents = [(cls_of(r.piece), r.place.value, r.since, r) for r in state.residents]
-        fresh = [(cls_of(p), p) for p in pieces]
+        residents, fresh = self._sampled(state, pieces)
         out, after = self.sampler.coupled_throw(residents, fresh, state.throws, rng)
-        pieces_out = [x.piece if isinstance(x, Resident) else x for x in out]
-        stay = [
-            Resident(x.piece if isinstance(x, Resident) else x, Place(place), since)
-            for _, place, since, x in after
-        ]
-        return sorted(pieces_out, key=_piece_key), TowerState(tuple(stay), state.throws + 1)
+        stay = [Resident(piece, Place(place), since) for _, place, since, piece in after]
+        return sorted(out, key=_piece_key), TowerState(tuple(stay), state.throws + 1)
+
+    def _sampled(
+        self, state: TowerState, pieces: Sequence[Piece]
+    ) -> tuple[list[tuple[str, str, int, Piece]], list[tuple[str, Piece]]]:
+        """The residents and pieces as the reference sampler takes them (by class)."""
+        cls_of = self.piece_class
+        residents = [(cls_of(r.piece), r.place.value, r.since, r.piece) for r in state.residents]
+        return residents, [(cls_of(p), p) for p in pieces]
 
     def _exact(self, state: TowerState, pieces: Sequence[Piece]) -> None:
         """Refuse (``NotImplementedError``) the exact laws of a throw that the copula
         couples: they are the laws of independent groups given ``o``."""
         if self.sampler.copula is None:
             return
-        cls_of = self.piece_class
-        residents = [(cls_of(r.piece), r.place.value, r.since, r) for r in state.residents]
-        if self.sampler.loadings(residents, [(cls_of(p), p) for p in pieces]) != (0.0, 0.0):
+        if self.sampler.loadings(*self._sampled(state, pieces)) != (0.0, 0.0):
             raise NotImplementedError(
                 f"model {self.name!r}: no exact law of a throw its copula couples; sample"
             )
