@@ -141,7 +141,7 @@ def test_node_tests_pass_on_a_version_2_model(v2_model):
     path, vectors = v2_model
     vec = json.loads(vectors.read_text())
     assert vec["model"]["schema"] == "tower.model/2"
-    assert vec["fields"] == ["m", "n", "I", "P", "J", "w", "x", "o"]
+    assert vec["fields"] == ["m", "n", "I", "P", "J", "w", "x", "t", "o"]
     assert any(c["ctx"][5] > 0 for c in vec["cases"]) and any(c["ctx"][6] > 0 for c in vec["cases"])
     _conformance(path, vectors)
 
