@@ -175,12 +175,8 @@ def test_node_tests_catch_a_port_that_ignores_t(t_model, tmp_path):
     vec = json.loads(vectors.read_text())
     for c in vec["cases"]:
         c["ctx"][7] = c["capped"][7] = 0
-    bad = tmp_path / "vectors.json"
-    bad.write_text(json.dumps(vec))
-    env = {**os.environ, "TOWER_MODEL": str(path), "TOWER_VECTORS": str(bad)}
-    result = run_node("--test", "test/conformance.test.js", env=env)
-    assert result.returncode != 0
-    assert re.search(r"case \d+ \(\S+ [\d,]+\): levels hit", result.stdout + result.stderr)
+    report = _conformance_fails(path, vec, tmp_path)
+    assert re.search(r"case \d+ \(\S+ [\d,]+\): levels hit", report)
 
 
 @needs_node
@@ -201,6 +197,17 @@ def _conformance(path, vectors) -> str:
     assert result.returncode == 0, report[-4000:]
     assert re.search(r"# fail 0", report) and not re.search(r"# skipped [1-9]", report), report
     return report
+
+
+def _conformance_fails(path, vec, folder) -> str:
+    """The node conformance tests on a model file and edited vectors ``vec`` (written to
+    ``folder``), which must fail: their report."""
+    bad = folder / "vectors.json"
+    bad.write_text(json.dumps(vec))
+    env = {**os.environ, "TOWER_MODEL": str(path), "TOWER_VECTORS": str(bad)}
+    result = run_node("--test", "test/conformance.test.js", env=env)
+    assert result.returncode != 0
+    return result.stdout + result.stderr
 
 
 @needs_node
@@ -227,12 +234,8 @@ def test_node_tests_catch_coupled_draws_with_other_loadings(v3_model, tmp_path):
     other.write_text(dumps(swapped))
     vec = json.loads(vectors.read_text())
     vec["model"]["sha256"] = loads(other.read_text())["sha256"]
-    bad = tmp_path / "vectors.json"
-    bad.write_text(json.dumps(vec))
-    env = {**os.environ, "TOWER_MODEL": str(other), "TOWER_VECTORS": str(bad)}
-    result = run_node("--test", "test/conformance.test.js", env=env)
-    assert result.returncode != 0
-    assert re.search(r"game \d+ throw \d+: pieces out", result.stdout + result.stderr)
+    report = _conformance_fails(other, vec, tmp_path)
+    assert re.search(r"game \d+ throw \d+: pieces out", report)
 
 
 @needs_node
@@ -241,12 +244,7 @@ def test_node_tests_catch_a_wrong_model(vectors_dir, tmp_path):
     vec = json.loads((vectors_dir / "vectors.json").read_text())
     for c in vec["cases"][:50]:
         c["out_law"][0] += 1e-9
-    bad = tmp_path / "vectors.json"
-    bad.write_text(json.dumps(vec))
-    env = {**os.environ, "TOWER_MODEL": str(shipped_path("marrakesh")), "TOWER_VECTORS": str(bad)}
-    result = run_node("--test", "test/conformance.test.js", env=env)
-    assert result.returncode != 0
-    assert "differs by" in result.stdout + result.stderr
+    assert "differs by" in _conformance_fails(shipped_path("marrakesh"), vec, tmp_path)
 
 
 def test_web_scripts_are_current():

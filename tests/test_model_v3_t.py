@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from scipy.stats import chisquare
+from test_model_v3_file import _reference
 
 from tower.analysis.retention import keshi_plans, model_records
 from tower.analysis.twosample import binned_chi2
@@ -148,14 +149,6 @@ def test_t_changes_the_law_only_in_a_model_that_reads_it(timed, plain):
     assert mean_out(timed, 1) > mean_out(timed, 6) + 1
     assert mean_out(timed, 9) == mean_out(timed, 40)  # the last bucket
     assert mean_out(plain, 1) == mean_out(plain, 6)
-
-
-def _reference(model, state, pieces, rng):
-    """A throw by the reference sampler, as a TowerModel gives it."""
-    residents, fresh = model._sampled(state, pieces)
-    out, after = model.sampler.throw(residents, fresh, state.throws, rng)
-    stay = [Resident(piece, Place(place), since) for _, place, since, piece in after]
-    return sorted(out), TowerState(tuple(stay), state.throws + 1)
 
 
 def test_fast_path_draws_as_the_reference_with_t(timed):
