@@ -102,14 +102,15 @@ got ['m', 't']")
     if not isinstance(model, dict) or version not in SUPPORTED:
         return None
     allowed, names = SUPPORTED[version], list(SUPPORTED)
-    found: list[tuple[str, Any, list]] = []
-    for section in ("levels", "piece_levels"):
-        if isinstance(model.get(section), list):
-            found += [(f"{section}[{i}]", lv, lv) for i, lv in enumerate(model[section])]
+    found = [
+        (f"{section}[{i}]", level, _list(level))
+        for section in ("levels", "piece_levels")
+        for i, level in enumerate(_list(model.get(section)))
+    ]
     if isinstance(model.get("buckets"), dict):
         found += [(f"buckets.{f}", edges, [f]) for f, edges in model["buckets"].items()]
     for where, value, fields in found:
-        for f in fields if isinstance(fields, list) else ():
+        for f in fields:
             if f in FIELDS and f not in allowed:
                 since = next(v for v in names if f in SUPPORTED[v])
                 return where, (
@@ -281,9 +282,7 @@ def validate_model_section(
     if not isinstance(model["age_cap"], int) or not 1 <= model["age_cap"] <= 9:
         return "age_cap", "expected an integer in 1..9"
     piece_levels = model["piece_levels"]
-    named = {f for lv in [*levels, *(piece_levels if isinstance(piece_levels, list) else [])]
-             if isinstance(lv, list) for f in lv if isinstance(f, str)}  # fmt: skip
-    problem = buckets_problem(model["buckets"], fields, named)
+    problem = buckets_problem(model["buckets"], fields, _named([*levels, *_list(piece_levels)]))
     if problem:
         return "buckets", problem
     classes = model["classes"]
@@ -442,6 +441,16 @@ def _entry_problem(key: str, flat: Any, level: list[str], groups: set[str]) -> s
         if flat[j] < 1 or sum(flat[j + 1 : j + width]) != m:
             return f"entry {j // width}: count must be positive and the outcome must sum to m"
     return None
+
+
+def _list(value: Any) -> list:
+    """``value`` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def _named(levels: list) -> set[str]:
+    """The field names that the (maybe malformed) ``levels`` hold."""
+    return {f for level in levels for f in _list(level) if isinstance(f, str)}
 
 
 def _groups(classes: set[str], age_cap: int) -> set[str]:
