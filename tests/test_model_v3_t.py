@@ -239,3 +239,23 @@ def test_a_model_without_t_draws_as_before():
     for _ in range(12):
         digest.update(towers.throw({"keshi": 9, "pawn": 1}).out_by_class.tobytes())
     assert digest.hexdigest() == BEFORE_T
+
+
+def test_battle_batches_start_from_the_towers_throws(timed, monkeypatch):
+    """The battle's lockstep seasons give each tower the throws of its start state."""
+    from tower.battle.batched import simulate_batched
+    from tower.battle.checker import Situation, given_tower
+
+    started = []
+    reset = BatchTowers.reset
+
+    def spy(self, residents, throws=0):
+        started.append(np.broadcast_to(throws, (len(residents),)).copy())
+        reset(self, residents, throws)
+
+    monkeypatch.setattr(BatchTowers, "reset", spy)
+    state = TowerState(tuple(Resident(p, Place.FLOOR1, 3) for p in mixed_keshis(4)), 6)
+    situation = Situation.default(players=2, season=1, recruited=1, repaired=1)
+    simulate_batched(timed, situation, given_tower(state), 50, seed=1)
+    assert len(started) == 2 and started[0].tolist() == [0] * 50  # built empty, then reset
+    assert started[1].tolist() == [6] * 50
