@@ -136,12 +136,55 @@ def v3_model(synthetic_section, tmp_path_factory):
     return _with_vectors(section, "synthetic-v3", tmp_path_factory.mktemp("v3"))
 
 
+@pytest.fixture(scope="module")
+def t_model(tmp_path_factory):
+    """A tower.model/3 file with the tower's age t in its finest level, fitted on a
+    synthetic tower whose thrown pieces come out less as it ages, with pawns and experts."""
+    from test_model_v3_t import T_LEVELS, WORN
+
+    from tower.model.fit import FitSettings, fit_tables
+    from tower.pieces import Kind, Piece, mixed_keshis
+
+    def plan(rng):
+        heavy = [Kind.WATCHMAN, Kind.EXPERT]
+        return [
+            mixed_keshis(rng.choice([6, 9, 12]))
+            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, 2))]
+            for _ in range(12)
+        ]
+
+    section = fit_tables(WORN.traces(150, seed=8, throws=plan), FitSettings(levels=T_LEVELS))
+    return _with_vectors(section, "synthetic-t", tmp_path_factory.mktemp("t"))
+
+
+@needs_node
+def test_node_tests_pass_on_a_model_with_t(t_model):
+    """The port reads t: the same exact laws at every throw index and the same games."""
+    path, vectors = t_model
+    vec = json.loads(vectors.read_text())
+    assert vec["model"]["schema"] == "tower.model/3"
+    assert {c["capped"][7] for c in vec["cases"]} == {0, 1, 2, 3, 4, 6, 9}
+    _conformance(path, vectors)
+
+
+@needs_node
+def test_node_tests_catch_a_port_that_ignores_t(t_model, tmp_path):
+    """The same tests fail when every case's t is 0 (what a port blind to it computes):
+    other table entries are hit."""
+    path, vectors = t_model
+    vec = json.loads(vectors.read_text())
+    for c in vec["cases"]:
+        c["ctx"][7] = c["capped"][7] = 0
+    report = _conformance_fails(path, vec, tmp_path)
+    assert re.search(r"case \d+ \(\S+ [\d,]+\): levels hit", report)
+
+
 @needs_node
 def test_node_tests_pass_on_a_version_2_model(v2_model):
     path, vectors = v2_model
     vec = json.loads(vectors.read_text())
     assert vec["model"]["schema"] == "tower.model/2"
-    assert vec["fields"] == ["m", "n", "I", "P", "J", "w", "x", "o"]
+    assert vec["fields"] == ["m", "n", "I", "P", "J", "w", "x", "t", "o"]
     assert any(c["ctx"][5] > 0 for c in vec["cases"]) and any(c["ctx"][6] > 0 for c in vec["cases"])
     _conformance(path, vectors)
 
@@ -154,6 +197,17 @@ def _conformance(path, vectors) -> str:
     assert result.returncode == 0, report[-4000:]
     assert re.search(r"# fail 0", report) and not re.search(r"# skipped [1-9]", report), report
     return report
+
+
+def _conformance_fails(path, vec, folder) -> str:
+    """The node conformance tests on a model file and edited vectors ``vec`` (written to
+    ``folder``), which must fail: their report."""
+    bad = folder / "vectors.json"
+    bad.write_text(json.dumps(vec))
+    env = {**os.environ, "TOWER_MODEL": str(path), "TOWER_VECTORS": str(bad)}
+    result = run_node("--test", "test/conformance.test.js", env=env)
+    assert result.returncode != 0
+    return result.stdout + result.stderr
 
 
 @needs_node
@@ -180,12 +234,8 @@ def test_node_tests_catch_coupled_draws_with_other_loadings(v3_model, tmp_path):
     other.write_text(dumps(swapped))
     vec = json.loads(vectors.read_text())
     vec["model"]["sha256"] = loads(other.read_text())["sha256"]
-    bad = tmp_path / "vectors.json"
-    bad.write_text(json.dumps(vec))
-    env = {**os.environ, "TOWER_MODEL": str(other), "TOWER_VECTORS": str(bad)}
-    result = run_node("--test", "test/conformance.test.js", env=env)
-    assert result.returncode != 0
-    assert re.search(r"game \d+ throw \d+: pieces out", result.stdout + result.stderr)
+    report = _conformance_fails(other, vec, tmp_path)
+    assert re.search(r"game \d+ throw \d+: pieces out", report)
 
 
 @needs_node
@@ -194,12 +244,7 @@ def test_node_tests_catch_a_wrong_model(vectors_dir, tmp_path):
     vec = json.loads((vectors_dir / "vectors.json").read_text())
     for c in vec["cases"][:50]:
         c["out_law"][0] += 1e-9
-    bad = tmp_path / "vectors.json"
-    bad.write_text(json.dumps(vec))
-    env = {**os.environ, "TOWER_MODEL": str(shipped_path("marrakesh")), "TOWER_VECTORS": str(bad)}
-    result = run_node("--test", "test/conformance.test.js", env=env)
-    assert result.returncode != 0
-    assert "differs by" in result.stdout + result.stderr
+    assert "differs by" in _conformance_fails(shipped_path("marrakesh"), vec, tmp_path)
 
 
 def test_web_scripts_are_current():
@@ -262,6 +307,15 @@ def model_variants(text: str) -> dict[str, str]:
     body = text[: text.index('"sha256"')]
     v3 = {**doc, "schema": "tower.model/3"}
 
+    def timed(doc: dict, edges: bool = True, level: bool = True) -> str:
+        model = {**doc["model"]}
+        if level:  # a level that names t (its table empty)
+            model["levels"] = [*model["levels"], ["m", "t"]]
+            model["tables"] = [*model["tables"], {}]
+        if edges:
+            model["buckets"] = {**model["buckets"], "t": [0, 1, 2, 3, 4, 6, 9]}
+        return dumps({**doc, "model": model})
+
     def coupled(doc: dict, **copula) -> str:
         gate = {"throw": 0.2, "origin": 0.3, "gate": "pawn", **copula}
         return dumps({**doc, "model": {**doc["model"], "copula": gate}})
@@ -285,6 +339,11 @@ def model_variants(text: str) -> dict[str, str]:
         "copula_too_strong": coupled(v3, throw=0.8, origin=0.7),
         "copula_negative": coupled(v3, origin=-0.1),
         "copula_text": coupled(v3, throw="0.2"),
+        "t_v3": timed(v3),
+        "t_edges_alone_v3": timed(v3, level=False),
+        "t_without_edges_v3": timed(v3, edges=False),
+        "t_level_in_v2": timed({**doc, "schema": "tower.model/2"}),
+        "t_edges_in_v2": timed({**doc, "schema": "tower.model/2"}, level=False),
         "foreign": '{"schema":"other/1"}',
         "truncated": text[: len(text) // 2],
         "no_checksum": body.rstrip(",") + "}",
@@ -326,7 +385,12 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
         "unicode_name_pretty_printed",
         "copula_v3",
         "copula_no_gate",
+        "t_v3",
+        "t_edges_alone_v3",
     }
+    assert verdicts["t_level_in_v2"][0] == "field model.levels[5]"
+    assert verdicts["t_edges_in_v2"][0] == "field model.buckets.t"
+    assert verdicts["t_without_edges_v3"][0] == "field model.buckets"
     assert verdicts["copula_in_v2"][0] == verdicts["copula_too_strong"][0] == "field model.copula"
     assert verdicts["copula_unknown_gate"][0] == "field model.copula.gate"
     assert verdicts["copula_negative"][0] == "field model.copula.origin"

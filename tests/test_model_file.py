@@ -7,7 +7,7 @@ import pytest
 
 from tower.errors import InputFileError
 from tower.model import DistilledModel, load_model
-from tower.model.fileformat import checksum, dumps
+from tower.model.fileformat import NewerFieldError, checksum, dumps
 from tower.model.fit import FitSettings, fit_tables
 from tower.model.synthetic import SyntheticTower
 
@@ -114,7 +114,9 @@ def test_version_1_file_cannot_name_the_new_fields(model, tmp_path):
     v1_model = {**model.doc["model"], "levels": [["m", "n", "w"]], "tables": [{}]}
     v1_model["buckets"] = {f: e for f, e in v1_model["buckets"].items() if f not in "wx"}
     doc = {**model.doc, "schema": "tower.model/1", "model": v1_model}
-    with pytest.raises(InputFileError, match=r"field model.levels\[0\]: expected a list of"):
+    with pytest.raises(
+        NewerFieldError, match=r"field model.levels\[0\]: .* no context field 'w' \(new in 'tower"
+    ):
         load_model(write_doc(tmp_path, doc))
     v1_model["levels"] = [["m", "n"]]
     v1_model["piece_levels"], v1_model["piece_tables"] = [], []

@@ -102,11 +102,12 @@ def test_bad_copulas_are_named(section, copula, field, message):
 
 
 def _reference(model: DistilledModel, state: TowerState, pieces: list[Piece], rng):
-    """A throw through ReferenceSampler.coupled_throw, as a DistilledModel returns it."""
+    """A throw through ReferenceSampler.throw (coupled_throw for a model with a copula), as
+    a DistilledModel returns it."""
     cls = model.piece_class
     residents = [(cls(r.piece), r.place.value, r.since, r.piece) for r in state.residents]
     fresh = [(cls(p), p) for p in pieces]
-    out, after = model.sampler.coupled_throw(residents, fresh, state.throws, rng)
+    out, after = model.sampler.throw(residents, fresh, state.throws, rng)
     stay = [Resident(p, Place(place), since) for _, place, since, p in after]
     return sorted(out), TowerState(tuple(stay), state.throws + 1)
 

@@ -543,8 +543,10 @@ function normalCdf(x) {
 const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
 /** Destinations of a piece in a throw; index 0 is out (§2). */
 const DESTINATIONS = Object.freeze(["out", ...PLACES]);
-/** Context fields in context-tuple order (§4); w and x are new in tower.model/2. */
-const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "o"]);
+/** Context fields in context-tuple order (§4); w and x are new in tower.model/2, t in tower.model/3. */
+const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "t", "o"]);
+/** The context fields of a tower.model/2 file (§4, §11). */
+const FIELDS_V2 = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "o"]);
 /** The context fields of a tower.model/1 file (§4, §11). */
 const FIELDS_V1 = Object.freeze(["m", "n", "I", "P", "J", "o"]);
 /** The classes counted by the make-up fields w and x (§4). */
@@ -627,7 +629,7 @@ class Sampler {
     // §8.1: the copula's loadings and gate class, or null (independent groups)
     this.copula = model.copula ? [model.copula.throw, model.copula.origin, model.copula.gate] : null;
     this.splits = new Map();
-    // a v1 file has no edges for w and x (its levels never ask for them)
+    // a v1 file has no edges for w and x, a file without t none for t (no level asks for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
     // §5: per level, the positions of its fields in a context, and its compiled entries
     this.picks = this.levels.map((fields) => fields.map((f) => FIELDS.indexOf(f)));
@@ -709,7 +711,7 @@ class Sampler {
   /**
    * Destination counts [out, funnel, floor1, floor2, ramp] of one group (§5, §6).
    * @param {string} group
-   * @param {number[]} ctx (m, n, I, P, J, w, x, o)
+   * @param {number[]} ctx (m, n, I, P, J, w, x, t, o)
    * @param {{random(): number}} rng
    */
   outcome(group, ctx, rng) {
@@ -769,7 +771,8 @@ class Sampler {
 
   /**
    * One throw (§8). `residents` are [cls, place, since, payload], `fresh` [cls, payload];
-   * `throws` is this throw's index. Returns the payloads out and the residents after.
+   * `throws` is this throw's index from the empty tower (the field t). Returns the payloads
+   * out and the residents after.
    * A model with a copula draws its groups jointly (§8.1, `coupledThrow`).
    */
   throw(residents, fresh, throws, rng) {
@@ -913,9 +916,9 @@ function runningSums(values) {
 
 /**
  * The groups of a throw in visiting order (§3): fresh groups first, then places top to
- * bottom, each by group name. `ctx` is the context (m, n, I, P, J, w, x) without o (§4):
+ * bottom, each by group name. `ctx` is the context (m, n, I, P, J, w, x, t) without o (§4):
  * P is the occupancy of the group's place before the throw (for fresh pieces, the number
- * inside), w and x the pawns and experts thrown; members are [since, payload].
+ * inside), w and x the pawns and experts thrown, t is `throws`; members are [since, payload].
  */
 function groups(residents, fresh, throws, ageCap) {
   const found = new Map();
@@ -942,7 +945,7 @@ function groups(residents, fresh, throws, ageCap) {
     .map(({ index, name, cls, members }) => ({
       name,
       cls,
-      ctx: [members.length, n, inside, index >= 0 ? occupancy[index] : inside, inside, w, x],
+      ctx: [members.length, n, inside, index >= 0 ? occupancy[index] : inside, inside, w, x, throws],
       members,
     }));
 }
@@ -951,11 +954,11 @@ function emit(dest, cls, members, out, after) {
   if (dest === 0) for (const [, payload] of members) out.push(payload);
   else for (const [since, payload] of members) after.push([cls, PLACES[dest - 1], since, payload]);
 }
-    return { PLACES, DESTINATIONS, FIELDS, FIELDS_V1, MAKEUP, bucketTable, freshGroup, residentGroup, Sampler, groups };
+    return { PLACES, DESTINATIONS, FIELDS, FIELDS_V2, FIELDS_V1, MAKEUP, bucketTable, freshGroup, residentGroup, Sampler, groups };
   })();
   const mod_model = (() => {
   const { canonicalJson } = mod_canonical;
-  const { DESTINATIONS, FIELDS, FIELDS_V1, PLACES, Sampler } = mod_sampler;
+  const { DESTINATIONS, FIELDS, FIELDS_V1, FIELDS_V2, PLACES, Sampler } = mod_sampler;
   const { sha256Hex } = mod_sha256;
 // Loading a model file (§1, §9 of docs/model-format.md): parse, check the schema version,
 // verify the checksum, validate the model section, and compile its sampler.
@@ -996,8 +999,40 @@ const FORMATS = {
   "tower.model/2": { validate: validateModelV2, compile: (model) => new Sampler(model) },
   "tower.model/3": { validate: validateModelV3, compile: (model) => new Sampler(model) },
 };
-/** The version a model section with a copula needs (§8.1). */
+/** The version a model section with a copula (§8.1) or the field t (§4) needs. */
 const SCHEMA_COPULA = "tower.model/3";
+/** The context fields each version allows, oldest first (§4, §11). */
+const VERSION_FIELDS = Object.freeze({
+  "tower.model/1": FIELDS_V1,
+  "tower.model/2": FIELDS_V2,
+  "tower.model/3": FIELDS,
+});
+
+/**
+ * `[field, message]` if the model section of a `version` file names a context field of a
+ * later version in its levels, piece levels or buckets (t in a v2 file), else null (§11).
+ */
+function newerField(model, version) {
+  const allowed = VERSION_FIELDS[version];
+  if (model === null || typeof model !== "object" || Array.isArray(model) || !allowed) return null;
+  const found = [];
+  for (const section of ["levels", "piece_levels"]) {
+    if (Array.isArray(model[section])) model[section].forEach((lv, i) => found.push([`${section}[${i}]`, lv, lv]));
+  }
+  const { buckets } = model;
+  if (buckets !== null && typeof buckets === "object" && !Array.isArray(buckets)) {
+    for (const [f, edges] of Object.entries(buckets)) found.push([`buckets.${f}`, edges, [f]]);
+  }
+  for (const [where, value, fields] of found) {
+    for (const f of Array.isArray(fields) ? fields : []) {
+      if (FIELDS.includes(f) && !allowed.includes(f)) {
+        const since = Object.keys(VERSION_FIELDS).find((v) => VERSION_FIELDS[v].includes(f));
+        return [where, `a '${version}' file has no context field '${f}' (new in '${since}'), got ${JSON.stringify(value)}`];
+      }
+    }
+  }
+  return null;
+}
 
 /**
  * Read and verify a model file's text: JSON, schema version, fields, checksum, model
@@ -1046,6 +1081,8 @@ function loadModel(text, source = "<model>") {
   if (doc.params !== null && (typeof doc.params !== "object" || Array.isArray(doc.params))) {
     throw bad("params", "expected an object or null");
   }
+  const newer = newerField(doc.model, schema);
+  if (newer) throw bad(`model.${newer[0]}`, newer[1]);
   const problem = format.validate(doc.model);
   if (problem) throw bad(`model.${problem[0]}`.replace(/\.$/, ""), problem[1]);
   return new Model(doc, format.compile(doc.model));
@@ -1088,15 +1125,21 @@ function groupNames(classes, ageCap) {
   return names;
 }
 
-function bucketsProblem(buckets, allowed) {
+/** Fields whose bucket edges a section gives only when one of its levels names them (§4). */
+const OPTIONAL_BUCKETS = Object.freeze(["t"]);
+
+function bucketsProblem(buckets, allowed, named) {
   const fields = allowed.slice(1);
+  const always = fields.filter((f) => !OPTIONAL_BUCKETS.includes(f));
+  const required = fields.filter((f) => !OPTIONAL_BUCKETS.includes(f) || named.has(f));
   if (
     buckets === null || typeof buckets !== "object" || Array.isArray(buckets) ||
-    Object.keys(buckets).length !== fields.length || !fields.every((f) => Object.hasOwn(buckets, f))
+    !required.every((f) => Object.hasOwn(buckets, f)) || !Object.keys(buckets).every((f) => fields.includes(f))
   ) {
-    return `buckets must give edges for exactly the fields ${fields.join(",")}`;
+    const also = fields.filter((f) => OPTIONAL_BUCKETS.includes(f)).map((f) => `, and '${f}' if a level names it`).join("");
+    return `buckets must give edges for exactly the fields ${always.join(",")}${also}`;
   }
-  for (const f of fields) {
+  for (const f of Object.keys(buckets)) {
     const edges = buckets[f];
     if (
       !Array.isArray(edges) || !edges.length || edges[0] !== 0 || !edges.every(Number.isInteger) ||
@@ -1115,10 +1158,10 @@ function validateModelV1(model) {
 
 /** `[field, message]` of the first fault of a version-2 model section (§1, §4: w, x), or null. */
 function validateModelV2(model) {
-  return validateModel(model, FIELDS, "tower.model/2");
+  return validateModel(model, FIELDS_V2, "tower.model/2");
 }
 
-/** `[field, message]` of the first fault of a version-3 model section (§1, §8.1: copula), or null. */
+/** `[field, message]` of the first fault of a version-3 model section (§1, §4: t, §8.1: copula), or null. */
 function validateModelV3(model) {
   return validateModel(model, FIELDS, SCHEMA_COPULA);
 }
@@ -1142,7 +1185,10 @@ function validateModel(model, fields, version) {
   }
   if (!isNumber(model.alpha) || model.alpha <= 0) return ["alpha", "expected a positive number"];
   if (!Number.isInteger(model.age_cap) || model.age_cap < 1 || model.age_cap > 9) return ["age_cap", "expected an integer in 1..9"];
-  const bp = bucketsProblem(model.buckets, fields);
+  const named = new Set(
+    [...levels, ...(Array.isArray(model.piece_levels) ? model.piece_levels : [])].filter(Array.isArray).flat(),
+  );
+  const bp = bucketsProblem(model.buckets, fields, named);
   if (bp) return ["buckets", bp];
   const { classes } = model;
   if (
@@ -1224,7 +1270,7 @@ function entryProblem(key, flat, level, groups) {
   }
   return null;
 }
-    return { SCHEMA_PREFIX, REDISTIL, TOP_FIELDS, ModelFileError, FORMATS, SCHEMA_COPULA, loadModel, Model, pieceKind, validateModelV1, validateModelV2, validateModelV3 };
+    return { SCHEMA_PREFIX, REDISTIL, TOP_FIELDS, ModelFileError, FORMATS, SCHEMA_COPULA, VERSION_FIELDS, newerField, loadModel, Model, pieceKind, validateModelV1, validateModelV2, validateModelV3 };
   })();
   const mod_stats = (() => {
 // The chi-square goodness-of-fit test a port's sampler must pass against the exact laws.

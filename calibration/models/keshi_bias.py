@@ -8,6 +8,8 @@ It is the measurement behind "Keshi towers: what the chain misses" in ``README.m
 
     python calibration/models/keshi_bias.py --train keshis12-6001@1000 --min-count 2
     python calibration/models/keshi_bias.py --train all --min-count 10 --min-count-makeup 20
+    python calibration/models/keshi_bias.py --train all+new --min-count 10 --min-count-makeup 25 \
+        --levels 'm,n,w,x,I,t,o;m,n,w,x,J,o;m,w,x,J;m,n;m'
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ ALL = [
     "keshis6-6023@1000",
     "wg12-6024@2000",
 ]
+#: The pure-keshi batches made after them (``traces/README.md``), added by ``--train all+new``.
+NEW = ["keshis9-6025@1000", "keshis12-6026@1000"]
 #: The held-out batches of each keshi set already looked at (not the unopened 814x).
 HELD = {
     "keshis12": (8104, 8114, 8124, 8134),
@@ -123,26 +127,34 @@ def refit_check(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--train", default="all", help="'all' or comma-separated name@count")
+    ap.add_argument("--train", default="all", help="'all', 'all+new' or comma-separated name@count")
     ap.add_argument("--drop", default="", help="comma-separated name prefixes left out")
     ap.add_argument("--sets", default="keshis12,keshis9,keshis6")
     ap.add_argument("--min-count", type=int, default=2)
     ap.add_argument("--min-count-makeup", type=int)
     ap.add_argument("--alpha", type=float, default=1.0)
+    ap.add_argument("--levels", help="as tower distill --levels (default: the default levels)")
     ap.add_argument("--replicates", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--save", help="also write the fitted tables as a model file here")
     ap.add_argument("--places", action="store_true", help="also the number inside by place")
     ap.add_argument("--refit", type=int, default=0, help="check a refit on N drawn sequences")
     a = ap.parse_args()
-    specs = ALL if a.train == "all" else a.train.split(",")
+    specs = {"all": ALL, "all+new": ALL + NEW}.get(a.train) or a.train.split(",")
     specs = [s for s in specs if not any(s.startswith(d) for d in a.drop.split(",") if d)]
+    levels = DEFAULT_LEVELS
+    if a.levels:
+        levels = tuple(tuple(level.split(",")) for level in a.levels.split(";"))
     settings = FitSettings(
-        levels=DEFAULT_LEVELS,
+        levels=levels,
         alpha=a.alpha,
         min_count=a.min_count,
         min_count_makeup=a.min_count_makeup,
     )
     model = DistilledModel.from_tables(fit_tables((s for x in specs for s in batch(x)), settings))
+    if a.save:
+        model.save(a.save, force=True)
+        print(f"wrote {a.save} ({Path(a.save).stat().st_size / 1e6:.2f} MB, {model.doc['schema']})")
     np.set_printoptions(precision=3, suppress=True)
     if a.refit:
         refit_check(model, settings, a.refit, a)

@@ -7,8 +7,8 @@ export type Piece = string;
 export type Place = "funnel" | "floor1" | "floor2" | "ramp";
 /** Destination counts [out, funnel, floor1, floor2, ramp] of one group. */
 export type Counts = [number, number, number, number, number];
-/** A context (m, n, I, P, J, o), §4. */
-export type Context = [number, number, number, number, number, number];
+/** A context (m, n, I, P, J, w, x, t, o), §4. */
+export type Context = [number, number, number, number, number, number, number, number, number];
 /** Any source of doubles in [0, 1). */
 export interface RandomSource {
   random(): number;
@@ -21,7 +21,8 @@ export interface TowerStateJSON {
 
 export const PLACES: readonly Place[];
 export const DESTINATIONS: readonly ["out", ...Place[]];
-export const FIELDS: readonly ["m", "n", "I", "P", "J", "w", "x", "o"];
+export const FIELDS: readonly ["m", "n", "I", "P", "J", "w", "x", "t", "o"];
+export const FIELDS_V2: readonly ["m", "n", "I", "P", "J", "w", "x", "o"];
 export const FIELDS_V1: readonly ["m", "n", "I", "P", "J", "o"];
 export const MAKEUP: Readonly<{ w: string; x: string }>;
 
@@ -37,6 +38,12 @@ export const FORMATS: Record<
   string,
   { validate(model: unknown): [string, string] | null; compile(model: any): Sampler }
 >;
+
+/** The context fields each version allows, oldest first (§4, §11). */
+export const VERSION_FIELDS: Readonly<Record<string, readonly string[]>>;
+
+/** [field, message] if a `version` file's model section names a field of a later version. */
+export function newerField(model: unknown, version: string): [string, string] | null;
 
 /** Read and verify a model file's exact text (JSON, version, checksum, tables). */
 export function loadModel(text: string, source?: string): Model;

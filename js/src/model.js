@@ -2,7 +2,7 @@
 // verify the checksum, validate the model section, and compile its sampler.
 
 import { canonicalJson } from "./canonical.js";
-import { DESTINATIONS, FIELDS, FIELDS_V1, PLACES, Sampler } from "./sampler.js";
+import { DESTINATIONS, FIELDS, FIELDS_V1, FIELDS_V2, PLACES, Sampler } from "./sampler.js";
 import { sha256Hex } from "./sha256.js";
 
 export const SCHEMA_PREFIX = "tower.model/";
@@ -40,8 +40,40 @@ export const FORMATS = {
   "tower.model/2": { validate: validateModelV2, compile: (model) => new Sampler(model) },
   "tower.model/3": { validate: validateModelV3, compile: (model) => new Sampler(model) },
 };
-/** The version a model section with a copula needs (§8.1). */
+/** The version a model section with a copula (§8.1) or the field t (§4) needs. */
 export const SCHEMA_COPULA = "tower.model/3";
+/** The context fields each version allows, oldest first (§4, §11). */
+export const VERSION_FIELDS = Object.freeze({
+  "tower.model/1": FIELDS_V1,
+  "tower.model/2": FIELDS_V2,
+  "tower.model/3": FIELDS,
+});
+
+/**
+ * `[field, message]` if the model section of a `version` file names a context field of a
+ * later version in its levels, piece levels or buckets (t in a v2 file), else null (§11).
+ */
+export function newerField(model, version) {
+  const allowed = VERSION_FIELDS[version];
+  if (model === null || typeof model !== "object" || Array.isArray(model) || !allowed) return null;
+  const found = [];
+  for (const section of ["levels", "piece_levels"]) {
+    if (Array.isArray(model[section])) model[section].forEach((lv, i) => found.push([`${section}[${i}]`, lv, lv]));
+  }
+  const { buckets } = model;
+  if (buckets !== null && typeof buckets === "object" && !Array.isArray(buckets)) {
+    for (const [f, edges] of Object.entries(buckets)) found.push([`buckets.${f}`, edges, [f]]);
+  }
+  for (const [where, value, fields] of found) {
+    for (const f of Array.isArray(fields) ? fields : []) {
+      if (FIELDS.includes(f) && !allowed.includes(f)) {
+        const since = Object.keys(VERSION_FIELDS).find((v) => VERSION_FIELDS[v].includes(f));
+        return [where, `a '${version}' file has no context field '${f}' (new in '${since}'), got ${JSON.stringify(value)}`];
+      }
+    }
+  }
+  return null;
+}
 
 /**
  * Read and verify a model file's text: JSON, schema version, fields, checksum, model
@@ -90,6 +122,8 @@ export function loadModel(text, source = "<model>") {
   if (doc.params !== null && (typeof doc.params !== "object" || Array.isArray(doc.params))) {
     throw bad("params", "expected an object or null");
   }
+  const newer = newerField(doc.model, schema);
+  if (newer) throw bad(`model.${newer[0]}`, newer[1]);
   const problem = format.validate(doc.model);
   if (problem) throw bad(`model.${problem[0]}`.replace(/\.$/, ""), problem[1]);
   return new Model(doc, format.compile(doc.model));
@@ -132,15 +166,21 @@ function groupNames(classes, ageCap) {
   return names;
 }
 
-function bucketsProblem(buckets, allowed) {
+/** Fields whose bucket edges a section gives only when one of its levels names them (§4). */
+const OPTIONAL_BUCKETS = Object.freeze(["t"]);
+
+function bucketsProblem(buckets, allowed, named) {
   const fields = allowed.slice(1);
+  const always = fields.filter((f) => !OPTIONAL_BUCKETS.includes(f));
+  const required = fields.filter((f) => !OPTIONAL_BUCKETS.includes(f) || named.has(f));
   if (
     buckets === null || typeof buckets !== "object" || Array.isArray(buckets) ||
-    Object.keys(buckets).length !== fields.length || !fields.every((f) => Object.hasOwn(buckets, f))
+    !required.every((f) => Object.hasOwn(buckets, f)) || !Object.keys(buckets).every((f) => fields.includes(f))
   ) {
-    return `buckets must give edges for exactly the fields ${fields.join(",")}`;
+    const also = fields.filter((f) => OPTIONAL_BUCKETS.includes(f)).map((f) => `, and '${f}' if a level names it`).join("");
+    return `buckets must give edges for exactly the fields ${always.join(",")}${also}`;
   }
-  for (const f of fields) {
+  for (const f of Object.keys(buckets)) {
     const edges = buckets[f];
     if (
       !Array.isArray(edges) || !edges.length || edges[0] !== 0 || !edges.every(Number.isInteger) ||
@@ -159,10 +199,10 @@ export function validateModelV1(model) {
 
 /** `[field, message]` of the first fault of a version-2 model section (§1, §4: w, x), or null. */
 export function validateModelV2(model) {
-  return validateModel(model, FIELDS, "tower.model/2");
+  return validateModel(model, FIELDS_V2, "tower.model/2");
 }
 
-/** `[field, message]` of the first fault of a version-3 model section (§1, §8.1: copula), or null. */
+/** `[field, message]` of the first fault of a version-3 model section (§1, §4: t, §8.1: copula), or null. */
 export function validateModelV3(model) {
   return validateModel(model, FIELDS, SCHEMA_COPULA);
 }
@@ -186,7 +226,10 @@ function validateModel(model, fields, version) {
   }
   if (!isNumber(model.alpha) || model.alpha <= 0) return ["alpha", "expected a positive number"];
   if (!Number.isInteger(model.age_cap) || model.age_cap < 1 || model.age_cap > 9) return ["age_cap", "expected an integer in 1..9"];
-  const bp = bucketsProblem(model.buckets, fields);
+  const named = new Set(
+    [...levels, ...(Array.isArray(model.piece_levels) ? model.piece_levels : [])].filter(Array.isArray).flat(),
+  );
+  const bp = bucketsProblem(model.buckets, fields, named);
   if (bp) return ["buckets", bp];
   const { classes } = model;
   if (

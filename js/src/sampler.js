@@ -7,8 +7,10 @@ import { normalCdf } from "./normal.js";
 export const PLACES = Object.freeze(["funnel", "floor1", "floor2", "ramp"]);
 /** Destinations of a piece in a throw; index 0 is out (§2). */
 export const DESTINATIONS = Object.freeze(["out", ...PLACES]);
-/** Context fields in context-tuple order (§4); w and x are new in tower.model/2. */
-export const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "o"]);
+/** Context fields in context-tuple order (§4); w and x are new in tower.model/2, t in tower.model/3. */
+export const FIELDS = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "t", "o"]);
+/** The context fields of a tower.model/2 file (§4, §11). */
+export const FIELDS_V2 = Object.freeze(["m", "n", "I", "P", "J", "w", "x", "o"]);
 /** The context fields of a tower.model/1 file (§4, §11). */
 export const FIELDS_V1 = Object.freeze(["m", "n", "I", "P", "J", "o"]);
 /** The classes counted by the make-up fields w and x (§4). */
@@ -91,7 +93,7 @@ export class Sampler {
     // §8.1: the copula's loadings and gate class, or null (independent groups)
     this.copula = model.copula ? [model.copula.throw, model.copula.origin, model.copula.gate] : null;
     this.splits = new Map();
-    // a v1 file has no edges for w and x (its levels never ask for them)
+    // a v1 file has no edges for w and x, a file without t none for t (no level asks for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
     // §5: per level, the positions of its fields in a context, and its compiled entries
     this.picks = this.levels.map((fields) => fields.map((f) => FIELDS.indexOf(f)));
@@ -173,7 +175,7 @@ export class Sampler {
   /**
    * Destination counts [out, funnel, floor1, floor2, ramp] of one group (§5, §6).
    * @param {string} group
-   * @param {number[]} ctx (m, n, I, P, J, w, x, o)
+   * @param {number[]} ctx (m, n, I, P, J, w, x, t, o)
    * @param {{random(): number}} rng
    */
   outcome(group, ctx, rng) {
@@ -233,7 +235,8 @@ export class Sampler {
 
   /**
    * One throw (§8). `residents` are [cls, place, since, payload], `fresh` [cls, payload];
-   * `throws` is this throw's index. Returns the payloads out and the residents after.
+   * `throws` is this throw's index from the empty tower (the field t). Returns the payloads
+   * out and the residents after.
    * A model with a copula draws its groups jointly (§8.1, `coupledThrow`).
    */
   throw(residents, fresh, throws, rng) {
@@ -377,9 +380,9 @@ function runningSums(values) {
 
 /**
  * The groups of a throw in visiting order (§3): fresh groups first, then places top to
- * bottom, each by group name. `ctx` is the context (m, n, I, P, J, w, x) without o (§4):
+ * bottom, each by group name. `ctx` is the context (m, n, I, P, J, w, x, t) without o (§4):
  * P is the occupancy of the group's place before the throw (for fresh pieces, the number
- * inside), w and x the pawns and experts thrown; members are [since, payload].
+ * inside), w and x the pawns and experts thrown, t is `throws`; members are [since, payload].
  */
 export function groups(residents, fresh, throws, ageCap) {
   const found = new Map();
@@ -406,7 +409,7 @@ export function groups(residents, fresh, throws, ageCap) {
     .map(({ index, name, cls, members }) => ({
       name,
       cls,
-      ctx: [members.length, n, inside, index >= 0 ? occupancy[index] : inside, inside, w, x],
+      ctx: [members.length, n, inside, index >= 0 ? occupancy[index] : inside, inside, w, x, throws],
       members,
     }));
 }

@@ -102,12 +102,14 @@ def simulate_batched(
     towers = BatchTowers(model.doc["model"], min(samples, CHUNK), seed, labels)
     rng = np.random.default_rng([seed, 1])
     pool = start_residents(model, tower)
+    seen = np.asarray([state.throws for state in tower.states], dtype=np.int64)
     order = situation.order
     tallies = {p: OutcomeTally() for p in order}
     choices = range(WATCHMEN_PER_PLAYER + 1)
     variants = {(p, k): OutcomeTally() for p in order for k in choices} if hiring else {}
     for first in range(0, samples, CHUNK):
-        towers.reset(pool[rng.integers(len(pool), size=min(CHUNK, samples - first))])
+        starts = rng.integers(len(pool), size=min(CHUNK, samples - first))
+        towers.reset(pool[starts], seen[starts])
         _seasons(towers, situation, tallies, variants)
     return (
         [tallies[p].stats(p, situation.recruited.get(p, 0), "monte carlo") for p in order],

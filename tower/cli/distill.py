@@ -39,7 +39,8 @@ FIT_HELP = {
     "loadings, only in throws with a piece of class GATE inside or thrown if given (writes "
     "a tower.model/3 file; default: none, tower.model/2).",
     "levels": "Context fields of each back-off level, finest first (w, x: pawns and experts "
-    "thrown; model v1 used m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
+    "thrown; t: throws the tower has seen, which makes a tower.model/3 file; model v1 used "
+    "m,n,I,o;m,n,J,o;m,n,J;m,n;m).",
 }
 
 

@@ -75,7 +75,7 @@ class BatchThrow:
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing (uint64 products wrap)
 #: Context fields that are the same for every group of one throw: a level's key starts
 #: with them, so that part is computed once per throw, not per group.
-SHARED: tuple[str, ...] = ("n", "I", "J", "w", "x")
+SHARED: tuple[str, ...] = ("n", "I", "J", "w", "x", "t")
 #: A joint outcome (out, funnel, floor1, floor2, ramp) packed in one integer, 12 bits each
 #: (one gather per draw instead of five). Packed outcomes add up field by field as long
 #: as no count exceeds ``_MASK`` (a tower holds at most ``_MASK`` pieces).
@@ -341,7 +341,8 @@ class BatchTowers:
         top = int(seen["m"][-1]) if len(seen["m"]) else 0
         self._index_lut = {"m": _indices(seen["m"], np.arange(top + 2))}
         for f in FIELDS[1:]:
-            # a v1 file has no edges for w and x (its levels never ask for them)
+            # a v1 file has no edges for w and x, a file without t none for t (no level
+            # asks for them)
             buckets = bucket_table(model["buckets"].get(f, [0]))
             self._index_lut[f] = _indices(seen[f], np.asarray(buckets, dtype=np.int64))
 
@@ -408,30 +409,39 @@ class BatchTowers:
         self._own = {f for key_of in self._keys for f, _ in key_of.strides}
         self.reset(np.zeros((n, len(PLACES), len(self.labels), self.age_cap), np.int64))
 
-    def reset(self, residents: np.ndarray) -> None:
+    def reset(self, residents: np.ndarray, throws: np.ndarray | int = 0) -> None:
         """Start again from ``residents`` (n, places, labels, age buckets): the residents
         of each of ``n`` towers (any ``n``) by place, label and age bucket (age 1 first,
-        the last bucket: ``age_cap`` throws and older)."""
+        the last bucket: ``age_cap`` throws and older), and the throws each tower has
+        seen since it was empty (``throws``, one for all or (n,); the context field ``t``
+        of a model that reads it)."""
         if residents.shape[1:] != (len(PLACES), len(self.labels), self.age_cap):
             raise ValueError(
                 f"residents must have shape (n, {len(PLACES)}, {len(self.labels)}, {self.age_cap})"
             )
         counts = np.ascontiguousarray(residents.transpose(1, 2, 3, 0), dtype=np.int64)
+        seen = np.broadcast_to(np.asarray(throws, dtype=np.int64), (len(residents),)).copy()
+        if (seen < 0).any():
+            raise ValueError("throws must be counts >= 0")
         held = counts.any(axis=(0, 3)).nonzero()
-        self._start(counts, set(zip(*(h.tolist() for h in held), strict=True)))
+        self._start(counts, set(zip(*(h.tolist() for h in held), strict=True)), seen)
 
     def tile(self, k: int) -> None:
         """Make ``k`` copies of the towers: tower ``i`` of copy ``j`` is ``j * n + i``."""
-        self._start(np.tile(self._counts, (1, 1, 1, k)), self._used)
+        self._start(np.tile(self._counts, (1, 1, 1, k)), self._used, np.tile(self.throws, k))
 
     def keep(self, start: int, stop: int) -> None:
         """Keep only the towers ``start`` to ``stop - 1``."""
-        self._start(self._counts[..., start:stop].copy(), self._used)
+        self._start(
+            self._counts[..., start:stop].copy(), self._used, self.throws[start:stop].copy()
+        )
 
-    def _start(self, counts: np.ndarray, used: set[tuple[int, int]]) -> None:
-        """Hold ``counts`` (places, labels, age buckets, n); ``used`` holds every (label,
-        age bucket) slice with a piece."""
+    def _start(self, counts: np.ndarray, used: set[tuple[int, int]], throws: np.ndarray) -> None:
+        """Hold ``counts`` (places, labels, age buckets, n) and ``throws`` (n,); ``used``
+        holds every (label, age bucket) slice with a piece."""
         self.n = counts.shape[-1]
+        #: (n,) the throws each tower has seen since it was empty
+        self.throws = throws
         #: _counts[place, label, age bucket - 1, tower], and a spare array of that shape
         #: (the next throw's result); _used: the (label, age bucket - 1) slices that may
         #: hold pieces, so a throw reads and clears only those
@@ -440,7 +450,6 @@ class BatchTowers:
         self._used = set(used)
         self._spare_used: set[tuple[int, int]] = set()
         self._inside = counts.sum(axis=(0, 1, 2))
-        self.throws = 0
 
     def _key_columns(self, table: dict[str, Any], width: int) -> tuple[np.ndarray, np.ndarray]:
         """A table's keys (each ``group|v1|...|v<width>``, as a checked model file has
@@ -571,6 +580,7 @@ class BatchTowers:
             "n": thrown,
             "I": inside,
             "J": inside,
+            "t": self.throws,
             **{
                 f: by_class[self._class_index[c]] if c in self._class_index else zeros
                 for f, c in MAKEUP.items()
@@ -634,7 +644,7 @@ class BatchTowers:
         self._counts, self._spare = after, before
         self._used, self._spare_used = set(sums), self._used
         self._inside = inside + thrown - out
-        self.throws += 1
+        self.throws = self.throws + 1
         out_by_class = np.stack(
             [out_by_label[:, labels].sum(axis=1) for labels in self._class_labels], axis=1
         )

@@ -36,6 +36,7 @@ from tower.model.reference import (
     MAKEUP,
     PLACES,
     ReferenceSampler,
+    bucket_table,
     group_name,
     groups,
 )
@@ -73,6 +74,9 @@ class DistilledModel(TowerModel):
             fields = fileformat.SUPPORTED.get(version)
             if fields is None:
                 raise ValueError(f"unsupported model version {version!r}: {fileformat.REDISTIL}")
+            newer = fileformat.newer_field(doc.get("model"), version)
+            if newer:
+                raise fileformat.NewerFieldError("<model>", newer[1], field=f"model.{newer[0]}")
             problem = fileformat.validate_model_section(doc.get("model"), fields, version=version)
             if problem:
                 raise ValueError(f"model.{problem[0]}: {problem[1]}")
@@ -81,9 +85,9 @@ class DistilledModel(TowerModel):
         self.sampler = ReferenceSampler(doc["model"])
         self._class = {Kind(k): c for k, c in self.sampler.classes.items() if k in set(Kind)}
         self._compile_groups()
-        #: draw chains by the throw's shared context (n, I, w, x, and the occupancies if
-        #: a level reads P), then by (group id, m, o): the sampler's chains, reached
-        #: with one small key per group
+        #: draw chains by the throw's shared context (n, I, w, x, t's bucket if a level
+        #: reads t, and the occupancies if one reads P), then by (group id, m, o): the
+        #: sampler's chains, reached with one small key per group
         self._chains: dict[tuple[int, ...], dict[tuple[int, int, int], tuple]] = {}
         self._plans: dict[int, tuple] = {}
 
@@ -120,6 +124,8 @@ class DistilledModel(TowerModel):
         }
         #: whether a level reads ``P`` (if not, a chain does not depend on it, see throw)
         self._uses_p = "P" in used
+        #: ``t``'s bucket by value if a level reads it, else empty (see throw)
+        self._t_bucket = bucket_table(self.sampler.buckets["t"]) if "t" in used else []
 
     @classmethod
     def from_tables(
@@ -220,6 +226,8 @@ class DistilledModel(TowerModel):
         # when no level reads P, as a chain then does not depend on it
         occupancy = [0, 0, 0, 0, 0]
         shared: tuple[int, ...] = (n, inside, w, x)
+        if self._t_bucket:  # a level reads t: its bucket, as the chain depends on it
+            shared += (self._t_bucket[min(throws, len(self._t_bucket) - 1)],)
         if self._uses_p:
             occupancy[-1] = inside
             for gid, members in found.items():
@@ -242,14 +250,14 @@ class DistilledModel(TowerModel):
             # sampler.outcome, inlined, with each outcome's assignment plan at hand
             chain = chains.get((gid, m, gone))
             if chain is None:
-                ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
+                ctx = (m, n, inside, occupancy[index], inside, w, x, throws, gone)
                 chain = chains[(gid, m, gone)] = self._planned(sampler.chain(names[gid], ctx))
             # the first entry (total 0: none), then the rest (_fallback)
             if (total := chain[0]) and (u := draw() * chain[3]) < total:
                 plans = chain[2]
                 plan = plans[k := bisect_right(chain[1], u)] or _fill(plans, k, chain[4][k])
             else:
-                ctx = (m, n, inside, occupancy[index], inside, w, x, gone)
+                ctx = (m, n, inside, occupancy[index], inside, w, x, throws, gone)
                 plan = self._fallback(names[gid], ctx, chain, rng)
             # the reference's uniform assignment: shuffle all but the largest share
             out_k, rest, chosen, parts = plan

@@ -1,6 +1,6 @@
 """The model file: versioned, checksummed, deterministic JSON.
 
-Layout (schema ``tower.model/2``, or ``tower.model/3`` with a ``copula``)::
+Layout (schema ``tower.model/2``, or ``tower.model/3`` with a ``copula`` or the field ``t``)::
 
     {"schema": "tower.model/2",
      "name": "marrakesh",
@@ -24,8 +24,12 @@ thrown; ``buckets`` gives their edges, levels may name them). A ``tower.model/1`
 before: its levels cannot name the new fields. ``tower.model/3`` is a v2 section with an
 optional ``copula`` object ``{"throw": a, "origin": b, "gate": class | null}`` (the groups of
 one throw drawn jointly: :meth:`tower.model.reference.ReferenceSampler.coupled_throw`);
-a file is written as v3 only when its section has one, so a plain fit stays v2. A v1 or v2
-section with a ``copula`` is refused: a port of those versions would ignore it.
+v3 also has the context field ``t`` (the throws the tower has seen; levels may name it,
+``buckets`` gives its edges when some level does). A file is written as v3 only when its
+section has a copula or names ``t``, so a plain fit stays v2, byte for byte. A v1 or v2
+section with a ``copula`` is refused: a port of those versions would ignore it; one that
+names a field of a later version (``t``; ``w`` or ``x`` in v1) raises
+:class:`NewerFieldError`, naming the file, the field and the value.
 """
 
 from __future__ import annotations
@@ -42,18 +46,18 @@ from typing import Any
 from tower.errors import InputFileError
 from tower.files.inputs import LIMITS, parse_json, read_text
 from tower.model.fit import buckets_problem
-from tower.model.reference import DESTINATIONS, FIELDS, FIELDS_V1, PLACES
+from tower.model.reference import DESTINATIONS, FIELDS, FIELDS_V1, FIELDS_V2, PLACES
 
 SCHEMA_PREFIX = "tower.model/"
 VERSION = 2
 #: The version of a section without a copula (what a plain fit writes).
 SCHEMA = f"{SCHEMA_PREFIX}{VERSION}"
-#: The version of a section with a copula.
+#: The version of a section with a copula or the context field ``t``.
 SCHEMA_COPULA = f"{SCHEMA_PREFIX}3"
-#: The versions this code reads, with the context fields each allows.
+#: The versions this code reads, oldest first, with the context fields each allows.
 SUPPORTED: dict[str, tuple[str, ...]] = {
     f"{SCHEMA_PREFIX}1": FIELDS_V1,
-    SCHEMA: FIELDS,
+    SCHEMA: FIELDS_V2,
     SCHEMA_COPULA: FIELDS,
 }
 #: The versions whose section may hold a ``copula``.
@@ -61,6 +65,11 @@ COPULA_VERSIONS: frozenset[str] = frozenset({SCHEMA_COPULA})
 #: What to do with a file of a version this code does not read.
 REDISTIL = "re-distil it from its traces with `tower distill` (see the file's provenance.command)"
 TOP_FIELDS = ("schema", "name", "tower", "params", "provenance", "model", "sha256")
+
+
+class NewerFieldError(InputFileError):
+    """A model file names a context field that its version does not have (``t`` in a
+    ``tower.model/1`` or ``/2`` file): a port of that version would not read it."""
 
 
 def canonical(data: Any) -> str:
@@ -75,8 +84,40 @@ def checksum(doc: dict[str, Any]) -> str:
 
 
 def schema_of(model: Any) -> str:
-    """The version a fitted ``model`` section is written as: v3 with a copula, else v2."""
-    return SCHEMA_COPULA if isinstance(model, dict) and "copula" in model else SCHEMA
+    """The version a fitted ``model`` section is written as: v3 with a copula or a
+    level naming ``t``, else v2."""
+    if isinstance(model, dict) and ("copula" in model or newer_field(model, SCHEMA)):
+        return SCHEMA_COPULA
+    return SCHEMA
+
+
+def newer_field(model: Any, version: str) -> tuple[str, str] | None:
+    """``(field, message)`` if the ``model`` section of a ``version`` file names a context
+    field of a later version in its levels, piece levels or buckets, else ``None``.
+
+    >>> newer_field({"levels": [["m", "t"]]}, "tower.model/2")
+    ('levels[0]', "a 'tower.model/2' file has no context field 't' (new in 'tower.model/3'), \
+got ['m', 't']")
+    """
+    if not isinstance(model, dict) or version not in SUPPORTED:
+        return None
+    allowed, names = SUPPORTED[version], list(SUPPORTED)
+    found = [
+        (f"{section}[{i}]", level, _list(level))
+        for section in ("levels", "piece_levels")
+        for i, level in enumerate(_list(model.get(section)))
+    ]
+    if isinstance(model.get("buckets"), dict):
+        found += [(f"buckets.{f}", edges, [f]) for f, edges in model["buckets"].items()]
+    for where, value, fields in found:
+        for f in fields:
+            if f in FIELDS and f not in allowed:
+                since = next(v for v in names if f in SUPPORTED[v])
+                return where, (
+                    f"a {version!r} file has no context field {f!r} (new in {since!r}), "
+                    f"got {value!r}"
+                )
+    return None
 
 
 def dumps(doc: dict[str, Any]) -> str:
@@ -128,6 +169,9 @@ def loads(text: str, path: str = "<model>") -> dict[str, Any]:
             raise bad(fld, "expected an object")
     if doc["params"] is not None and not isinstance(doc["params"], dict):
         raise bad("params", "expected an object or null")
+    newer = newer_field(doc["model"], schema)
+    if newer:
+        raise NewerFieldError(path, newer[1], field=f"model.{newer[0]}")
     problem = validate_model_section(doc["model"], SUPPORTED[schema], version=schema)
     if problem:
         raise bad(f"model.{problem[0]}", problem[1])
@@ -237,7 +281,8 @@ def validate_model_section(
         return "alpha", "expected a positive number"
     if not isinstance(model["age_cap"], int) or not 1 <= model["age_cap"] <= 9:
         return "age_cap", "expected an integer in 1..9"
-    problem = buckets_problem(model["buckets"], fields)
+    piece_levels = model["piece_levels"]
+    problem = buckets_problem(model["buckets"], fields, _named([*levels, *_list(piece_levels)]))
     if problem:
         return "buckets", problem
     classes = model["classes"]
@@ -277,7 +322,7 @@ def validate_model_section(
                 return f"tables[{i}][{key!r}]", problem
     if not _number(model["prior"]) or model["prior"] <= 0:
         return "prior", "expected a positive number"
-    piece_levels, piece_tables = model["piece_levels"], model["piece_tables"]
+    piece_tables = model["piece_tables"]
     if not isinstance(piece_levels, list) or not all(
         isinstance(lv, list) and lv and set(lv) <= set(fields[1:]) for lv in piece_levels
     ):
@@ -396,6 +441,16 @@ def _entry_problem(key: str, flat: Any, level: list[str], groups: set[str]) -> s
         if flat[j] < 1 or sum(flat[j + 1 : j + width]) != m:
             return f"entry {j // width}: count must be positive and the outcome must sum to m"
     return None
+
+
+def _list(value: Any) -> list:
+    """``value`` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def _named(levels: list) -> set[str]:
+    """The field names that the (maybe malformed) ``levels`` hold."""
+    return {f for level in levels for f in _list(level) if isinstance(f, str)}
 
 
 def _groups(classes: set[str], age_cap: int) -> set[str]:

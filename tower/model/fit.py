@@ -52,7 +52,9 @@ DEFAULT_CLASSES: dict[str, str] = {
 }
 
 _COARSE = [*range(11), 12, 14, 16, 19, 22, 26, 30, 35, 40, 46, 53, 61, 70, 80, 92, 106, 122, 140]
-#: Exact throw sizes up to 40; occupancies and counts out exact up to 10, then coarser.
+#: Exact throw sizes up to 40; occupancies and counts out exact up to 10, then coarser;
+#: the tower's age exact for its first throws (a keshi tower fills over about four), then
+#: 4-5, 6-8 and 9 on (``t``: in a section only if a level names it).
 DEFAULT_BUCKETS: dict[str, list[int]] = {
     "n": [*range(41), 45, 50, 60, 80, 100],
     "I": _COARSE,
@@ -61,6 +63,7 @@ DEFAULT_BUCKETS: dict[str, list[int]] = {
     "o": _COARSE,
     "w": [0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15],
     "x": [0, 1, 2, 3, 4, 5],
+    "t": [0, 1, 2, 3, 4, 6, 9],
 }
 
 #: Back-off levels, finest first. Version 1 chose ``m,n,I,o; m,n,J,o; m,n,J; m,n; m`` on
@@ -97,8 +100,9 @@ class FitSettings:
     age_cap : int
         Residents older than this many throws share one age bucket (1..9).
     buckets : dict
-        Bucket edges of the context fields n, I, P, J, w, x, o (ascending, from 0): a
-        value is replaced by the largest edge not above it.
+        Bucket edges of the context fields n, I, P, J, w, x, t, o (ascending, from 0): a
+        value is replaced by the largest edge not above it. ``t``'s are written only if
+        a level names it (:attr:`section_buckets`).
     prior : float
         Pseudo-pieces pulling a per-piece destination law towards the coarser law (a
         group's towards its pool; a context's towards the group's).
@@ -156,7 +160,7 @@ class FitSettings:
             raise ValueError("alpha and prior must be positive")
         if self.backoff not in BACKOFFS:
             raise ValueError(f"backoff must be one of {BACKOFFS}, got {self.backoff!r}")
-        problem = buckets_problem(self.buckets)
+        problem = buckets_problem(self.buckets, FIELDS, self.named)
         if problem:
             raise ValueError(problem)
         if self.copula is not None:
@@ -173,6 +177,22 @@ class FitSettings:
             return {}
         a, b, gate = self.copula
         return {"copula": {"throw": a, "origin": b, "gate": gate}}
+
+    @property
+    def named(self) -> set[str]:
+        """The context fields some level names."""
+        return {f for level in self.levels for f in level}
+
+    @property
+    def section_buckets(self) -> dict[str, list[int]]:
+        """The edges a model section holds, sorted by field: every field's but those of
+        :data:`OPTIONAL_BUCKETS` no level names (a fit without ``t`` is a v2 file)."""
+        named = self.named
+        return {
+            f: list(e)
+            for f, e in sorted(self.buckets.items())
+            if f not in OPTIONAL_BUCKETS or f in named
+        }
 
     @property
     def piece_levels(self) -> tuple[tuple[str, ...], ...]:
@@ -193,7 +213,7 @@ class FitSettings:
             "levels": [list(lv) for lv in self.levels],
             "alpha": self.alpha,
             "age_cap": self.age_cap,
-            "buckets": {f: list(e) for f, e in sorted(self.buckets.items())},
+            "buckets": self.section_buckets,
             "prior": self.prior,
             "classes": dict(sorted(self.classes.items())),
             "min_count": self.min_count,
@@ -229,7 +249,7 @@ class Observations:
     def add_sequence(self, seq: TraceSequence) -> None:
         """Count every group outcome of one traced sequence."""
         s = self.settings
-        luts = {f: bucket_table(s.buckets[f]) for f in FIELDS[1:]}
+        luts = {f: bucket_table(e) for f, e in s.section_buckets.items()}
         for throw, found in zip(seq.throws, group_outcomes(seq, s.classes, s.age_cap), strict=True):
             for name, ctx, outcome in found:
                 values = dict(zip(FIELDS, ctx, strict=True))  # ctx has every field
@@ -281,7 +301,7 @@ class Observations:
             "levels": [list(lv) for lv in s.levels],
             "alpha": s.alpha,
             "age_cap": s.age_cap,
-            "buckets": {f: list(e) for f, e in sorted(s.buckets.items())},
+            "buckets": s.section_buckets,
             "classes": dict(sorted(s.classes.items())),
             "observed_classes": sorted({name.split(".")[1] for name in self.per_piece}),
             "base": self._base(),
@@ -356,8 +376,9 @@ def group_outcomes(
 ) -> Iterator[list[tuple[str, tuple[int, ...], tuple[int, ...]]]]:
     """For every throw of ``seq``: its groups in the sampler's order with their outcomes.
 
-    Yields one list per throw of ``(group name, (m, n, I, P, J, w, x, o), destination
-    counts)``.
+    Yields one list per throw of ``(group name, (m, n, I, P, J, w, x, t, o), destination
+    counts)``. A trace starts from an empty tower (warm-up throws, as the battle traces'
+    warm-up rounds, are throws of the trace), so ``t`` is the throw's index in it.
     """
     piece_class = []
     for piece in seq.pieces:
@@ -390,10 +411,22 @@ def _bucket(v: int, lut: list[int]) -> int:
     return lut[v] if v < len(lut) else lut[-1]
 
 
-def buckets_problem(buckets: object, fields: tuple[str, ...] = FIELDS) -> str | None:
-    """What is wrong with a ``buckets`` mapping (edges of ``fields`` but ``m``), or ``None``."""
-    if not isinstance(buckets, dict) or set(buckets) != set(fields[1:]):
-        return f"buckets must give edges for exactly the fields {fields[1:]}"
+#: Fields whose bucket edges a section gives only when one of its levels names them (so
+#: a section without them is what it was before they existed).
+OPTIONAL_BUCKETS: frozenset[str] = frozenset({"t"})
+
+
+def buckets_problem(
+    buckets: object, fields: tuple[str, ...] = FIELDS, named: Iterable[str] = ()
+) -> str | None:
+    """What is wrong with a ``buckets`` mapping (edges of ``fields`` but ``m``; those of
+    :data:`OPTIONAL_BUCKETS` only when they are ``named`` by a level), or ``None``."""
+    always = tuple(f for f in fields[1:] if f not in OPTIONAL_BUCKETS)
+    optional = tuple(f for f in fields[1:] if f in OPTIONAL_BUCKETS)
+    required = {*always, *(f for f in optional if f in set(named))}
+    if not isinstance(buckets, dict) or not required <= set(buckets) <= set(fields[1:]):
+        also = "".join(f", and {f!r} if a level names it" for f in optional)
+        return f"buckets must give edges for exactly the fields {always}{also}"
     for f, edges in buckets.items():
         if (
             not isinstance(edges, list)

@@ -10,9 +10,10 @@ sampler draws a *joint* outcome: how many of them go ``out`` and how many end in
 place inside. The draw is conditioned on a context: ``m``, the throw size ``n``, the
 number inside before the throw ``I`` (and ``J``, the same number in coarser buckets), the
 occupancy ``P`` of the group's own place, the throw's make-up (``w`` pawns and ``x``
-experts thrown; ``tower.model/2``), and ``o``, how many pieces already came out in this
-throw (which carries the correlation between groups). Which members take which
-destination is uniform (a partial shuffle). Context values other than ``m`` are
+experts thrown; ``tower.model/2``), the tower's age ``t`` (the throws it has seen since
+it was empty: the index of this throw; ``tower.model/3``), and ``o``, how many pieces
+already came out in this throw (which carries the correlation between groups). Which
+members take which destination is uniform (a partial shuffle). Context values other than ``m`` are
 bucketed: a value is replaced by the largest edge of ``buckets[field]`` not above it
 (exact for small values, coarser for large ones).
 
@@ -52,8 +53,9 @@ uniform per level that has an entry for its key, finest first, until one is used
 hit and the fallback's cumulative law - depends on nothing else, so it is compiled once
 (levels looked up only as far as draws reach) and cached (:meth:`~ReferenceSampler.chain`);
 a port may skip the cache and look the levels up on every draw, as
-``docs/model-format.md`` describes. A ``tower.model/1`` file has no ``w``/``x`` (its
-levels cannot name them) and samples exactly as before.
+``docs/model-format.md`` describes. A ``tower.model/1`` file has no ``w``/``x`` and a
+``tower.model/2`` file no ``t`` (their levels cannot name them): a field no level names
+changes no draw, so they sample exactly as before.
 
 Examples
 --------
@@ -65,13 +67,13 @@ Examples
 True
 
 Contexts: a throw of 9 keshis and 2 experts into a tower holding one pawn on floor 1
-(entered in throw 0, so aged 3 at throw 3):
+(entered in throw 0, so aged 3 at throw 3, the tower's fourth: ``t`` = 3):
 
 >>> [(name, ctx) for name, _, ctx, _ in groups(
 ...     [("pawn", "floor1", 0, "p1")], [("keshi", i) for i in range(9)]
 ...     + [("expert", "e1"), ("expert", "e2")], 3, 7)]
-[('fresh.expert', (2, 11, 1, 1, 1, 0, 2)), ('fresh.keshi', (9, 11, 1, 1, 1, 0, 2)), \
-('floor1.pawn.3', (1, 11, 1, 1, 1, 0, 2))]
+[('fresh.expert', (2, 11, 1, 1, 1, 0, 2, 3)), ('fresh.keshi', (9, 11, 1, 1, 1, 0, 2, 3)), \
+('floor1.pawn.3', (1, 11, 1, 1, 1, 0, 2, 3))]
 
 A group's draw appends ``o`` (pieces out so far in the throw) to such a context.
 """
@@ -94,9 +96,12 @@ DESTINATIONS: tuple[str, ...] = ("out", *PLACES)
 #: (exact), throw size ``n``, number inside ``I``, occupancy of the group's place ``P``,
 #: number inside again ``J`` (with coarser buckets), the throw's make-up: pawns ``w`` and
 #: experts ``x`` thrown (pieces of class ``"pawn"`` and ``"expert"``; new in
-#: ``tower.model/2``), and pieces out so far ``o``.
-FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "w", "x", "o")
-#: The fields of a ``tower.model/1`` file (its ``buckets`` name exactly these but ``m``).
+#: ``tower.model/2``), the throws ``t`` the tower has seen before this one (new in
+#: ``tower.model/3``), and pieces out so far ``o``.
+FIELDS: tuple[str, ...] = ("m", "n", "I", "P", "J", "w", "x", "t", "o")
+#: The fields of a ``tower.model/2`` file (its ``buckets`` name exactly these but ``m``).
+FIELDS_V2: tuple[str, ...] = ("m", "n", "I", "P", "J", "w", "x", "o")
+#: The fields of a ``tower.model/1`` file.
 FIELDS_V1: tuple[str, ...] = ("m", "n", "I", "P", "J", "o")
 #: The classes counted by the make-up fields ``w`` and ``x``.
 MAKEUP: dict[str, str] = {"w": "pawn", "x": "expert"}
@@ -168,9 +173,9 @@ class ReferenceSampler:
         if model.get("copula") is not None:
             self.copula = copula_settings(model["copula"])
         self._splits: dict[tuple[str, tuple[int, ...]], OutSplit] = {}
-        # a v1 file has no edges for w and x (its levels never ask for them)
+        # a v1 file has no edges for w and x, a file without t none for t (no level asks)
         self._luts = [bucket_table(self.buckets.get(f, [0])) for f in FIELDS[1:]]
-        # per level: positions of its fields in a context tuple (m, n, I, P, J, o), and
+        # per level: positions of its fields in a context tuple (FIELDS), and
         # (group, v1, ...) -> (total count, cumulative counts, outcomes, denominator)
         self._picks = [tuple(FIELDS.index(f) for f in fields) for fields in self.levels]
         # the same picks as functions giving a key's values as a tuple (for chain())
@@ -262,7 +267,7 @@ class ReferenceSampler:
         """Destination counts ``(out, funnel, floor1, floor2, ramp)`` for one group.
 
         ``ctx`` holds the context values in the order of :data:`FIELDS`
-        (m, n, I, P, J, w, x, o).
+        (m, n, I, P, J, w, x, t, o).
         """
         chain = self._chains.get((group, self._project(ctx))) or self.chain(group, ctx)
         for total, entry_cum, outcomes, denominator in chain[0]:
@@ -338,7 +343,8 @@ class ReferenceSampler:
         throws: int,
         rng: random.Random,
     ) -> tuple[list[Any], list[SampledResident]]:
-        """One throw. ``throws`` is the index of this throw (residents have ``since < throws``).
+        """One throw. ``throws`` is the index of this throw, counted from the empty tower
+        (residents have ``since < throws``); it is the context field ``t``.
 
         Returns the payloads that came out and the residents after the throw (fresh
         pieces that stay get ``since = throws``). Members of a group are taken in the
@@ -544,9 +550,10 @@ def groups(
 ) -> list[tuple[str, str, tuple[int, ...], list[tuple[int, Any]]]]:
     """The groups of a throw in visiting order: (name, class, context, members).
 
-    The context is ``(m, n, I, P, J, w, x)``, all of :data:`FIELDS` but ``o``: ``P`` is
+    The context is ``(m, n, I, P, J, w, x, t)``, all of :data:`FIELDS` but ``o``: ``P`` is
     the occupancy of the group's place before the throw (for fresh pieces, the number
-    inside), ``w`` and ``x`` count the thrown pieces of the classes in :data:`MAKEUP`.
+    inside), ``w`` and ``x`` count the thrown pieces of the classes in :data:`MAKEUP`,
+    ``t`` is ``throws`` (the throws the tower has seen since it was empty).
     Members are (since, payload) in the order given. Fresh groups come first, then places
     top to bottom, each by class and age.
     """
@@ -575,7 +582,16 @@ def groups(
         (
             name,
             cls,
-            (len(members), n, inside, occupancy[index] if index >= 0 else inside, inside, w, x),
+            (
+                len(members),
+                n,
+                inside,
+                occupancy[index] if index >= 0 else inside,
+                inside,
+                w,
+                x,
+                throws,
+            ),
             members,
         )
         for index, name, cls, members in named

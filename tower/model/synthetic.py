@@ -8,7 +8,9 @@ their age (pieces inside for three throws or more are stuck harder), and some sl
 from floor 1 to floor 2. Pawns come out less readily than keshis. With ``push > 0``
 every pawn or expert thrown raises the residents' exit chance by ``push`` (a heavy throw
 dislodges more: what the make-up fields ``w``, ``x`` of ``tower.model/2`` condition on).
-It writes the trace
+With ``wear > 0`` a thrown piece's exit chance falls by ``wear`` for each throw the tower
+has seen, up to four (a tower whose history matters: what ``t`` of ``tower.model/3``
+conditions on). It writes the trace
 format of :mod:`tower.traces`, so everything downstream reads it like simulator output.
 
 Examples
@@ -42,6 +44,7 @@ class SyntheticTower:
     slide: float = 0.2  # floor1 -> floor2 among residents that stay
     pawn_factor: float = 0.7
     push: float = 0.0  # added to residents' exit chance per pawn or expert thrown
+    wear: float = 0.0  # taken off a thrown piece's exit chance per throw seen (up to 4)
 
     def throw(
         self,
@@ -69,7 +72,7 @@ class SyntheticTower:
             else:
                 after[pid] = (place, since)
         for pid in fresh:
-            p = self.fresh_out[strong]
+            p = self.fresh_out[strong] - self.wear * min(t, 4)
             if kinds[pid] in (Kind.WATCHMAN, Kind.BRIGAND):
                 p *= self.pawn_factor
             if rng.random() < p:

@@ -7,7 +7,7 @@ cases taken from the Python reference along random games (Marrakesh rounds of 6,
 thrown into an empty tower, whose groups no level has seen (the per-piece fallback):
 
 ``cases``
-    One per (group, context): the group name, the context ``(m, n, I, P, J, o)``, the
+    One per (group, context): the group name, the context (``fields``: :data:`FIELDS`), the
     bucketed context, the per-piece law of the fallback, the exact ``out_law`` and the
     exact ``outcome_probability`` of several destination-count vectors (all of them
     when ``m <= 3``). A port must reproduce every number to ``1e-12``.
