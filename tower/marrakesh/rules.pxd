@@ -5,13 +5,15 @@
 # without the generic lookups. A function reading a player's fields reads them through a
 # local ``pl`` typed as the player's extension type (``Player``, board.pxd). A state that is
 # not a board, a player that is not a ``Player``, or a stack entry that is not a dict,
-# raises TypeError here where the plain engine would not. No closures are allowed
+# raises TypeError here where the plain engine would not. The game and its rule set and
+# hooks are extension types too (board.pxd, hooks.pxd). No closures are allowed
 # inside a cpdef function, and a module's own calls to one are direct C calls.
 import cython
 
-from tower.marrakesh.board cimport Board, Player
+from tower.marrakesh.board cimport Board, GameLike, Player
+from tower.marrakesh.hooks cimport RuleSet
 
-@cython.locals(stack=list, tasks=dict, top=dict)
+@cython.locals(stack=list, tasks=dict, top=dict, game=GameLike, rs=RuleSet)
 cpdef advance(Board state)
 
 @cython.locals(stack=list, top=dict)
