@@ -26,7 +26,7 @@ cpdef has_mod(Board state, p, name)
 cpdef mod_values(Board state, p, name)
 
 @cython.locals(pl=Player)
-cpdef can_pay(Board state, p, cost)
+cpdef can_pay(Board state, p, dict cost)
 
 @cython.locals(pl=Player)
 cpdef score(Board state, p, delta, reason)
