@@ -212,18 +212,27 @@ def test_the_typed_functions_take_only_a_board_in_the_compiled_build():
         rules.has_mod(other, 0, "dinars_substitute")
 
 
-def _source_board():
-    """``tower/marrakesh/board.py`` imported from its source under another name, beside
+def _source_module(name: str):
+    """``tower/marrakesh/<name>.py`` imported from its source under another name, beside
     the module the package imported (compiled where it is built)."""
     import importlib.util
 
     import tower.marrakesh
 
-    path = Path(tower.marrakesh.__file__).with_name("board.py")
-    spec = importlib.util.spec_from_file_location("_source_board", path)
+    path = Path(tower.marrakesh.__file__).with_name(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_source_{name}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # while it runs (a dataclass looks its module up)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
     return module
+
+
+def _source_board():
+    """``tower/marrakesh/board.py`` from its source (:func:`_source_module`)."""
+    return _source_module("board")
 
 
 @pytest.fixture(params=["imported", "source"])
@@ -265,16 +274,27 @@ def test_a_player_behaves_as_a_dataclass(board_module):
     assert p.scrolls == [7] and other.watchtower == 0 and other.resource("water") == 3
 
 
-def test_board_pxd_declares_the_fields_of_the_source():
-    """``board.pxd`` lays out the compiled board and player: the same fields as the source
-    (a field missing there would fail on assignment, compiled only)."""
-    board = _source_board()
-    pxd = Path(board.__file__).with_suffix(".pxd").read_text(encoding="utf-8")
+def _declared(module) -> dict[str, list[str]]:
+    """Class -> the fields the ``.pxd`` beside ``module``'s source declares, in order."""
+    pxd = Path(module.__file__).with_suffix(".pxd").read_text(encoding="utf-8")
     declared: dict[str, list[str]] = {}
     for line in pxd.splitlines():
         if line.startswith("cdef class "):
-            fields = declared.setdefault(line.split()[2].rstrip(":"), [])
-        elif line.startswith("    cdef public object "):
-            fields += line.removeprefix("    cdef public object ").split(", ")
+            fields = declared.setdefault(line.split()[2].split("(")[0].rstrip(":"), [])
+        elif line.startswith("    cdef public "):
+            fields += line.removeprefix("    cdef public ").split(" ", 1)[1].split(", ")
+    return declared
+
+
+def test_board_pxd_declares_the_fields_of_the_source():
+    """``board.pxd`` lays out the compiled board, player and game base, and ``hooks.pxd``
+    the rule set and hooks: the same fields as the source (a field missing there would
+    fail on assignment, compiled only)."""
+    board, hooks = _source_board(), _source_module("hooks")
+    declared = _declared(board)
     assert declared["Player"] == list(board.PLAYER_FIELDS)
     assert declared["Board"] == list(board.Board.__slots__)
+    assert declared["GameLike"] == list(board.GAME_FIELDS)
+    declared = _declared(hooks)
+    assert declared["RuleSet"] == list(hooks.RULE_TABLES)
+    assert declared["Hooks"] == list(vars(hooks.Hooks(())))

@@ -51,7 +51,7 @@ loops at all, type-only imports and imports inside functions included):
    ``components`` (the component file's loader), ``module_data`` (the reader of a
    module's own component file).
 4. ``board``: a position's data (``Player``, ``Board``: fields, ``clone``, JSON); it knows
-   its game only through the ``GameLike`` protocol.
+   its game only through ``GameLike``, the game's base class.
 5. ``rules``: the task machine; it works on a ``Board``.
 6. ``worth``, ``effects``, ``sectors`` (a package, one file per sector of the player
    board), ``phases``, ``scoring``: the rules of the game, registered as tasks and

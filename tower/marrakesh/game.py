@@ -8,6 +8,7 @@ register their tasks), and none of them imports it. :class:`GameConfig` and
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +16,7 @@ from typing import Any
 # labels register.
 from tower.marrakesh import actions, effects, labels, phases, rules, scoring, sectors  # noqa: F401
 from tower.marrakesh.actions import ACTIONS, Action
+from tower.marrakesh.board import GAME_FIELDS, GameLike
 from tower.marrakesh.components import Components, load
 from tower.marrakesh.config import ConfigError, GameConfig
 from tower.marrakesh.hooks import Hooks, RuleSet
@@ -47,7 +49,7 @@ def _ruleset(hooks: Hooks) -> RuleSet:
     )
 
 
-class Game:
+class Game(GameLike):
     """A Marrakesh game definition.
 
     Examples
@@ -58,18 +60,9 @@ class Game:
     (True, True)
     """
 
-    # Slots (as on the board): the rules read the game's tables on most moves.
-    __slots__ = (
-        "components",
-        "config",
-        "hooks",
-        "modifiers",
-        "num_distinct_actions",
-        "plain_rooms",
-        "rooms",
-        "ruleset",
-        "with_modifier",
-    )
+    # Slots (as on the board): the rules read the game's tables on most moves. Those of
+    # its base (GAME_FIELDS) are C struct members in the compiled build (board.pxd).
+    __slots__ = ("num_distinct_actions",)
 
     def __init__(self, config: GameConfig | None = None, components: Components | None = None):
         self.config = config or GameConfig()
@@ -99,7 +92,8 @@ class Game:
     def __getstate__(self) -> dict[str, Any]:
         # The rule set and the room rules hold plain functions, lambdas and closures: a
         # pickled game rebuilds them.
-        return {k: getattr(self, k) for k in self.__slots__ if k not in ("ruleset", "rooms")}
+        fields = (*GAME_FIELDS, *Game.__slots__)
+        return {k: getattr(self, k) for k in fields if k not in ("ruleset", "rooms")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
@@ -107,8 +101,10 @@ class Game:
         self.ruleset = _ruleset(self.hooks)
         self.rooms = sectors.room_rules(self.hooks)
 
-    def has(self, module: str) -> bool:
-        return module in self.config.modules
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as a plain object (its class, then __setstate__): the compiled build's
+        # extension type GameLike would otherwise pickle its own fields only.
+        return copyreg.__newobj__, (type(self),), self.__getstate__()
 
     def new_initial_state(self, seed: int = 0) -> State:
         """A game after setup; every random element is drawn from ``seed``."""

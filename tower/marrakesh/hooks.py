@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from tower.errors import TowerError
@@ -86,7 +86,22 @@ class SeasonStep(Generic[StateT]):
 Label = str | tuple[str, Mapping[str, int], Mapping[str, int]]
 
 
-@dataclass(slots=True)
+#: The tables of a :class:`RuleSet`, in the order :meth:`RuleSet.merged` merges them.
+RULE_TABLES = (
+    "tasks",
+    "options",
+    "resolve",
+    "labels",
+    "private",
+    "passing",
+    "specials",
+    "counts",
+    "oasis_kinds",
+    "piece_out",
+    "after_throw",
+)
+
+
 class RuleSet:
     """Named rules: tasks, decisions and effects, by name.
 
@@ -96,31 +111,37 @@ class RuleSet:
     those of its enabled modules (:meth:`merged`), so a module's entries exist only in
     games that switch it on. The state argument of every handler is the engine's
     :class:`~tower.marrakesh.board.Board` (typed ``Any`` here, below the board).
+
+    A plain class with slots (:data:`RULE_TABLES`): the compiled build makes it an
+    extension type (``hooks.pxd``), whose tables the rules loop reads as C struct members.
     """
 
-    #: task name -> handler(state, task): a task of the stack (``{"t": name, ...}``).
-    tasks: dict[str, Callable[[Any, Task], None]] = field(default_factory=dict)
-    #: decision kind -> options(state, task) -> the action ids of a pending decision.
-    options: dict[str, Callable[[Any, Task], list[int]]] = field(default_factory=dict)
-    #: decision kind -> resolve(state, task, action): carries out the chosen action.
-    resolve: dict[str, Callable[[Any, Task, Any], None]] = field(default_factory=dict)
-    #: decision kind -> labeller(state, task, action) -> :data:`Label` (the action in
-    #: words); ``"<kind>/<action kind>"`` labels the options added to another's decision.
-    labels: dict[str, Callable[[Any, Task, Any], Label]] = field(default_factory=dict)
-    #: Decision kinds whose options only their player sees.
-    private: set[str] = field(default_factory=set)
-    #: decision kind -> the label of its ``pass`` action.
-    passing: dict[str, str] = field(default_factory=dict)
-    #: name -> fn(state, player, effect): an effect ``{"op": "special", "name": name}``.
-    specials: dict[str, Callable[[Any, int, dict[str, Any]], None]] = field(default_factory=dict)
-    #: name -> fn(state, player) -> int: what a ``per_count`` effect counts.
-    counts: dict[str, Callable[[Any, int], int]] = field(default_factory=dict)
-    #: oasis kind -> value(state, player, oasis entry): the points of an oasis.
-    oasis_kinds: dict[str, Callable[[Any, int, dict[str, Any]], int]] = field(default_factory=dict)
-    #: piece kind -> fn(state, piece): a piece other than a keshi out of a round's throw.
-    piece_out: dict[Kind, Callable[[Any, Piece], None]] = field(default_factory=dict)
-    #: throw kind -> fn(state, throw task, pieces out): what a throw's pieces do.
-    after_throw: dict[str, Callable[[Any, Task, list[Piece]], None]] = field(default_factory=dict)
+    __slots__ = RULE_TABLES
+
+    def __init__(self) -> None:
+        #: task name -> handler(state, task): a task of the stack (``{"t": name, ...}``).
+        self.tasks: dict[str, Callable[[Any, Task], None]] = {}
+        #: decision kind -> options(state, task) -> the action ids of a pending decision.
+        self.options: dict[str, Callable[[Any, Task], list[int]]] = {}
+        #: decision kind -> resolve(state, task, action): carries out the chosen action.
+        self.resolve: dict[str, Callable[[Any, Task, Any], None]] = {}
+        #: decision kind -> labeller(state, task, action) -> :data:`Label` (the action in
+        #: words); ``"<kind>/<action kind>"`` labels the options added to another's decision.
+        self.labels: dict[str, Callable[[Any, Task, Any], Label]] = {}
+        #: Decision kinds whose options only their player sees.
+        self.private: set[str] = set()
+        #: decision kind -> the label of its ``pass`` action.
+        self.passing: dict[str, str] = {}
+        #: name -> fn(state, player, effect): an effect ``{"op": "special", "name": name}``.
+        self.specials: dict[str, Callable[[Any, int, dict[str, Any]], None]] = {}
+        #: name -> fn(state, player) -> int: what a ``per_count`` effect counts.
+        self.counts: dict[str, Callable[[Any, int], int]] = {}
+        #: oasis kind -> value(state, player, oasis entry): the points of an oasis.
+        self.oasis_kinds: dict[str, Callable[[Any, int, dict[str, Any]], int]] = {}
+        #: piece kind -> fn(state, piece): a piece other than a keshi out of a round's throw.
+        self.piece_out: dict[Kind, Callable[[Any, Piece], None]] = {}
+        #: throw kind -> fn(state, throw task, pieces out): what a throw's pieces do.
+        self.after_throw: dict[str, Callable[[Any, Task, list[Piece]], None]] = {}
 
     def task(self, name: str) -> Callable[[F], F]:
         """Decorator: the handler of task ``name``."""
@@ -175,12 +196,12 @@ class RuleSet:
         out = RuleSet()
         names = ["the core", *where]
         for i, rs in enumerate((self, *others)):
-            for f in fields(RuleSet):
-                mine, theirs = getattr(out, f.name), getattr(rs, f.name)
+            for table in RULE_TABLES:
+                mine, theirs = getattr(out, table), getattr(rs, table)
                 twice = sorted(map(str, set(mine) & set(theirs)))
                 if twice:
                     who = names[i] if i < len(names) else "a rule set"
-                    raise RegistryError(f"{who}: {f.name} {twice} are defined already")
+                    raise RegistryError(f"{who}: {table} {twice} are defined already")
                 if isinstance(mine, set):
                     mine |= theirs
                 else:
@@ -587,7 +608,8 @@ class Hooks:
     ``hooks.<hook>`` is a tuple of the bound methods of the enabled modules that override
     that hook (:class:`Module` documents each): empty without modules, so the base game
     pays nothing for them. The state argument is typed ``Any``: the engine passes its
-    :class:`~tower.marrakesh.board.Board`.
+    :class:`~tower.marrakesh.board.Board`. The compiled build makes it an extension type
+    (``hooks.pxd`` declares its fields), read as a C struct where the rules ask a hook.
     """
 
     def __init__(self, names: Iterable[str]) -> None:

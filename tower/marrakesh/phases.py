@@ -213,7 +213,6 @@ def _round(state: Board, t: Task) -> None:
 _SELECTABLE: dict[tuple[str, ...], list[int]] = {}
 
 
-@options("select")
 def _select_options(state: Board, t: Task) -> list[int]:
     """The selections open to the player's screen: a list shared by every screen of the
     same colours in the same order, which the rules only read
@@ -231,6 +230,9 @@ def _select_options(state: Board, t: Task) -> list[int]:
     return ids
 
 
+options("select")(_select_options)  # cpdef compiled (phases.pxd)
+
+
 @resolve("select")
 def _select_done(state: Board, t: Task, a: Action) -> None:
     offset = action_id("select", 0)
@@ -242,7 +244,6 @@ def _select_done(state: Board, t: Task, a: Action) -> None:
         pl.hand = colours
 
 
-@task("deploy_assistants")
 def _deploy_assistants(state: Board, t: Task) -> None:
     asks = []
     for p in order(state):
@@ -255,6 +256,9 @@ def _deploy_assistants(state: Board, t: Task) -> None:
         if "red" in pl.hand:
             asks.append({"t": "ask", "k": "red_assistant", "p": p})
     state.stack += reversed(asks)  # push(state, *asks)
+
+
+task("deploy_assistants")(_deploy_assistants)  # cpdef compiled (phases.pxd)
 
 
 @options("red_assistant")
@@ -304,7 +308,6 @@ def claim_ids(state: Board, p: int) -> list[int]:
     return out
 
 
-@task("claim_turn")
 def _claim_turn(state: Board, t: Task) -> None:
     k = t["k"]
     n = len(state.players)
@@ -334,6 +337,9 @@ def _claim_turn(state: Board, t: Task) -> None:
     # tower base") and can be claimed in a later round.
 
 
+task("claim_turn")(_claim_turn)  # cpdef compiled (phases.pxd)
+
+
 @options("claim_second")
 def _claim_second_options(state: Board, t: Task) -> list[int]:
     return claimable_ids(state, t["p"])
@@ -344,7 +350,6 @@ def _claim_options(state: Board, t: Task) -> list[int]:
     return claim_ids(state, t["p"])
 
 
-@resolve("claim")
 def _claim(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     for hook in state.game.hooks.claim:
@@ -360,6 +365,9 @@ def _claim(state: Board, t: Task, a: Action) -> None:
         # Ruling: "up to 2" means as many as available and placeable, at most 2.
         take = min(2, state.display[colour], state.game.rooms[colour](state, p))
     _take(state, p, colour, take)
+
+
+resolve("claim")(_claim)  # cpdef compiled (phases.pxd)
 
 
 @resolve("claim_second")
@@ -378,7 +386,6 @@ def _take(state: Board, p: int, colour: str, n: int) -> None:
 
 
 # -- phase 3 ----------------------------------------------------------------------------
-@task("assist_turn")
 def _assist_turn(state: Board, t: Task) -> None:
     k = t["k"]
     n = len(state.players)
@@ -401,13 +408,15 @@ def _assist_turn(state: Board, t: Task) -> None:
     stack += ({"t": "ask", "k": "assistant", "p": p}, *reversed(start))
 
 
+task("assist_turn")(_assist_turn)  # cpdef compiled (phases.pxd)
+
+
 #: Id of ``assistant:<first sector>/keshi``; sector ``i``'s two actions follow at 2 * i.
 _ASSISTANT = action_id("assistant")
 #: sector -> the id of ``assistant:<sector>/keshi`` (its sector action's id follows).
 _ASSISTANT_IDS = {s: _ASSISTANT + 2 * i for s, i in SECTOR_INDEX.items()}
 
 
-@options("assistant")
 def _assistant_options(state: Board, t: Task) -> list[int]:
     p = t["p"]
     out = []
@@ -429,7 +438,9 @@ def _assistant_options(state: Board, t: Task) -> list[int]:
     return out
 
 
-@resolve("assistant")
+options("assistant")(_assistant_options)  # cpdef compiled (phases.pxd)
+
+
 def _assistant(state: Board, t: Task, a: Action) -> None:
     p = t["p"]
     s = SECTORS[a.arg // 2]
@@ -446,6 +457,9 @@ def _assistant(state: Board, t: Task, a: Action) -> None:
     # made by T and ask: this runs for every assistant of the game.)
     state.stack += ({"t": "ask", "k": "assistant", "p": p}, work)
     sectors.vendor_water(state, p, s, use_action)
+
+
+resolve("assistant")(_assistant)  # cpdef compiled (phases.pxd)
 
 
 @options("souk_keshi")

@@ -161,7 +161,8 @@ def has_mod(state: Board, p: int, name: str) -> bool:
     scrolls = pl.scrolls
     if not scrolls:  # (a test, not bool(): asked some 600 times a game)
         return False
-    return not state.game.with_modifier.get(name, _NONE).isdisjoint(scrolls)
+    ids = state.game.with_modifier.get(name, _NONE)  # (typed frozenset compiled: rules.pxd)
+    return not ids.isdisjoint(scrolls)
 
 
 def mod_values(state: Board, p: int, name: str) -> list[Any]:

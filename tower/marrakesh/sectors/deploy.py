@@ -182,7 +182,6 @@ def reached(state: Board, p: int, what: str, where: Any) -> None:
         hook(state, p, what, where)
 
 
-@task("deploy")
 def _deploy(state: Board, t: Task) -> None:
     """Deploy one keshi (from the player's hand of claimed keshis, or the supply)."""
     p, c, src = t["p"], t["c"], t["src"]
@@ -225,6 +224,9 @@ def _deploy(state: Board, t: Task) -> None:
         state.stack.append({"t": "action", "p": p, "s": sector_of(c)})
 
 
+task("deploy")(_deploy)  # cpdef compiled (deploy.pxd)
+
+
 @options("place_red")
 def _place_red_options(state: Board, t: Task) -> list[int]:
     pl = state.players[t["p"]]
@@ -262,7 +264,6 @@ def _vendor_water(state: Board, t: Task) -> None:
     vendor_water(state, t["p"], t["s"], t["action"])
 
 
-@task("action")
 def _action(state: Board, t: Task) -> None:
     """Perform the sector action of sector ``s``."""
     p, s = t["p"], t["s"]
@@ -304,3 +305,6 @@ def _action(state: Board, t: Task) -> None:
         stack.append({"t": "ask", "k": "sahara", "p": p})
     else:
         raise AssertionError(f"no sector action for {s!r}")
+
+
+task("action")(_action)  # cpdef compiled (deploy.pxd)
