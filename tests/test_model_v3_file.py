@@ -10,7 +10,6 @@ from test_model_v3_copula import pawn_plan
 from tower.cli import main
 from tower.errors import InputFileError
 from tower.model import DistilledModel, load_model
-from tower.model.batch import BatchTowers, CoupledModelError
 from tower.model.fileformat import dumps, loads
 from tower.model.fit import FitSettings, fit_tables
 from tower.model.interface import Resident, TowerState
@@ -137,24 +136,6 @@ def test_exact_laws_only_for_throws_the_copula_leaves_alone(section, coupled):
     for law in (coupled.count_distribution, coupled.distribution):
         with pytest.raises(NotImplementedError, match="copula couples"):
             law(state, [*keshis, BRIGAND])
-
-
-def test_the_batch_path_refuses_a_copula_and_battles_fall_back(coupled, tmp_path):
-    from tower.battle.checker import Situation, empty_tower, simulate
-
-    with pytest.raises(CoupledModelError, match="use the reference sampler"):
-        BatchTowers(coupled.doc["model"], 10, seed=1)
-    situation = Situation.default(players=2, season=1, recruited=1, repaired=1)
-    tower = empty_tower(coupled)
-    batched = simulate(coupled, situation, tower, 40, seed=3)
-    assert batched == simulate(coupled, situation, tower, 40, seed=3, batched=False)
-    path = tmp_path / "coupled.json"
-    coupled.save(path)
-    report = tmp_path / "battle.json"
-    main(["battle", "--players", "2", "--samples", "100", "--plot", "", "--model", str(path),
-          "--json", str(report)])  # fmt: skip
-    data = json.loads(report.read_text())
-    assert len(data["players"]) == 2 and len(data["hiring"]) == 8
 
 
 @pytest.fixture(scope="module")

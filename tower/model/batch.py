@@ -43,11 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from tower.model.reference import FIELDS, MAKEUP, PLACES, bucket_table
-
-
-class CoupledModelError(ValueError):
-    """A model with a ``copula``, which the batch path does not draw."""
+from tower.model.reference import FIELDS, MAKEUP, PLACES, ReferenceSampler, bucket_table
 
 
 @dataclass(frozen=True)
@@ -258,16 +254,120 @@ class _PieceLevel:
     counts: np.ndarray
 
 
+class _Coupling:
+    """The copula's draws for :class:`BatchTowers` (a model section with a ``copula``).
+
+    A group's number out is the quantile of its exact out-law at ``u`` (the reference's
+    :meth:`~tower.model.reference.ReferenceSampler.coupled_throw`), its outcome given
+    that number one pick in the outcomes with it out (the base multinomial's: the pieces
+    that stay drawn by a multinomial). The laws come from the reference's
+    :meth:`~tower.model.reference.ReferenceSampler.law_by_out`, once per (group, context
+    as the tables see it: ``m``, and each field a level reads as its index), compiled to
+    arrays and cached; a throw's towers are then drawn together, whatever their contexts.
+    """
+
+    def __init__(self, model: dict[str, Any], used: set[str], index_lut: dict[str, np.ndarray]):
+        self.sampler = ReferenceSampler(model)
+        assert self.sampler.copula is not None
+        self.a, self.b, self.gate = self.sampler.copula
+        #: the fields (of FIELDS[1:]) some level reads, by position in a context
+        self.fields = [(i, f) for i, f in enumerate(FIELDS[1:], 1) if f in used]
+        self._lut = index_lut
+        self._radix = [int(index_lut[f].max(initial=0)) + 1 for _, f in self.fields]
+        self._laws: dict[tuple[int, int], tuple] = {}
+
+    def loadings(self, gated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(n,) loadings ``a``, ``b`` and ``c`` of each tower; ``gated``: (n,) whether
+        the gate's class is inside or thrown (all true without a gate)."""
+        a = np.where(gated, self.a, 0.0)
+        b = np.where(gated, self.b, 0.0)
+        return a, b, np.sqrt(1.0 - a * a - b * b)
+
+    def _compiled(self, name: str, ctx: tuple[int, ...]) -> tuple:
+        """``(F, starts, weights, packed, stay)`` of a group in ``ctx``: the cumulative
+        out-law (normalised), the start of each number out's outcomes (and their end),
+        those outcomes' weights and packed values (-1: the base multinomial's), and
+        the per-piece law of the places for the base's pieces that stay."""
+        out_cum, by_out, stay_cum = self.sampler.law_by_out(name, ctx)
+        law = np.asarray(out_cum)
+        weights, packed, starts = [], [], [0]
+        for cum, outcomes in by_out:
+            weights.append(np.diff(cum, prepend=0.0))
+            packed.extend(-1 if o is None else int(np.dot(o, _PACK)) for o in outcomes)
+            starts.append(starts[-1] + len(outcomes))
+        stay = np.diff(stay_cum, prepend=0.0)
+        return (
+            law / law[-1],
+            np.asarray(starts, dtype=np.int64),
+            np.concatenate(weights),
+            np.asarray(packed, dtype=np.int64),
+            stay / stay.sum(),
+        )
+
+    def draw(
+        self, g: int, name: str, ctx: list[np.ndarray], u: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """(k,) packed outcomes of group ``g`` (``name``) for ``k`` towers: ``ctx`` holds
+        their raw context values in :data:`FIELDS` order (``o`` last), ``u`` their
+        copula uniforms."""
+        m = ctx[0]
+        code = m.copy()
+        for (i, f), radix in zip(self.fields, self._radix, strict=True):
+            code *= radix
+            code += self._lut[f].take(ctx[i], mode="clip")
+        codes, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        laws = []
+        for c, t in zip(codes.tolist(), first.tolist(), strict=True):
+            found = self._laws.get((g, c))
+            if found is None:
+                raw = [0] * len(FIELDS)
+                raw[0] = int(m[t])
+                for i, _ in self.fields:
+                    raw[i] = int(ctx[i][t])
+                if len(self._laws) >= 100_000:  # bound the memory
+                    self._laws.clear()
+                found = self._laws[(g, c)] = self._compiled(name, tuple(raw))
+            laws.append(found)
+        laws_f, starts, weights, packed, stays = zip(*laws, strict=True)
+        # the number out: how many of the out-law's cumulative values are <= u
+        sizes = np.asarray([len(f) for f in laws_f])
+        table = np.full((len(laws), int(sizes.max())), 2.0)
+        table[np.repeat(np.arange(len(laws)), sizes), _ranges(sizes)] = np.concatenate(laws_f)
+        k = (table.take(inverse, axis=0) <= u[:, None]).sum(axis=1)
+        np.minimum(k, m, out=k)
+        # the outcome given k: a pick in its segment of all outcomes laid end to end
+        lengths = np.asarray([len(w) for w in weights])
+        bases = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        ends = np.concatenate([s + b for s, b in zip(starts, bases, strict=True)])
+        at = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]]).take(inverse) + k
+        lo, hi = ends.take(at), ends.take(at + 1)
+        cum = np.concatenate([[0.0], np.cumsum(np.concatenate(weights))])
+        low = cum.take(lo)
+        target = low + rng.random(len(m)) * (cum.take(hi) - low)
+        pick = np.clip(cum.searchsorted(target, side="right") - 1, lo, hi - 1)
+        result = np.concatenate(packed).take(pick)
+        base = (result < 0).nonzero()[0]
+        if len(base):
+            stay = np.stack(stays).take(inverse.take(base), axis=0)
+            places = rng.multinomial(m.take(base) - k.take(base), stay)
+            result[base] = k.take(base) + places @ _PACK[1:]
+        return result
+
+
+def _ranges(sizes: np.ndarray) -> np.ndarray:
+    """``0..size-1`` for each of ``sizes``, end to end."""
+    starts = np.cumsum(sizes) - sizes
+    return np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+
+
 class BatchTowers:
     """``n`` independent towers of one distilled model, thrown together.
 
     Parameters
     ----------
     model : dict
-        The ``model`` section of a model file (version 1, 2, or 3 without a copula).
-        A section with a ``copula`` is refused (:class:`CoupledModelError`): the batch
-        draws every group on its own; play such a model with the reference sampler
-        (:class:`~tower.model.distilled.DistilledModel`).
+        The ``model`` section of a model file (version 1, 2 or 3). With a ``copula``
+        the groups of a throw are drawn jointly (:class:`_Coupling`).
     n : int
         Number of towers.
     seed : int
@@ -283,11 +383,6 @@ class BatchTowers:
     def __init__(
         self, model: dict[str, Any], n: int, seed: int, labels: Mapping[str, str] | None = None
     ) -> None:
-        if model.get("copula") is not None:
-            raise CoupledModelError(
-                f"the numpy batch path draws independent groups; this model couples them "
-                f"(copula {model['copula']}): use the reference sampler (DistilledModel.throw)"
-            )
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
@@ -407,6 +502,10 @@ class BatchTowers:
         #: the keys of every level, per-piece levels last
         self._keys = [*self.levels, *(level.key for level in self.piece_levels)]
         self._own = {f for key_of in self._keys for f, _ in key_of.strides}
+        used = {f for key_of in self._keys for f in key_of.fields}
+        self._coupling = (
+            None if model.get("copula") is None else _Coupling(model, used, self._index_lut)
+        )
         self.reset(np.zeros((n, len(PLACES), len(self.labels), self.age_cap), np.int64))
 
     def reset(self, residents: np.ndarray, throws: np.ndarray | int = 0) -> None:
@@ -593,6 +692,8 @@ class BatchTowers:
                 occupancy += before[:, c, a]
             p_raw = [inside, *occupancy]
         fresh_any = counts.any(axis=1)
+        if self._coupling is not None:
+            latent = self._latent(before, counts)
         out = np.zeros(self.n, dtype=np.int64)
         #: packed outcomes added up by (label, new age bucket - 1): the next residents
         sums: dict[tuple[int, int], np.ndarray] = {}
@@ -620,7 +721,10 @@ class BatchTowers:
                 raw["o"] = out if everyone else out.take(rows)
             if "P" in self._own:
                 raw["P"] = p_raw[place + 1] if everyone else p_raw[place + 1].take(rows)
-            res = self._outcomes(g, prefixes, rows, raw)
+            if self._coupling is None:
+                res = self._outcomes(g, prefixes, rows, raw)
+            else:
+                res = self._coupled(g, place, rows, raw, values, latent)
             if place >= 0 and fresh_out is None:  # fresh groups come first
                 fresh_out = out.copy()
             new_age = 0 if place < 0 else min(age, self.age_cap - 1)
@@ -649,6 +753,52 @@ class BatchTowers:
             [out_by_label[:, labels].sum(axis=1) for labels in self._class_labels], axis=1
         )
         return BatchThrow(out, fresh_out, out_by_class, out_by_label)
+
+    def _latent(self, before: np.ndarray, counts: np.ndarray) -> dict[Any, np.ndarray]:
+        """A throw's copula normals and loadings, by tower: ``"a"``, ``"b"``, ``"c"``,
+        ``"Z"``; each origin's ``Z_o`` is added by :meth:`_coupled` when first met."""
+        coupling = self._coupling
+        assert coupling is not None
+        gated = np.ones(self.n, dtype=bool)
+        if coupling.gate is not None:
+            labels = self._class_labels[self._class_index[coupling.gate]]
+            gated = counts[labels].any(axis=0)
+            for c, a in self._used:
+                if c in labels:
+                    gated |= before[:, c, a].any(axis=0)
+        a, b, c = coupling.loadings(gated)
+        return {"a": a, "b": b, "c": c, "Z": self.rng.standard_normal(self.n)}
+
+    def _coupled(
+        self,
+        g: int,
+        place: int,
+        rows: np.ndarray | None,
+        raw: dict[str, np.ndarray],
+        values: Mapping[str, np.ndarray],
+        latent: dict[Any, np.ndarray],
+    ) -> np.ndarray:
+        """:meth:`_outcomes` through the copula: ``u = Phi(a Z + b Z_o + c e)`` per tower
+        (``Z_o`` of the group's origin, ``place``; -1: fresh), the number out its
+        quantile (:meth:`_Coupling.draw`)."""
+        from scipy.special import ndtr
+
+        coupling = self._coupling
+        assert coupling is not None
+        origin = latent.get(place)
+        if origin is None:
+            origin = latent[place] = self.rng.standard_normal(self.n)
+
+        def on(v: np.ndarray | int) -> np.ndarray:
+            v = np.broadcast_to(v, (self.n,))  # a class without labels counts 0
+            return v if rows is None else v.take(rows)
+
+        m = raw["m"]
+        x = on(latent["a"]) * on(latent["Z"]) + on(latent["b"]) * on(origin)
+        x += on(latent["c"]) * self.rng.standard_normal(len(m))
+        zeros = np.zeros(len(m), dtype=np.int64)
+        ctx = [m, *(on(values[f]) if f in values else raw.get(f, zeros) for f in FIELDS[1:])]
+        return coupling.draw(g, self.group_name(self.order[g]), ctx, ndtr(x), self.rng)
 
     def _add(
         self,
