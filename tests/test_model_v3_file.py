@@ -127,15 +127,12 @@ def test_distilled_throws_of_a_copula_model_draw_as_the_coupled_reference(couple
         state = new
 
 
-def test_exact_laws_only_for_throws_the_copula_leaves_alone(section, coupled):
+def test_exact_laws_of_throws_the_copula_leaves_alone_are_the_plain_ones(section, coupled):
     plain = DistilledModel.from_tables(section)
     state = plain.throw(plain.new_state(), mixed_keshis(9), random.Random(1))[1]
     keshis = mixed_keshis(6)
     assert coupled.count_distribution(state, keshis) == plain.count_distribution(state, keshis)
     assert coupled.distribution(state, keshis) == plain.distribution(state, keshis)
-    for law in (coupled.count_distribution, coupled.distribution):
-        with pytest.raises(NotImplementedError, match="copula couples"):
-            law(state, [*keshis, BRIGAND])
 
 
 @pytest.fixture(scope="module")
