@@ -10,6 +10,13 @@ tracks counts, not piece identities: use it for statistics and speed, and the re
 sampler (the :class:`~tower.model.distilled.DistilledModel`) when a game needs to know
 which piece.
 
+A model with a ``copula`` draws each throw's groups jointly, with the law of the
+reference's :meth:`~tower.model.reference.ReferenceSampler.coupled_throw`: per tower one
+normal ``Z`` per throw and one per origin, a group's number out the quantile of its exact
+out-law at its ``u``, its outcome given that number a pick among the mixture's outcomes
+with it (:class:`_Coupling`); the loadings are each tower's (the gate looks at its own
+pieces).
+
 How it is fast: every context field is mapped once per throw to a small index (its
 bucketed values seen in the tables, 0 for unseen) by a lookup table; a level's key is a
 mixed-radix integer of those indices (the shared part once per throw, a group's own
