@@ -100,3 +100,22 @@ def test_the_quadrature_is_accurate(section, state, monkeypatch, a, b, tolerance
     assert law.keys() == finer.keys()
     assert max(abs(law[k] - finer[k]) for k in law) < tolerance
     assert abs(sum(law.values()) - 1) < 1e-12
+
+
+def test_marrakesh_chance_outcomes_of_a_coupled_model(section):
+    """A game's chance node (the engine's ``chance_outcomes``) under a copula that couples
+    every throw: the law of the pieces out, summing to 1."""
+    from tower.marrakesh import Game, GameConfig
+
+    coupled = DistilledModel.from_tables(
+        {**section, "copula": {"throw": 0.3, "origin": 0.6, "gate": None}}
+    )
+    state = Game(GameConfig(players=2, tower=coupled)).new_initial_state(3)
+    rng = random.Random(3)
+    while not (state.is_chance_node() and state.tower.residents):
+        if state.is_chance_node():
+            state.sample_chance()
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    law = state.chance_outcomes()
+    assert len(law) > 1 and abs(sum(p for _, p in law) - 1) < 1e-9
