@@ -7,15 +7,13 @@ import random
 
 import numpy as np
 import pytest
-from test_model_v3_copula import pawn_plan
+from test_model_v3_file import synthetic_section
 
 from tower.analysis.twosample import binned_chi2
 from tower.cli import main
 from tower.model import DistilledModel
 from tower.model.batch import BatchTowers
-from tower.model.fit import FitSettings, fit_tables
 from tower.model.reference import PLACES
-from tower.model.synthetic import SyntheticTower
 from tower.pieces import NEUTRAL, Kind, Piece, mixed_keshis
 
 N = 3000
@@ -26,16 +24,8 @@ BRIGANDS = [Piece(Kind.BRIGAND, NEUTRAL)] * 2
 
 
 @pytest.fixture(scope="module")
-def section():
-    tower = SyntheticTower()
-    return fit_tables(
-        tower.traces(150, seed=41) + tower.traces(150, seed=42, throws=pawn_plan), FitSettings()
-    )
-
-
-@pytest.fixture(scope="module")
-def coupled(section):
-    return DistilledModel.from_tables({**section, "copula": COPULA}, name="coupled")
+def coupled():
+    return DistilledModel.from_tables({**synthetic_section(), "copula": COPULA}, name="coupled")
 
 
 def _reference(model: DistilledModel, pieces: list[Piece]) -> dict[str, np.ndarray]:
@@ -100,19 +90,19 @@ def test_batch_draws_coupled_throws_with_the_reference_law(coupled, reference):
         assert abs(_variance_z(reference["out"][:, t], batch["out"][:, t])) < 3.3, t
 
 
-def test_the_copula_is_not_ignored(section, coupled, reference):
+def test_the_copula_is_not_ignored(coupled, reference):
     """The independent batch path fails the same checks: the copula spreads pieces out."""
-    plain = _batch(section, seed=11)
+    plain = _batch(synthetic_section(), seed=11)
     z = [_variance_z(reference["out"][:, t], plain["out"][:, t]) for t in range(1, THROWS)]
     assert min(z) > 3.3, z
     coupled_batch = _batch(coupled.doc["model"], seed=12)
     assert min(coupled_batch["out"][:, t].var() - plain["out"][:, t].var() for t in (1, 2)) > 0.3
 
 
-def test_the_gate_leaves_throws_without_its_class_uncoupled(section, coupled):
+def test_the_gate_leaves_throws_without_its_class_uncoupled(coupled):
     """Keshi-only throws into keshi-only towers: the same law as without a copula."""
     a = BatchTowers(coupled.doc["model"], N, seed=3)
-    b = BatchTowers(section, N, seed=4)
+    b = BatchTowers(synthetic_section(), N, seed=4)
     for _ in range(THROWS):
         ra, rb = a.throw({"keshi": 7}), b.throw({"keshi": 7})
     assert binned_chi2(ra.out, rb.out).pvalue > 0.001

@@ -6,29 +6,24 @@ from collections import Counter
 
 import pytest
 from scipy import stats
-from test_model_v3_copula import pawn_plan
+from test_model_v3_file import synthetic_section
 
 import tower.model.distilled as distilled
 from tower.model import DistilledModel
-from tower.model.fit import FitSettings, fit_tables
-from tower.model.synthetic import SyntheticTower
 from tower.pieces import NEUTRAL, Kind, Piece, mixed_keshis
 
 BRIGAND = Piece(Kind.BRIGAND, NEUTRAL)
-
-
-@pytest.fixture(scope="module")
-def section():
-    tower = SyntheticTower()
-    return fit_tables(
-        tower.traces(150, seed=41) + tower.traces(150, seed=42, throws=pawn_plan), FitSettings()
-    )
 
 
 def _model(section, a: float, b: float) -> DistilledModel:
     return DistilledModel.from_tables(
         {**section, "copula": {"throw": a, "origin": b, "gate": "pawn"}}
     )
+
+
+@pytest.fixture(scope="module")
+def section():
+    return synthetic_section()
 
 
 @pytest.fixture(scope="module")

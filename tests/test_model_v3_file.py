@@ -3,6 +3,7 @@
 import hashlib
 import json
 import random
+from functools import cache
 
 import pytest
 from test_model_v3_copula import pawn_plan
@@ -21,12 +22,18 @@ COPULA = {"throw": 0.2, "origin": 0.3, "gate": "pawn"}
 BRIGAND = Piece(Kind.BRIGAND, NEUTRAL)
 
 
-@pytest.fixture(scope="module")
-def section():
+@cache
+def synthetic_section() -> dict:
+    """A fit of synthetic keshi and pawn throws (shared by the copula tests)."""
     tower = SyntheticTower()
     return fit_tables(
         tower.traces(150, seed=41) + tower.traces(150, seed=42, throws=pawn_plan), FitSettings()
     )
+
+
+@pytest.fixture(scope="module")
+def section():
+    return synthetic_section()
 
 
 @pytest.fixture(scope="module")
