@@ -3,6 +3,7 @@
 import hashlib
 import json
 import random
+from functools import cache
 
 import pytest
 from test_model_v3_copula import pawn_plan
@@ -10,7 +11,6 @@ from test_model_v3_copula import pawn_plan
 from tower.cli import main
 from tower.errors import InputFileError
 from tower.model import DistilledModel, load_model
-from tower.model.batch import BatchTowers, CoupledModelError
 from tower.model.fileformat import dumps, loads
 from tower.model.fit import FitSettings, fit_tables
 from tower.model.interface import Resident, TowerState
@@ -22,12 +22,18 @@ COPULA = {"throw": 0.2, "origin": 0.3, "gate": "pawn"}
 BRIGAND = Piece(Kind.BRIGAND, NEUTRAL)
 
 
-@pytest.fixture(scope="module")
-def section():
+@cache
+def synthetic_section() -> dict:
+    """A fit of synthetic keshi and pawn throws (shared by the copula tests)."""
     tower = SyntheticTower()
     return fit_tables(
         tower.traces(150, seed=41) + tower.traces(150, seed=42, throws=pawn_plan), FitSettings()
     )
+
+
+@pytest.fixture(scope="module")
+def section():
+    return synthetic_section()
 
 
 @pytest.fixture(scope="module")
@@ -128,33 +134,12 @@ def test_distilled_throws_of_a_copula_model_draw_as_the_coupled_reference(couple
         state = new
 
 
-def test_exact_laws_only_for_throws_the_copula_leaves_alone(section, coupled):
+def test_exact_laws_of_throws_the_copula_leaves_alone_are_the_plain_ones(section, coupled):
     plain = DistilledModel.from_tables(section)
     state = plain.throw(plain.new_state(), mixed_keshis(9), random.Random(1))[1]
     keshis = mixed_keshis(6)
     assert coupled.count_distribution(state, keshis) == plain.count_distribution(state, keshis)
     assert coupled.distribution(state, keshis) == plain.distribution(state, keshis)
-    for law in (coupled.count_distribution, coupled.distribution):
-        with pytest.raises(NotImplementedError, match="copula couples"):
-            law(state, [*keshis, BRIGAND])
-
-
-def test_the_batch_path_refuses_a_copula_and_battles_fall_back(coupled, tmp_path):
-    from tower.battle.checker import Situation, empty_tower, simulate
-
-    with pytest.raises(CoupledModelError, match="use the reference sampler"):
-        BatchTowers(coupled.doc["model"], 10, seed=1)
-    situation = Situation.default(players=2, season=1, recruited=1, repaired=1)
-    tower = empty_tower(coupled)
-    batched = simulate(coupled, situation, tower, 40, seed=3)
-    assert batched == simulate(coupled, situation, tower, 40, seed=3, batched=False)
-    path = tmp_path / "coupled.json"
-    coupled.save(path)
-    report = tmp_path / "battle.json"
-    main(["battle", "--players", "2", "--samples", "100", "--plot", "", "--model", str(path),
-          "--json", str(report)])  # fmt: skip
-    data = json.loads(report.read_text())
-    assert len(data["players"]) == 2 and len(data["hiring"]) == 8
 
 
 @pytest.fixture(scope="module")

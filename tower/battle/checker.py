@@ -205,14 +205,14 @@ def simulate(
 
     With ``batched`` a distilled model plays the seasons in lockstep on its numpy batch
     path (:func:`tower.battle.batched.simulate_batched`: the same law, other random
-    draws), unless it has a copula (the batch path draws independent groups).
+    draws).
     Otherwise the seasons are played one throw at a time, and the four variants of one
     battle share one random stream (common random numbers), so their differences are
     sharper than their standard errors suggest.
     """
     from tower.model.distilled import DistilledModel
 
-    if batched and isinstance(model, DistilledModel) and model.sampler.copula is None:
+    if batched and isinstance(model, DistilledModel):
         from tower.battle.batched import simulate_batched
 
         return simulate_batched(model, situation, tower, samples, seed, hiring=hiring)

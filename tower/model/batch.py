@@ -10,6 +10,14 @@ tracks counts, not piece identities: use it for statistics and speed, and the re
 sampler (the :class:`~tower.model.distilled.DistilledModel`) when a game needs to know
 which piece.
 
+A model with a ``copula`` draws each throw's groups jointly, with the law of the
+reference's :meth:`~tower.model.reference.ReferenceSampler.coupled_throw`: per tower one
+normal ``Z`` per throw and one per origin, a group's number out the quantile of its exact
+out-law at its ``u``, its outcome given that number a pick among the mixture's outcomes
+with it (:meth:`BatchTowers._coupled`); the loadings are each tower's (the gate looks at
+its own pieces). The exact laws are assembled for all towers at once from the tables,
+whose entries are then also kept split by the number out (:meth:`_Table._split_by_out`).
+
 How it is fast: every context field is mapped once per throw to a small index (its
 bucketed values seen in the tables, 0 for unseen) by a lookup table; a level's key is a
 mixed-radix integer of those indices (the shared part once per throw, a group's own
@@ -43,11 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from tower.model.reference import FIELDS, MAKEUP, PLACES, bucket_table
-
-
-class CoupledModelError(ValueError):
-    """A model with a ``copula``, which the batch path does not draw."""
+from tower.model.reference import FIELDS, MAKEUP, PLACES, bucket_table, copula_settings
 
 
 @dataclass(frozen=True)
@@ -199,7 +203,7 @@ class _Table:
     rank tags its packed outcomes.
     """
 
-    def __init__(self, alpha: float, parts: Sequence[_Entries]) -> None:
+    def __init__(self, alpha: float, parts: Sequence[_Entries], exact: bool = False) -> None:
         codes = np.concatenate([p.codes for p in parts])
         sizes = np.concatenate([p.sizes for p in parts])
         rows = np.concatenate([p.rows for p in parts]).reshape(-1, 6)
@@ -219,6 +223,36 @@ class _Table:
         #: rank; each with one more outcome (count 0, -1) at the end, so neither is empty
         self.cum = np.append(cum, cum[-1] if len(cum) else 0)
         self.packed = np.append(rows[:, 1:] @ _PACK | ranks << (5 * _BITS), -1)
+        if exact:
+            self._split_by_out(rows, sizes)
+
+    def _split_by_out(self, rows: np.ndarray, sizes: np.ndarray) -> None:
+        """The entries' outcomes split by the number out, for exact laws (a copula).
+
+        Each entry has a block of ``span + 2`` slots (``span``: its most pieces out):
+        in :attr:`out_counts` the counts with ``k`` out at slot ``k``, in :attr:`bounds`
+        where its outcomes with ``k`` out start among all outcomes sorted by (entry,
+        number out), ``k = 0..span + 1`` (the last: the entry's end). Sorted that way:
+        :attr:`sorted_cum` (the counts summed end to end, after a leading 0) and
+        :attr:`sorted_packed`. By row: :attr:`block` (a missing code: 0) and
+        :attr:`span`."""
+        entry = np.repeat(np.arange(len(sizes)), sizes)
+        out = rows[:, 1]
+        span = np.zeros(len(sizes), dtype=np.int64)
+        np.maximum.at(span, entry, out)
+        width = span + 2
+        block = np.cumsum(width) - width
+        self.block = self.index.spread(block, 0)
+        self.span = self.index.spread(span, 0)
+        self.out_counts = np.bincount(
+            block.take(entry) + out, weights=rows[:, 0], minlength=int(width.sum())
+        ).astype(np.float64)
+        order = np.lexsort((out, entry))
+        self.sorted_cum = np.concatenate([[0.0], np.cumsum(rows[order, 0]).astype(np.float64)])
+        self.sorted_packed = (rows[order, 1:] @ _PACK).astype(np.int64)
+        top = int(span.max(initial=0)) + 2
+        slots = np.repeat(np.arange(len(sizes)), width) * top + _ranges(width)
+        self.bounds = (entry.take(order) * top + out.take(order)).searchsorted(slots)
 
     def draw(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Packed outcomes of the entries of ``codes``, -1 where the draw backs off."""
@@ -258,16 +292,35 @@ class _PieceLevel:
     counts: np.ndarray
 
 
+class _Coupling:
+    """The copula of a model section (:class:`BatchTowers` with a ``copula``): its
+    loadings ``a``, ``b`` and gate class."""
+
+    def __init__(self, model: dict[str, Any]) -> None:
+        self.a, self.b, self.gate = copula_settings(model["copula"])
+
+    def loadings(self, gated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(n,) loadings ``a``, ``b`` and ``c`` of each tower; ``gated``: (n,) whether
+        the gate's class is inside or thrown (all true without a gate)."""
+        a = np.where(gated, self.a, 0.0)
+        b = np.where(gated, self.b, 0.0)
+        return a, b, np.sqrt(1.0 - a * a - b * b)
+
+
+def _ranges(sizes: np.ndarray) -> np.ndarray:
+    """``0..size-1`` for each of ``sizes``, end to end."""
+    starts = np.cumsum(sizes) - sizes
+    return np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+
+
 class BatchTowers:
     """``n`` independent towers of one distilled model, thrown together.
 
     Parameters
     ----------
     model : dict
-        The ``model`` section of a model file (version 1, 2, or 3 without a copula).
-        A section with a ``copula`` is refused (:class:`CoupledModelError`): the batch
-        draws every group on its own; play such a model with the reference sampler
-        (:class:`~tower.model.distilled.DistilledModel`).
+        The ``model`` section of a model file (version 1, 2 or 3). With a ``copula``
+        the groups of a throw are drawn jointly (:meth:`_coupled`).
     n : int
         Number of towers.
     seed : int
@@ -283,11 +336,6 @@ class BatchTowers:
     def __init__(
         self, model: dict[str, Any], n: int, seed: int, labels: Mapping[str, str] | None = None
     ) -> None:
-        if model.get("copula") is not None:
-            raise CoupledModelError(
-                f"the numpy batch path draws independent groups; this model couples them "
-                f"(copula {model['copula']}): use the reference sampler (DistilledModel.throw)"
-            )
         self.rng = np.random.default_rng(seed)
         self.alpha = float(model["alpha"])
         self.age_cap = int(model["age_cap"])
@@ -366,7 +414,10 @@ class BatchTowers:
         self.levels[0].scale(self._index_lut)
         finest = self.levels[0]
         _, table, groups, values = keyed[0]
-        self._finest = _Table(self.alpha, [outcomes(table, entries(finest, groups, values), 0)])
+        exact = model.get("copula") is not None  # a copula draws from the exact laws
+        self._finest = _Table(
+            self.alpha, [outcomes(table, entries(finest, groups, values), 0)], exact
+        )
         # the coarser levels, drawn together: an entry's code is ``code * deep + level``
         # (levels counted from 0 after the finest); each row tries every level at once,
         # and the first level whose draw does not back off is used, which is the law of
@@ -392,6 +443,7 @@ class BatchTowers:
                     zip(coarse, keyed[1 : len(self.levels)], strict=True)
                 )
             ],
+            exact,
         )
         self.prior = float(model["prior"])
         # per-piece counts by context, coarsest first
@@ -407,6 +459,7 @@ class BatchTowers:
         #: the keys of every level, per-piece levels last
         self._keys = [*self.levels, *(level.key for level in self.piece_levels)]
         self._own = {f for key_of in self._keys for f, _ in key_of.strides}
+        self._coupling = None if model.get("copula") is None else _Coupling(model)
         self.reset(np.zeros((n, len(PLACES), len(self.labels), self.age_cap), np.int64))
 
     def reset(self, residents: np.ndarray, throws: np.ndarray | int = 0) -> None:
@@ -541,7 +594,16 @@ class BatchTowers:
                 return result
             todo, at = todo.take(left), at.take(left)
             raw = {f: v.take(left) for f, v in raw.items()}
-        law = np.repeat(self.base[g : g + 1], len(todo), axis=0)
+        law = self._piece_law(g, prefixes, at, raw)
+        result[todo] = self.rng.multinomial(raw["m"], law) @ _PACK
+        return result
+
+    def _piece_law(
+        self, g: int, prefixes: _Prefixes, at: np.ndarray, raw: dict[str, np.ndarray]
+    ) -> np.ndarray:
+        """(k, 5) per-piece destination laws of the base multinomial of group ``g`` for
+        the towers ``at``, whose own context values are ``raw``."""
+        law = np.repeat(self.base[g : g + 1], len(at), axis=0)
         for level, p in zip(self.piece_levels, prefixes[2], strict=True):
             code = p.take(at)
             code += g * level.key.group_stride
@@ -552,9 +614,7 @@ class BatchTowers:
                 law[found] = (seen + self.prior * law[found]) / (
                     seen.sum(axis=1, keepdims=True) + self.prior
                 )
-        law = law / law.sum(axis=1, keepdims=True)
-        result[todo] = self.rng.multinomial(raw["m"], law) @ _PACK
-        return result
+        return law / law.sum(axis=1, keepdims=True)
 
     def throw(self, fresh: Mapping[str, int] | np.ndarray) -> BatchThrow:
         """Throw into every tower: ``{"keshi": 12}`` for all, or an (n, L) count array
@@ -593,6 +653,8 @@ class BatchTowers:
                 occupancy += before[:, c, a]
             p_raw = [inside, *occupancy]
         fresh_any = counts.any(axis=1)
+        if self._coupling is not None:
+            latent = self._latent(before, counts)
         out = np.zeros(self.n, dtype=np.int64)
         #: packed outcomes added up by (label, new age bucket - 1): the next residents
         sums: dict[tuple[int, int], np.ndarray] = {}
@@ -620,7 +682,10 @@ class BatchTowers:
                 raw["o"] = out if everyone else out.take(rows)
             if "P" in self._own:
                 raw["P"] = p_raw[place + 1] if everyone else p_raw[place + 1].take(rows)
-            res = self._outcomes(g, prefixes, rows, raw)
+            if self._coupling is None:
+                res = self._outcomes(g, prefixes, rows, raw)
+            else:
+                res = self._coupled(g, place, prefixes, rows, raw, latent)
             if place >= 0 and fresh_out is None:  # fresh groups come first
                 fresh_out = out.copy()
             new_age = 0 if place < 0 else min(age, self.age_cap - 1)
@@ -649,6 +714,106 @@ class BatchTowers:
             [out_by_label[:, labels].sum(axis=1) for labels in self._class_labels], axis=1
         )
         return BatchThrow(out, fresh_out, out_by_class, out_by_label)
+
+    def _latent(self, before: np.ndarray, counts: np.ndarray) -> dict[Any, np.ndarray]:
+        """A throw's copula normals and loadings, by tower: ``"a"``, ``"b"``, ``"c"``,
+        ``"Z"``; each origin's ``Z_o`` is added by :meth:`_coupled` when first met."""
+        coupling = self._coupling
+        assert coupling is not None
+        gated = np.ones(self.n, dtype=bool)
+        if coupling.gate is not None:
+            labels = self._class_labels[self._class_index[coupling.gate]]
+            gated = counts[labels].any(axis=0)
+            for c, a in self._used:
+                if c in labels:
+                    gated |= before[:, c, a].any(axis=0)
+        a, b, c = coupling.loadings(gated)
+        return {"a": a, "b": b, "c": c, "Z": self.rng.standard_normal(self.n)}
+
+    def _coupled(
+        self,
+        g: int,
+        place: int,
+        prefixes: _Prefixes,
+        rows: np.ndarray | None,
+        raw: dict[str, np.ndarray],
+        latent: dict[Any, np.ndarray],
+    ) -> np.ndarray:
+        """:meth:`_outcomes` through the copula: the number out is the quantile of the
+        group's exact out-law at ``u = Phi(a Z + b Z_o + c e)`` (``Z_o`` of the group's
+        origin, ``place``; -1: fresh), the outcome given it a pick in the mixture's parts
+        (each level's entry and the base multinomial) by their mass with that number
+        out, then in the part's outcomes with it."""
+        from scipy.special import ndtr
+        from scipy.stats import binom
+
+        origin = latent.get(place)
+        if origin is None:
+            origin = latent[place] = self.rng.standard_normal(self.n)
+        at = np.arange(self.n) if rows is None else rows
+        m = raw["m"]
+        x = latent["a"].take(at) * latent["Z"].take(at) + latent["b"].take(at) * origin.take(at)
+        x += latent["c"].take(at) * self.rng.standard_normal(len(m))
+        # the mixture's parts: (table, row, weight) per level, finest first, then the base
+        finest = self.levels[0]
+        code = prefixes[0].take(at)
+        code += g * finest.group_stride
+        codes = prefixes[1].take(at, axis=1)
+        codes += g * self._coarse_group
+        for f, lut in self._coarse_own.items():
+            codes += lut.take(raw[f], axis=1, mode="clip")
+        looked = [(self._finest, self._finest.index.lookup(finest.add_own(code, raw)))]
+        if self._deep:
+            coarse = self._coarse.index.lookup(codes.reshape(-1)).reshape(-1, len(m))
+            looked += [(self._coarse, r) for r in coarse]
+        ks = np.arange(int(m.max()) + 1)
+        reach = np.ones(len(m))
+        law = np.zeros((len(m), len(ks)))
+        parts = []
+        for table, row in looked:
+            total, denominator = table.totals.take(row), table.denominators.take(row)
+            weight = np.where(row != table.index.absent, reach / denominator, 0.0)
+            reach *= (denominator - total) / denominator
+            block = table.block.take(row)
+            span = np.minimum(table.span.take(row), m)
+            counts = table.out_counts.take(block[:, None] + ks, mode="clip")
+            counts[ks > span[:, None]] = 0.0
+            law += weight[:, None] * counts
+            parts.append((table, block, weight))
+        piece = self._piece_law(g, prefixes, at, raw)
+        base = binom.pmf(ks, m[:, None], piece[:, :1])
+        law += reach[:, None] * base
+        # the number out: the first k whose cumulative law exceeds u
+        cum = np.cumsum(law, axis=1)
+        k = (cum <= ndtr(x)[:, None] * cum[:, -1:]).sum(axis=1)
+        np.minimum(k, m, out=k)
+        # the part: by its mass with k out
+        index = np.arange(len(m))
+        mass = np.stack(
+            [w * t.out_counts.take(b + k) for t, b, w in parts] + [reach * base[index, k]]
+        )
+        mass_cum = np.cumsum(mass, axis=0)
+        chosen = (mass_cum <= self.rng.random(len(m)) * mass_cum[-1]).sum(axis=0)
+        np.minimum(chosen, len(parts), out=chosen)
+        result = np.zeros(len(m), dtype=np.int64)
+        v = self.rng.random(len(m))
+        for i, (table, block, _) in enumerate(parts):
+            pick = (chosen == i).nonzero()[0]
+            if not len(pick):
+                continue
+            slot = block.take(pick) + k.take(pick)
+            lo, hi = table.bounds.take(slot), table.bounds.take(slot + 1)
+            low = table.sorted_cum.take(lo)
+            target = low + v.take(pick) * (table.sorted_cum.take(hi) - low)
+            j = np.clip(table.sorted_cum.searchsorted(target, side="right") - 1, lo, hi - 1)
+            result[pick] = table.sorted_packed.take(j)
+        pick = (chosen == len(parts)).nonzero()[0]
+        if len(pick):  # the base multinomial given k out
+            stay = piece[pick, 1:] + 1e-300  # (all mass out: any place, none is drawn)
+            stay /= stay.sum(axis=1, keepdims=True)
+            kept = k.take(pick)
+            result[pick] = kept + self.rng.multinomial(m.take(pick) - kept, stay) @ _PACK[1:]
+        return result
 
     def _add(
         self,

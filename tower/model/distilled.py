@@ -21,10 +21,10 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from itertools import product
-from math import comb, prod
+from math import ceil, comb, prod, sqrt
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from tower.model.reference import (
     MAKEUP,
     PLACES,
     ReferenceSampler,
+    _running_sum,
     bucket_table,
     group_name,
     groups,
@@ -316,15 +317,78 @@ class DistilledModel(TowerModel):
         residents = [(cls_of(r.piece), r.place.value, r.since, r.piece) for r in state.residents]
         return residents, [(cls_of(p), p) for p in pieces]
 
-    def _exact(self, state: TowerState, pieces: Sequence[Piece]) -> None:
-        """Refuse (``NotImplementedError``) the exact laws of a throw that the copula
-        couples: they are the laws of independent groups given ``o``."""
+    def _loadings(self, state: TowerState, pieces: Sequence[Piece]) -> tuple[float, float]:
+        """The copula's loadings of a throw (:meth:`~ReferenceSampler.loadings`):
+        ``(0, 0)`` when its groups are independent given ``o``."""
         if self.sampler.copula is None:
-            return
-        if self.sampler.loadings(*self._sampled(state, pieces)) != (0.0, 0.0):
-            raise NotImplementedError(
-                f"model {self.name!r}: no exact law of a throw its copula couples; sample"
-            )
+            return 0.0, 0.0
+        return self.sampler.loadings(*self._sampled(state, pieces))
+
+    def couples(self, state: TowerState, pieces: Sequence[Piece]) -> bool:
+        """Whether the model's copula couples the groups of this throw (its exact laws
+        are then integrated numerically, :meth:`_coupled_law`)."""
+        return self._loadings(state, pieces) != (0.0, 0.0)
+
+    def _coupled_law(
+        self,
+        state: TowerState,
+        pieces: Sequence[Piece],
+        loadings: tuple[float, float],
+        start: tuple,
+        step: Callable[[tuple, int, list[Piece], int], list[tuple[tuple, float]]],
+    ) -> dict[tuple, float]:
+        """The exact law of a coupled throw, by the dynamic programming of
+        :meth:`distribution` given the copula's normals, integrated numerically.
+
+        Given ``Z`` and the group's ``Z_o``, ``e`` integrates out: ``k`` out has
+        probability ``Phi((t_k - s) / c) - Phi((t_(k-1) - s) / c)`` with ``s = a Z +
+        b Z_o`` and ``t_k = Phi^-1(F(k))``, ``F`` the group's cumulative out-law given its
+        context (``o`` included). Laws are kept as arrays over ``QUADRATURE / c``
+        (:data:`QUADRATURE`, rounded up) Gauss-Hermite nodes of ``Z`` (times those of
+        ``Z_o`` within an origin's groups, which come one after another in visiting
+        order, so each ``Z_o`` is integrated out when its origin's groups are done), then
+        summed with the nodes' weights and normalised. From ``start``, ``step(key, k,
+        members, i)`` gives the keys (pieces out so far first) a key goes to when ``k``
+        of group ``i``'s ``members`` go out, with their probabilities.
+        """
+        import numpy as np
+        from scipy.special import ndtr, ndtri
+
+        a, b = loadings
+        c = sqrt(1.0 - a * a - b * b)
+        nodes, weights = _gauss_hermite(ceil(QUADRATURE / c))
+        zs, wz = (nodes, weights) if a else ([0.0], [1.0])
+        zo, wo = (nodes, weights) if b else ([0.0], [1.0])
+        shift = a * np.asarray(zs)[:, None] + b * np.asarray(zo)[None, :]
+        law: dict[tuple, Any] = {start: np.ones(len(zs))}
+        found = self._groups(state, pieces)
+        origins = [name.split(".")[0] for name, _, _ in found]
+        for i, (name, ctx, members) in enumerate(found):
+            if i == 0 or origins[i] != origins[i - 1]:  # an origin's first group
+                law = {key: p[:, None] * np.ones(len(zo)) for key, p in law.items()}
+            new: dict[tuple, Any] = {}
+            by_gone: dict[int, tuple] = {}
+            for key, p in law.items():
+                if key[0] not in by_gone:
+                    out = self.sampler.out_law(name, (*ctx, key[0]))
+                    cum = np.minimum(np.cumsum(out[:-1]) / _running_sum(out), 1.0)
+                    # P(k out or fewer | Z, Z_o), k < m
+                    by_gone[key[0]] = out, ndtr((ndtri(cum)[:, None, None] - shift) / c)
+                out, below = by_gone[key[0]]
+                for k, pk in enumerate(out):
+                    if pk == 0.0:
+                        continue
+                    given = (below[k] if k < len(below) else 1.0) - (below[k - 1] if k else 0.0)
+                    for to, q in step(key, k, members, i):
+                        add = p * given * q
+                        have = new.get(to)
+                        new[to] = add if have is None else have + add
+            law = new
+            if i + 1 == len(found) or origins[i + 1] != origins[i]:  # its last: Z_o out
+                law = {key: p @ np.asarray(wo) for key, p in law.items()}
+        result = {key: float(p @ np.asarray(wz)) for key, p in law.items()}
+        total = _running_sum(result.values())
+        return {key: p / total for key, p in result.items()}
 
     def _old(self, resident: Resident, throws: int) -> int:
         """The group id of a resident older than ``_gids`` lists (or a ``ValueError``)."""
@@ -376,10 +440,13 @@ class DistilledModel(TowerModel):
         adds ``k`` out with its exact back-off law and picks which members uniformly
         (multivariate hypergeometric). Raises ``NotImplementedError`` when the number of
         possible multisets out exceeds ``limit`` (large, varied states): then use
-        :meth:`count_distribution`, or sample; and for a throw that the model's copula
-        couples (:meth:`~ReferenceSampler.loadings`).
+        :meth:`count_distribution`, or sample.
+
+        A throw that the model's copula couples (:meth:`~ReferenceSampler.loadings`) is
+        integrated over the copula's normals (:meth:`_coupled_law`); its probabilities
+        are normalised to sum to 1.
         """
-        self._exact(state, pieces)
+        loadings = self._loadings(state, pieces)
         kinds = sorted({*state.pieces, *pieces}, key=_piece_key)
         have = Counter([*state.pieces, *pieces])
         if prod(have[p] + 1 for p in kinds) > limit:
@@ -387,6 +454,8 @@ class DistilledModel(TowerModel):
                 f"more than {limit} possible multisets out; use count_distribution or sample"
             )
         index = {p: i for i, p in enumerate(kinds)}
+        if loadings != (0.0, 0.0):
+            return self._coupled_distribution(state, pieces, loadings, kinds, index)
         law: dict[tuple[int, tuple[int, ...]], float] = {(0, (0,) * len(kinds)): 1.0}
         for name, ctx, members in self._groups(state, pieces):
             picks = _hypergeometric(Counter(index[p] for p in members), len(kinds))
@@ -404,9 +473,35 @@ class DistilledModel(TowerModel):
             result[tuple(kinds[i] for i, c in enumerate(vec) for _ in range(c))] += p
         return dict(result)
 
+    def _coupled_distribution(
+        self,
+        state: TowerState,
+        pieces: Sequence[Piece],
+        loadings: tuple[float, float],
+        kinds: list[Piece],
+        index: dict[Piece, int],
+    ) -> dict[tuple[Piece, ...], float]:
+        """:meth:`distribution` of a throw the copula couples (:meth:`_coupled_law`)."""
+        picks: dict[int, list] = {}
+
+        def step(key: tuple, k: int, members: list[Piece], i: int) -> list[tuple[tuple, float]]:
+            if i not in picks:
+                picks[i] = _hypergeometric(Counter(index[p] for p in members), len(kinds))
+            return [
+                ((key[0] + k, *(a + b for a, b in zip(key[1:], sub, strict=True))), ps)
+                for sub, ps in picks[i][k]
+            ]
+
+        start = (0,) * (len(kinds) + 1)
+        result: dict[tuple[Piece, ...], float] = defaultdict(float)
+        for key, p in self._coupled_law(state, pieces, loadings, start, step).items():
+            result[tuple(kinds[i] for i, c in enumerate(key[1:]) for _ in range(c))] += p
+        return dict(result)
+
     def count_distribution(self, state: TowerState, pieces: Sequence[Piece]) -> list[float]:
         """Exact law of the number of pieces out: ``law[k]``, ``k = 0..inside + thrown``
-        (``NotImplementedError`` for a throw that the model's copula couples).
+        (integrated over the copula's normals for a throw it couples, as
+        :meth:`distribution`).
 
         >>> import random
         >>> from tower.pieces import mixed_keshis
@@ -414,8 +509,13 @@ class DistilledModel(TowerModel):
         >>> round(sum(model.count_distribution(model.new_state(), mixed_keshis(12))), 9)
         1.0
         """
-        self._exact(state, pieces)
         total = len(state.residents) + len(pieces)
+        loadings = self._loadings(state, pieces)
+        if loadings != (0.0, 0.0):
+            found = self._coupled_law(
+                state, pieces, loadings, (0,), lambda key, k, _, __: [((key[0] + k,), 1.0)]
+            )
+            return [found.get((k,), 0.0) for k in range(total + 1)]
         law = [1.0] + [0.0] * total
         for name, ctx, _ in self._groups(state, pieces):
             new = [0.0] * (total + 1)
@@ -471,6 +571,21 @@ def _plan(counts: tuple[int, ...]) -> Plan:
         _PLANS.clear()
     plan = _PLANS[counts] = (counts[0], rest, start, tuple(parts))
     return plan
+
+
+#: Gauss-Hermite nodes per copula normal in the exact law of a coupled throw, times
+#: ``1 / c`` (the integrand steepens as ``c`` shrinks): see DistilledModel._coupled_law
+#: and docs/model-format.md, section 8.1, for the accuracy measured.
+QUADRATURE = 24
+
+
+def _gauss_hermite(order: int) -> tuple[list[float], list[float]]:
+    """Nodes and weights (summing to 1) of Gauss-Hermite quadrature for the standard
+    normal law with ``order`` nodes: exact for polynomials of degree below ``2 order``."""
+    from numpy.polynomial.hermite_e import hermegauss
+
+    nodes, weights = hermegauss(order)
+    return nodes.tolist(), (weights / weights.sum()).tolist()
 
 
 def _hypergeometric(have: Counter[int], width: int) -> list[list[tuple[tuple[int, ...], float]]]:

@@ -40,7 +40,10 @@ group keeps its law exactly, and so does every group when ``a = b = 0``; given t
 outcomes of the groups before it (and so given ``o``), a group leans their way, which is
 the coupling. With ``gate``, only throws where a piece of that class is inside or thrown
 are coupled. The draws use other uniforms than :meth:`~ReferenceSampler.throw` without a
-copula: equal in law when ``a = b = 0``, not draw for draw.
+copula: equal in law when ``a = b = 0``, not draw for draw. The exact laws here are those
+of one group; a coupled throw's is integrated over ``Z`` and the ``Z_o`` by
+:meth:`tower.model.distilled.DistilledModel.distribution` (``e`` integrates in closed
+form: ``docs/model-format.md``, section 8.1).
 
 Porting notes: a table entry is a flat list ``[count, out, funnel, floor1, floor2, ramp,
 count, ...]``; a key is ``group|v1|v2...`` with the level's context values, bucketed.

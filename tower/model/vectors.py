@@ -15,7 +15,8 @@ thrown into an empty tower, whose groups no level has seen (the per-piece fallba
     Whole games through :class:`~tower.model.distilled.DistilledModel` with a
     ``random.Random(seed)``: each throw's pieces, the pieces out, the state after and the
     exact law of the count out (:meth:`~tower.model.distilled.DistilledModel.count_distribution`;
-    ``null`` for a throw that the model's copula couples, which has none). A port that
+    ``null`` for a throw that the model's copula couples, whose law a port need not
+    compute: section 8.1 of ``docs/model-format.md``). A port that
     also implements Python's Mersenne Twister (and, for a model with a copula, its
     ``gauss`` and ``shuffle``) reproduces them draw for draw.
 ``chi_square``
@@ -128,10 +129,8 @@ def conformance_vectors(
         for _ in range(throws):
             pieces = rng.choice(THROWS)(players, rng)
             cases += _cases(model, state, pieces, rng)
-            try:
-                law: list[float] | None = model.count_distribution(state, pieces)
-            except NotImplementedError:  # a throw the model's copula couples
-                law = None
+            # a throw the model's copula couples: its law is a quadrature, no port's duty
+            law = None if model.couples(state, pieces) else model.count_distribution(state, pieces)
             out, state = model.throw(state, pieces, draw)
             steps.append(
                 {
