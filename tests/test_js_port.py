@@ -99,16 +99,10 @@ def test_committed_js_vectors_are_current(tmp_path):
 def synthetic_section():
     """A model section fitted on synthetic rounds with pawns and experts thrown."""
     from tower.model.fit import FitSettings, fit_tables
-    from tower.model.synthetic import SyntheticTower
-    from tower.pieces import Kind, Piece, mixed_keshis
+    from tower.model.synthetic import SyntheticTower, heavy_rounds
+    from tower.pieces import Kind
 
-    def plan(rng):
-        heavy = [Kind.WATCHMAN, Kind.BRIGAND, Kind.EXPERT]
-        return [
-            mixed_keshis(rng.choice([6, 9, 12]))
-            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, 5))]
-            for _ in range(10)
-        ]
+    plan = heavy_rounds([Kind.WATCHMAN, Kind.BRIGAND, Kind.EXPERT], 5)
 
     traces = SyntheticTower(push=0.05).traces(120, seed=3, throws=plan)
     return fit_tables(traces, FitSettings())
@@ -143,15 +137,10 @@ def t_model(tmp_path_factory):
     from test_model_v3_t import T_LEVELS, WORN
 
     from tower.model.fit import FitSettings, fit_tables
-    from tower.pieces import Kind, Piece, mixed_keshis
+    from tower.model.synthetic import heavy_rounds
+    from tower.pieces import Kind
 
-    def plan(rng):
-        heavy = [Kind.WATCHMAN, Kind.EXPERT]
-        return [
-            mixed_keshis(rng.choice([6, 9, 12]))
-            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, 2))]
-            for _ in range(12)
-        ]
+    plan = heavy_rounds([Kind.WATCHMAN, Kind.EXPERT], 2, throws=12)
 
     section = fit_tables(WORN.traces(150, seed=8, throws=plan), FitSettings(levels=T_LEVELS))
     return _with_vectors(section, "synthetic-t", tmp_path_factory.mktemp("t"))

@@ -17,7 +17,7 @@ from tower.analysis.retention import (
 from tower.model import BaselineModel, DistilledModel, NoRetentionModel, TowerState
 from tower.model.distilled import UnknownPieceError
 from tower.model.fit import FitSettings, Observations, fit_tables
-from tower.model.synthetic import SyntheticTower
+from tower.model.synthetic import SyntheticTower, heavy_rounds
 from tower.pieces import NEUTRAL, Kind, Piece, mixed_keshis
 
 
@@ -254,15 +254,7 @@ def test_make_up_fields_pay_off_where_pawns_and_experts_push():
     one) predict held-out throws better than the make-up on the finest levels only (the
     first v2 levels), and those better than the v1 levels (no make-up)."""
     from tower.model.fit import log_likelihood
-    from tower.pieces import Kind, Piece, mixed_keshis
-
-    def plan(rng):
-        heavy = [Kind.WATCHMAN, Kind.EXPERT]
-        return [
-            mixed_keshis(rng.choice([6, 9, 12]))
-            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, 4))]
-            for _ in range(10)
-        ]
+    plan = heavy_rounds([Kind.WATCHMAN, Kind.EXPERT], 4)
 
     tower = SyntheticTower(push=0.08)
     fit, held = tower.traces(100, seed=1, throws=plan), tower.traces(150, seed=2, throws=plan)

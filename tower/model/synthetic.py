@@ -118,3 +118,24 @@ class SyntheticTower:
             plan = throws(master) if throws else [mixed_keshis(12) for _ in range(12)]
             out.append(self.sequence(plan, master.randrange(2**31), seq=i))
         return out
+
+
+def heavy_rounds(
+    heavy: Sequence[Kind], most: int, throws: int = 10
+) -> Callable[[random.Random], list[list[Piece]]]:
+    """A plan for :meth:`SyntheticTower.traces`: ``throws`` throws of 6, 9 or 12 keshis,
+    each with 0 to ``most`` pieces of the kinds ``heavy`` (red).
+
+    >>> plan = heavy_rounds([Kind.WATCHMAN], 2, throws=3)(random.Random(1))
+    >>> len(plan), all(len(throw) >= 6 for throw in plan)
+    (3, True)
+    """
+
+    def plan(rng: random.Random) -> list[list[Piece]]:
+        return [
+            mixed_keshis(rng.choice([6, 9, 12]))
+            + [Piece(rng.choice(heavy), "red") for _ in range(rng.randint(0, most))]
+            for _ in range(throws)
+        ]
+
+    return plan
