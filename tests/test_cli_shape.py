@@ -7,6 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import click
+from click.testing import CliRunner
+
+from tower.cli import cli
+
 CLI = Path(__file__).resolve().parent.parent / "tower" / "cli"
 #: Longest function (``def`` line to last line, signature included).
 MAX_LINES = 40
@@ -59,3 +64,39 @@ def test_no_command_runs_another_through_the_entry_point():
         and (lines := calls_main(path.read_text(encoding="utf-8")))
     }
     assert found == {}
+
+
+def all_commands() -> list[tuple[str, click.Command]]:
+    """Every command of ``tower``, subgroups walked, as (path, command)."""
+    found, todo = [], [("tower", cli)]
+    while todo:
+        path, group = todo.pop()
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            todo += [(f"{path} {name}", command)] if isinstance(command, click.Group) else []
+            found.append((f"{path} {name}", command))
+    return found
+
+
+def test_every_required_option_is_reported_when_missing():
+    """A required option left out is a usage error, never ``None`` passed on (click 8.3+
+    takes an explicit ``default=None`` as a value)."""
+    unchecked = []
+    for path, command in all_commands():
+        ctx = click.Context(command)
+        for param in command.params:
+            required = isinstance(param, click.Option) and param.required
+            if required and not param.value_is_missing(param.get_default(ctx)):
+                unchecked.append((path, param.opts[0]))
+    assert len(all_commands()) > 20
+    assert unchecked == []
+
+
+def test_a_command_without_its_out_says_so_on_one_line(tmp_path):
+    traces = tmp_path / "t.jsonl"
+    traces.write_text("")
+    result = CliRunner().invoke(cli, ["validate-model", "shipped:marrakesh", "--traces",
+                                      str(traces)])  # fmt: skip
+    assert result.exit_code == 2
+    assert "Missing option '--out'" in result.output

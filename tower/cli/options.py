@@ -79,9 +79,12 @@ def out_option(
     """``--out``: where a command writes, passed as ``dest``: a file (``folder=False``), a
     folder (``True``) or either (``None``); its ``default`` is shown in ``--help``."""
     kind = {False: {"dir_okay": False}, True: {"file_okay": False}, None: {}}[folder]
+    # Click 8.3+ takes an explicit ``default=None`` as a value, which satisfies
+    # ``required``; so a default is passed only when there is one.
+    defaults = {} if default is None else {"default": default, "show_default": True}
     return click.option(
-        "--out", dest, required=required, default=default, show_default=default is not None,
-        type=click.Path(path_type=Path, **kind), help=help_text,
+        "--out", dest, required=required, type=click.Path(path_type=Path, **kind),
+        help=help_text, **defaults,
     )  # fmt: skip
 
 
