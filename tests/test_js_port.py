@@ -131,6 +131,14 @@ def v3_model(synthetic_section, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def v3_gates_model(synthetic_section, tmp_path_factory):
+    """The same tables with a copula gated on experts or pawns (a gate of two classes)."""
+    copula = {"throw": 0.3, "origin": 0.4, "gate": ["expert", "pawn"]}
+    section = {**synthetic_section, "copula": copula}
+    return _with_vectors(section, "synthetic-v3-gates", tmp_path_factory.mktemp("v3g"))
+
+
+@pytest.fixture(scope="module")
 def t_model(tmp_path_factory):
     """A tower.model/3 file with the tower's age t in its finest level, fitted on a
     synthetic tower whose thrown pieces come out less as it ages, with pawns and experts."""
@@ -210,6 +218,20 @@ def test_node_tests_pass_on_a_version_3_model_with_a_copula(v3_model):
     assert 50 <= coupled <= len(steps) - 50  # coupled throws (pawns) and others
     report = _conformance(path, vectors)
     assert f"{len(steps)} throws identical ({coupled} coupled)" in report, report
+
+
+@needs_node
+def test_node_tests_pass_on_a_copula_gated_on_two_classes(v3_model, v3_gates_model):
+    """A gate of two classes couples the throws of either (more than one of them gates),
+    and the port draws them as the Python reference."""
+    shares = []
+    for path, vectors in (v3_model, v3_gates_model):
+        steps = [s for game in json.loads(vectors.read_text())["games"] for s in game["steps"]]
+        coupled = sum(step["count_law"] is None for step in steps)
+        report = _conformance(path, vectors)
+        assert f"{len(steps)} throws identical ({coupled} coupled)" in report, report
+        shares.append(coupled / len(steps))
+    assert shares[0] < shares[1] < 1
 
 
 @needs_node
@@ -325,6 +347,8 @@ def model_variants(text: str) -> dict[str, str]:
         "copula_in_v2": coupled({**doc, "schema": "tower.model/2"}),
         "copula_no_gate": coupled(v3, gate=None),
         "copula_unknown_gate": coupled(v3, gate="wizard"),
+        "copula_two_gates": coupled(v3, gate=["expert", "pawn"]),
+        "copula_unknown_of_two_gates": coupled(v3, gate=["pawn", "wizard"]),
         "copula_too_strong": coupled(v3, throw=0.8, origin=0.7),
         "copula_negative": coupled(v3, origin=-0.1),
         "copula_text": coupled(v3, throw="0.2"),
@@ -374,6 +398,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
         "unicode_name_pretty_printed",
         "copula_v3",
         "copula_no_gate",
+        "copula_two_gates",
         "t_v3",
         "t_edges_alone_v3",
     }
@@ -382,6 +407,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
     assert verdicts["t_without_edges_v3"][0] == "field model.buckets"
     assert verdicts["copula_in_v2"][0] == verdicts["copula_too_strong"][0] == "field model.copula"
     assert verdicts["copula_unknown_gate"][0] == "field model.copula.gate"
+    assert verdicts["copula_unknown_of_two_gates"][0] == "field model.copula.gate"
     assert verdicts["copula_negative"][0] == "field model.copula.origin"
     assert verdicts["copula_text"][0] == "field model.copula.throw"
     assert verdicts["version_4"][0] == "field schema"

@@ -133,3 +133,17 @@ def test_battles_of_a_copula_model_run_on_the_batch_path(coupled, tmp_path, monk
     data = json.loads(report.read_text())
     assert len(data["players"]) == 2 and len(data["hiring"]) == 8
     assert len(throws) == 1
+
+
+def test_a_gate_of_two_classes_couples_the_throws_of_either():
+    """Gated on experts or pawns: throws with pawns spread as with the pawn gate alone,
+    keshi-only throws into keshi-only towers stay uncoupled."""
+    two = {**synthetic_section(), "copula": {**COPULA, "gate": ["expert", "pawn"]}}
+    plain = _batch(synthetic_section(), seed=11)
+    with_pawns = _batch(two, seed=12)
+    assert min(with_pawns["out"][:, t].var() - plain["out"][:, t].var() for t in (1, 2)) > 0.3
+    a = BatchTowers(two, N, seed=3)
+    b = BatchTowers(synthetic_section(), N, seed=4)
+    for _ in range(THROWS):
+        ra, rb = a.throw({"keshi": 7}), b.throw({"keshi": 7})
+    assert abs(_variance_z(ra.out, rb.out)) < 3.3

@@ -57,7 +57,7 @@ def _draws(section, copula, residents, fresh, n=12_000, seed=3):
     return found, np.array(rows), sampler
 
 
-def _copula(a: float, b: float, gate: str | None = None) -> dict:
+def _copula(a: float, b: float, gate: str | list[str] | None = None) -> dict:
     return {"throw": a, "origin": b, "gate": gate}
 
 
@@ -115,3 +115,11 @@ def test_the_gate_couples_only_throws_with_its_class(section):
 def test_bad_loadings_are_refused(bad):
     with pytest.raises(ValueError, match="copula"):
         copula_settings(bad)
+
+
+def test_a_gate_of_two_classes_couples_throws_with_either(section):
+    sampler = ReferenceSampler({**section, "copula": _copula(0.2, 0.3, ["expert", "pawn"])})
+    keshis = [r for r in RESIDENTS if r[0] == "keshi"]
+    assert sampler.loadings(keshis, FRESH) == (0.0, 0.0)
+    assert sampler.loadings(RESIDENTS, FRESH) == (0.2, 0.3)  # a pawn inside
+    assert sampler.loadings(keshis, [*FRESH, ("expert", 99)]) == (0.2, 0.3)

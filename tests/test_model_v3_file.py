@@ -47,7 +47,7 @@ def test_a_section_with_a_copula_is_a_version_3_file(section, coupled, tmp_path)
     coupled.save(path)
     loaded = load_model(path)
     assert loaded.doc == coupled.doc and loaded.dumps() == path.read_text()
-    assert loaded.sampler.copula == (0.2, 0.3, "pawn")
+    assert loaded.sampler.copula == (0.2, 0.3, ("pawn",))
     pretty = json.dumps(coupled.doc, indent=1)  # not canonical: the full checks
     assert loads(pretty, "p.json") == coupled.doc
     plain = DistilledModel.from_tables(section)
@@ -96,8 +96,11 @@ def test_older_versions_refuse_a_copula_pointing_to_version_3(section, version):
         ({"throw": True, "origin": 0.2, "gate": None}, "model.copula.throw", "got True"),
         ({"throw": 0.1, "origin": 0.2}, "model.copula.gate", "missing field"),
         ({**COPULA, "rho": 0.5}, "model.copula.rho", "unknown field"),
-        ({**COPULA, "gate": "wizard"}, "model.copula.gate", r"a class of \[.*\], got 'wizard'"),
+        ({**COPULA, "gate": "wizard"}, "model.copula.gate", r"classes of \[.*\], got 'wizard'"),
         ({**COPULA, "gate": 1}, "model.copula.gate", "got 1"),
+        ({**COPULA, "gate": []}, "model.copula.gate", r"got \[\]"),
+        ({**COPULA, "gate": ["pawn", "wizard"]}, "model.copula.gate", "got .'pawn', 'wizard'"),
+        ({**COPULA, "gate": ["pawn", "pawn"]}, "model.copula.gate", "got .'pawn', 'pawn'"),
     ],
 )
 def test_bad_copulas_are_named(section, copula, field, message):

@@ -626,8 +626,9 @@ class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
-    // §8.1: the copula's loadings and gate class, or null (independent groups)
-    this.copula = model.copula ? [model.copula.throw, model.copula.origin, model.copula.gate] : null;
+    // §8.1: the copula's loadings and gate classes (an array, or null: every throw), or null (independent groups)
+    const gate = model.copula ? model.copula.gate : null;
+    this.copula = model.copula ? [model.copula.throw, model.copula.origin, typeof gate === "string" ? [gate] : gate] : null;
     this.splits = new Map();
     // a v1 file has no edges for w and x, a file without t none for t (no level asks for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
@@ -807,7 +808,7 @@ class Sampler {
   loadings(residents, fresh) {
     if (this.copula === null) return [0.0, 0.0];
     const [a, b, gate] = this.copula;
-    if (gate !== null && !residents.some((r) => r[0] === gate) && !fresh.some((f) => f[0] === gate)) return [0.0, 0.0];
+    if (gate !== null && !residents.some((r) => gate.includes(r[0])) && !fresh.some((f) => gate.includes(f[0]))) return [0.0, 0.0];
     return [a, b];
   }
 
@@ -1251,7 +1252,9 @@ function copulaProblem(copula, classes) {
   if (extra.length) return [`copula.${extra[0]}`, "unknown field"];
   for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`copula.${f}`, `expected a number >= 0${got(copula[f])}`];
   if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return ["copula", `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
-  if (copula.gate !== null && !classes.includes(copula.gate)) return ["copula.gate", `expected null or a class of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
+  const names = typeof copula.gate === "string" ? [copula.gate] : copula.gate;
+  const known = Array.isArray(names) && names.length > 0 && names.every((n) => typeof n === "string" && classes.includes(n)) && new Set(names).size === names.length;
+  if (copula.gate !== null && !known) return ["copula.gate", `expected null, a class or a list of distinct classes of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
   return null;
 }
 

@@ -292,7 +292,9 @@ function copulaProblem(copula, classes) {
   if (extra.length) return [`copula.${extra[0]}`, "unknown field"];
   for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`copula.${f}`, `expected a number >= 0${got(copula[f])}`];
   if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return ["copula", `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
-  if (copula.gate !== null && !classes.includes(copula.gate)) return ["copula.gate", `expected null or a class of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
+  const names = typeof copula.gate === "string" ? [copula.gate] : copula.gate;
+  const known = Array.isArray(names) && names.length > 0 && names.every((n) => typeof n === "string" && classes.includes(n)) && new Set(names).size === names.length;
+  if (copula.gate !== null && !known) return ["copula.gate", `expected null, a class or a list of distinct classes of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
   return null;
 }
 

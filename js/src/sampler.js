@@ -90,8 +90,9 @@ export class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
-    // §8.1: the copula's loadings and gate class, or null (independent groups)
-    this.copula = model.copula ? [model.copula.throw, model.copula.origin, model.copula.gate] : null;
+    // §8.1: the copula's loadings and gate classes (an array, or null: every throw), or null (independent groups)
+    const gate = model.copula ? model.copula.gate : null;
+    this.copula = model.copula ? [model.copula.throw, model.copula.origin, typeof gate === "string" ? [gate] : gate] : null;
     this.splits = new Map();
     // a v1 file has no edges for w and x, a file without t none for t (no level asks for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
@@ -271,7 +272,7 @@ export class Sampler {
   loadings(residents, fresh) {
     if (this.copula === null) return [0.0, 0.0];
     const [a, b, gate] = this.copula;
-    if (gate !== null && !residents.some((r) => r[0] === gate) && !fresh.some((f) => f[0] === gate)) return [0.0, 0.0];
+    if (gate !== null && !residents.some((r) => gate.includes(r[0])) && !fresh.some((f) => gate.includes(f[0]))) return [0.0, 0.0];
     return [a, b];
   }
 

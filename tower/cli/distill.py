@@ -36,8 +36,8 @@ FIT_HELP = {
     "backoff": "What a back-off level but the last counts: all outcomes, or the rest "
     "(those no finer level keeps).",
     "copula": "Draw the groups of one throw jointly through a Gaussian copula with these "
-    "loadings, only in throws with a piece of class GATE inside or thrown if given (writes "
-    "a tower.model/3 file; default: none, tower.model/2).",
+    "loadings, only in throws with a piece of class GATE inside or thrown if given (classes "
+    "joined by +: any of them; writes a tower.model/3 file; default: none, tower.model/2).",
     "levels": "Context fields of each back-off level, finest first (w, x: pawns and experts "
     "thrown; t: throws the tower has seen, which makes a tower.model/3 file; model v1 used "
     "m,n,I,o;m,n,J,o;m,n,J;m,n;m).",

@@ -294,14 +294,14 @@ class _PieceLevel:
 
 class _Coupling:
     """The copula of a model section (:class:`BatchTowers` with a ``copula``): its
-    loadings ``a``, ``b`` and gate class."""
+    loadings ``a``, ``b`` and gate classes."""
 
     def __init__(self, model: dict[str, Any]) -> None:
         self.a, self.b, self.gate = copula_settings(model["copula"])
 
     def loadings(self, gated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n,) loadings ``a``, ``b`` and ``c`` of each tower; ``gated``: (n,) whether
-        the gate's class is inside or thrown (all true without a gate)."""
+        a piece of the gate's classes is inside or thrown (all true without a gate)."""
         a = np.where(gated, self.a, 0.0)
         b = np.where(gated, self.b, 0.0)
         return a, b, np.sqrt(1.0 - a * a - b * b)
@@ -722,7 +722,7 @@ class BatchTowers:
         assert coupling is not None
         gated = np.ones(self.n, dtype=bool)
         if coupling.gate is not None:
-            labels = self._class_labels[self._class_index[coupling.gate]]
+            labels = [i for g in coupling.gate for i in self._class_labels[self._class_index[g]]]
             gated = counts[labels].any(axis=0)
             for c, a in self._used:
                 if c in labels:

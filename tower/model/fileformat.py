@@ -22,8 +22,9 @@ Versions: ``tower.model/2`` adds the context fields ``w`` and ``x`` (pawns and e
 thrown; ``buckets`` gives their edges, levels may name them). A ``tower.model/1`` file
 (no ``w``/``x``) still loads, keeps its version when saved again, and samples exactly as
 before: its levels cannot name the new fields. ``tower.model/3`` is a v2 section with an
-optional ``copula`` object ``{"throw": a, "origin": b, "gate": class | null}`` (the groups of
-one throw drawn jointly: :meth:`tower.model.reference.ReferenceSampler.coupled_throw`);
+optional ``copula`` object ``{"throw": a, "origin": b, "gate": g}``, ``g`` a class, a list
+of classes or null (the groups of one throw drawn jointly:
+:meth:`tower.model.reference.ReferenceSampler.coupled_throw`);
 v3 also has the context field ``t`` (the throws the tower has seen; levels may name it,
 ``buckets`` gives its edges when some level does). A file is written as v3 only when its
 section has a copula or names ``t``, so a plain fit stays v2, byte for byte. A v1 or v2
@@ -371,8 +372,16 @@ def _copula_problem(copula: Any, classes: set[str]) -> tuple[str, str] | None:
     if a * a + b * b >= 1:
         return "copula", f"expected throw^2 + origin^2 < 1, got {a!r}^2 + {b!r}^2"
     gate = copula["gate"]
-    if gate is not None and gate not in classes:
-        return "copula.gate", f"expected null or a class of {sorted(classes)}, got {gate!r}"
+    names = [gate] if isinstance(gate, str) else gate
+    if gate is not None and not (
+        isinstance(names, list) and names
+        and all(isinstance(n, str) and n in classes for n in names)
+        and len(set(names)) == len(names)
+    ):  # fmt: skip
+        return "copula.gate", (
+            f"expected null, a class or a list of distinct classes of {sorted(classes)}, "
+            f"got {gate!r}"
+        )
     return None
 
 

@@ -128,8 +128,9 @@ class FitSettings:
         n-gram back-off). The last level counts all, as a floor.
     copula : tuple, optional
         ``(throw, origin, gate)``: the loadings of the Gaussian copula that draws the
-        groups of one throw jointly, and the class whose presence turns it on (``None``:
-        every throw), written as the section's ``copula`` (a ``tower.model/3`` file;
+        groups of one throw jointly, and the class, or tuple of classes, whose presence
+        turns it on (``None``: every throw), written as the section's ``copula`` (a
+        ``tower.model/3`` file;
         :meth:`~tower.model.reference.ReferenceSampler.coupled_throw`). It changes no
         table. ``None``: no copula (a ``tower.model/2`` file).
     """
@@ -144,7 +145,7 @@ class FitSettings:
     min_count_makeup: int | None = None
     piece_depth: int = 2
     backoff: str = "all"
-    copula: tuple[float, float, str | None] | None = None
+    copula: tuple[float, float, str | tuple[str, ...] | None] | None = None
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -164,18 +165,18 @@ class FitSettings:
         if problem:
             raise ValueError(problem)
         if self.copula is not None:
-            a, b, gate = self.copula
-            copula_settings({"throw": a, "origin": b, "gate": gate})
-            if gate is not None and gate not in self.classes.values():
-                raise ValueError(
-                    f"copula gate {gate!r} is no piece class {sorted(set(self.classes.values()))}"
-                )
+            gates = copula_settings(self.copula_section()["copula"])[2]
+            for g in gates or ():
+                if g not in self.classes.values():
+                    known = sorted(set(self.classes.values()))
+                    raise ValueError(f"copula gate {g!r} is no piece class {known}")
 
     def copula_section(self) -> dict[str, Any]:
         """The section's ``copula`` entry, as ``{"copula": {...}}``, or ``{}`` without one."""
         if self.copula is None:
             return {}
         a, b, gate = self.copula
+        gate = gate if gate is None or isinstance(gate, str) else list(gate)
         return {"copula": {"throw": a, "origin": b, "gate": gate}}
 
     @property

@@ -173,12 +173,15 @@ def piece_classes(spec: Any) -> dict[str, str]:
     return dict(sorted(classes.items()))
 
 
-def parse_copula(text: str) -> tuple[float, float, str | None]:
-    """``A,B[,GATE]`` (``tower distill --copula``) as ``(throw, origin, gate)``; the
-    values are checked by :class:`FitSettings`.
+def parse_copula(text: str) -> tuple[float, float, str | tuple[str, ...] | None]:
+    """``A,B[,GATE]`` (``tower distill --copula``) as ``(throw, origin, gate)``, where
+    GATE is a class or classes joined by ``+``; the values are checked by
+    :class:`FitSettings`.
 
     >>> parse_copula("0.2,0.3,pawn"), parse_copula("0,0.5")
     ((0.2, 0.3, 'pawn'), (0.0, 0.5, None))
+    >>> parse_copula("0.2,0.3,expert+pawn")
+    (0.2, 0.3, ('expert', 'pawn'))
     """
     parts = text.split(",")
     try:
@@ -189,7 +192,10 @@ def parse_copula(text: str) -> tuple[float, float, str | None]:
         raise TowerError(
             f"--copula: expected THROW,ORIGIN[,GATE] (e.g. 0.2,0.3,pawn), got {text!r}"
         ) from None
-    return a, b, parts[2] if len(parts) == 3 else None
+    if len(parts) == 2:
+        return a, b, None
+    gate = parts[2].split("+")
+    return a, b, gate[0] if len(gate) == 1 else tuple(gate)
 
 
 def fit_settings(classes: Mapping[str, str] | None = None, **fit: Any) -> FitSettings:
@@ -225,6 +231,7 @@ def distill_command(
         words.append(f"--backoff {fit['backoff']}")
     if fit["copula"] is not None:  # likewise
         a, b, gate = fit["copula"]
+        gate = gate if gate is None or isinstance(gate, str) else "+".join(gate)
         words.append(f"--copula {a:g},{b:g}" + (f",{gate}" if gate is not None else ""))
     if out is not None:
         words.append(f"--out {shlex.quote(str(out))}")

@@ -172,7 +172,7 @@ class ReferenceSampler:
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
         #: the copula's loadings (throw, origin) and gate class, or None (independent groups)
-        self.copula: tuple[float, float, str | None] | None = None
+        self.copula: tuple[float, float, tuple[str, ...] | None] | None = None
         if model.get("copula") is not None:
             self.copula = copula_settings(model["copula"])
         self._splits: dict[tuple[str, tuple[int, ...]], OutSplit] = {}
@@ -418,14 +418,14 @@ class ReferenceSampler:
         self, residents: Sequence[SampledResident], fresh: Sequence[tuple[str, Any]]
     ) -> tuple[float, float]:
         """The copula's loadings ``(throw, origin)`` for a throw: ``(0, 0)`` without a
-        copula, or when its gate's class is neither inside nor thrown. With ``(0, 0)``
+        copula, or when no piece of its gate's classes is inside or thrown. With ``(0, 0)``
         the groups are independent given ``o`` and the exact laws
         (:meth:`out_law`, ...) are the throw's."""
         if self.copula is None:
             return 0.0, 0.0
         a, b, gate = self.copula
         if gate is not None and not (
-            any(r[0] == gate for r in residents) or any(c == gate for c, _ in fresh)
+            any(r[0] in gate for r in residents) or any(c in gate for c, _ in fresh)
         ):
             return 0.0, 0.0
         return a, b
@@ -483,11 +483,14 @@ def _running_sum(values: Sequence[float]) -> float:
     return total
 
 
-def copula_settings(section: Any) -> tuple[float, float, str | None]:
-    """``(throw, origin, gate)`` of a model's ``copula`` section, or a ``ValueError``.
+def copula_settings(section: Any) -> tuple[float, float, tuple[str, ...] | None]:
+    """``(throw, origin, gate)`` of a model's ``copula`` section, or a ``ValueError``; the
+    gate as the tuple of its classes (:func:`gate_classes`).
 
     >>> copula_settings({"throw": 0.2, "origin": 0.3, "gate": "pawn"})
-    (0.2, 0.3, 'pawn')
+    (0.2, 0.3, ('pawn',))
+    >>> copula_settings({"throw": 0.2, "origin": 0.3, "gate": ["expert", "pawn"]})
+    (0.2, 0.3, ('expert', 'pawn'))
     """
     if not isinstance(section, dict) or set(section) != {"throw", "origin", "gate"}:
         raise ValueError("copula: expected {throw, origin, gate}")
@@ -496,9 +499,26 @@ def copula_settings(section: Any) -> tuple[float, float, str | None]:
         raise ValueError("copula: throw and origin must be numbers")
     if a < 0 or b < 0 or a * a + b * b >= 1:
         raise ValueError("copula: need throw, origin >= 0 and throw^2 + origin^2 < 1")
-    if gate is not None and not isinstance(gate, str):
-        raise ValueError("copula: gate must be a class name or null")
-    return float(a), float(b), gate
+    return float(a), float(b), gate_classes(gate)
+
+
+def gate_classes(gate: Any) -> tuple[str, ...] | None:
+    """The classes of a copula's ``gate``: ``null`` (every throw is coupled), one class
+    name, or a list of distinct class names (a throw is coupled when a piece of any of
+    them is inside or thrown); a ``ValueError`` for anything else.
+
+    >>> gate_classes(None), gate_classes("pawn"), gate_classes(["expert", "pawn"])
+    (None, ('pawn',), ('expert', 'pawn'))
+    """
+    if gate is None:
+        return None
+    names = [gate] if isinstance(gate, str) else gate
+    if not (
+        isinstance(names, list) and names and all(isinstance(n, str) for n in names)
+        and len(set(names)) == len(names)
+    ):  # fmt: skip
+        raise ValueError("copula: gate must be a class name, a list of distinct ones, or null")
+    return tuple(names)
 
 
 class _LazyTable:
