@@ -132,8 +132,12 @@ def v3_model(synthetic_section, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def v3_gates_model(synthetic_section, tmp_path_factory):
-    """The same tables with a copula gated on experts or pawns (a gate of two classes)."""
-    copula = {"throw": 0.3, "origin": 0.4, "gate": ["expert", "pawn"]}
+    """The same tables with a copula of two entries: pawns, then experts or cubes (a gate
+    of two classes, met by throws with experts and no pawns)."""
+    copula = [
+        {"throw": 0.3, "origin": 0.4, "gate": "pawn"},
+        {"throw": 0.1, "origin": 0.2, "gate": ["cube", "expert"]},
+    ]
     section = {**synthetic_section, "copula": copula}
     return _with_vectors(section, "synthetic-v3-gates", tmp_path_factory.mktemp("v3g"))
 
@@ -221,8 +225,8 @@ def test_node_tests_pass_on_a_version_3_model_with_a_copula(v3_model):
 
 
 @needs_node
-def test_node_tests_pass_on_a_copula_gated_on_two_classes(v3_model, v3_gates_model):
-    """A gate of two classes couples the throws of either (more than one of them gates),
+def test_node_tests_pass_on_a_copula_of_two_entries(v3_model, v3_gates_model):
+    """A second entry, gated on two classes, couples the throws the first leaves alone,
     and the port draws them as the Python reference."""
     shares = []
     for path, vectors in (v3_model, v3_gates_model):
@@ -331,6 +335,11 @@ def model_variants(text: str) -> dict[str, str]:
         gate = {"throw": 0.2, "origin": 0.3, "gate": "pawn", **copula}
         return dumps({**doc, "model": {**doc["model"], "copula": gate}})
 
+    def two_entries(doc: dict, **second) -> str:
+        entries = [{"throw": 0.2, "origin": 0.3, "gate": "pawn"}]
+        entries.append({"throw": 0.1, "origin": 0.2, "gate": None, **second})
+        return dumps({**doc, "model": {**doc["model"], "copula": entries}})
+
     return {
         "original": text,
         "spaces": text.replace('{"model":{', '{ "model" :\n\t{ ', 1).replace("]}}", "] } }\r\n"),
@@ -349,6 +358,8 @@ def model_variants(text: str) -> dict[str, str]:
         "copula_unknown_gate": coupled(v3, gate="wizard"),
         "copula_two_gates": coupled(v3, gate=["expert", "pawn"]),
         "copula_unknown_of_two_gates": coupled(v3, gate=["pawn", "wizard"]),
+        "copulatwo_entries": two_entries(v3, gate="keshi"),
+        "copula_bad_second_entry": two_entries(v3, origin=-0.1),
         "copula_too_strong": coupled(v3, throw=0.8, origin=0.7),
         "copula_negative": coupled(v3, origin=-0.1),
         "copula_text": coupled(v3, throw="0.2"),
@@ -399,6 +410,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
         "copula_v3",
         "copula_no_gate",
         "copula_two_gates",
+        "copulatwo_entries",
         "t_v3",
         "t_edges_alone_v3",
     }
@@ -408,6 +420,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
     assert verdicts["copula_in_v2"][0] == verdicts["copula_too_strong"][0] == "field model.copula"
     assert verdicts["copula_unknown_gate"][0] == "field model.copula.gate"
     assert verdicts["copula_unknown_of_two_gates"][0] == "field model.copula.gate"
+    assert verdicts["copula_bad_second_entry"][0] == "field model.copula[1].origin"
     assert verdicts["copula_negative"][0] == "field model.copula.origin"
     assert verdicts["copula_text"][0] == "field model.copula.throw"
     assert verdicts["version_4"][0] == "field schema"

@@ -147,3 +147,15 @@ def test_a_gate_of_two_classes_couples_the_throws_of_either():
     for _ in range(THROWS):
         ra, rb = a.throw({"keshi": 7}), b.throw({"keshi": 7})
     assert abs(_variance_z(ra.out, rb.out)) < 3.3
+
+
+def test_a_throw_takes_the_first_entry_whose_gate_it_meets():
+    """Keshi-and-pawn throws: uncoupled when an entry without loadings gated on keshis
+    comes first, coupled as with the pawn entry alone when it comes second."""
+    still = {"throw": 0.0, "origin": 0.0, "gate": "keshi"}
+    plain = _batch(synthetic_section(), seed=11)
+    first = _batch({**synthetic_section(), "copula": [still, COPULA]}, seed=12)
+    second = _batch({**synthetic_section(), "copula": [COPULA, still]}, seed=12)
+    for t in (1, 2):
+        assert abs(_variance_z(first["out"][:, t], plain["out"][:, t])) < 3.3, t
+        assert second["out"][:, t].var() - plain["out"][:, t].var() > 0.3, t

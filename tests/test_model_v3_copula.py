@@ -123,3 +123,13 @@ def test_a_gate_of_two_classes_couples_throws_with_either(section):
     assert sampler.loadings(keshis, FRESH) == (0.0, 0.0)
     assert sampler.loadings(RESIDENTS, FRESH) == (0.2, 0.3)  # a pawn inside
     assert sampler.loadings(keshis, [*FRESH, ("expert", 99)]) == (0.2, 0.3)
+
+
+def test_a_throw_takes_the_first_entry_whose_gate_it_meets(section):
+    entries = [_copula(0.2, 0.3, "pawn"), _copula(0.1, 0.4, ["expert"]), _copula(0.0, 0.5)]
+    sampler = ReferenceSampler({**section, "copula": entries})
+    keshis = [r for r in RESIDENTS if r[0] == "keshi"]
+    assert sampler.loadings(RESIDENTS, [*FRESH, ("expert", 99)]) == (0.2, 0.3)  # pawn first
+    assert sampler.loadings(keshis, [*FRESH, ("expert", 99)]) == (0.1, 0.4)
+    assert sampler.loadings(keshis, FRESH) == (0.0, 0.5)  # no gate: every throw
+    assert ReferenceSampler({**section, "copula": entries[:2]}).loadings(keshis, FRESH) == (0, 0)

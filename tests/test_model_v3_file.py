@@ -47,17 +47,19 @@ def test_a_section_with_a_copula_is_a_version_3_file(section, coupled, tmp_path)
     coupled.save(path)
     loaded = load_model(path)
     assert loaded.doc == coupled.doc and loaded.dumps() == path.read_text()
-    assert loaded.sampler.copula == (0.2, 0.3, ("pawn",))
+    assert loaded.sampler.copula == ((0.2, 0.3, ("pawn",)),)
     pretty = json.dumps(coupled.doc, indent=1)  # not canonical: the full checks
     assert loads(pretty, "p.json") == coupled.doc
     plain = DistilledModel.from_tables(section)
     assert plain.doc["schema"] == "tower.model/2" and "copula" not in plain.dumps()
     no_gate = {**section, "copula": {**COPULA, "gate": None}}
-    assert load_model(_saved(DistilledModel.from_tables(no_gate), tmp_path)).sampler.copula == (
-        0.2,
-        0.3,
-        None,
-    )
+    loaded = load_model(_saved(DistilledModel.from_tables(no_gate), tmp_path))
+    assert loaded.sampler.copula == ((0.2, 0.3, None),)
+    entries = [COPULA, {"throw": 0.1, "origin": 0.2, "gate": ["keshi", "expert"]}]
+    listed = DistilledModel.from_tables({**section, "copula": entries})
+    loaded = load_model(_saved(listed, tmp_path))
+    assert loaded.doc["model"]["copula"] == entries
+    assert loaded.sampler.copula == ((0.2, 0.3, ("pawn",)), (0.1, 0.2, ("keshi", "expert")))
 
 
 def _saved(model: DistilledModel, folder) -> str:
@@ -89,7 +91,8 @@ def test_older_versions_refuse_a_copula_pointing_to_version_3(section, version):
 @pytest.mark.parametrize(
     "copula, field, message",
     [
-        ([0.2, 0.3], "model.copula", r"expected an object \{throw, origin, gate\}, got \[0.2"),
+        (0.2, "model.copula", r"expected an object \{throw, origin, gate\}, got 0.2"),
+        ([0.2, 0.3], r"model.copula\[0\]", r"expected an object \{throw, origin, gate\}, got 0.2"),
         ({"throw": 0.8, "origin": 0.7, "gate": None}, "model.copula", r"0.8\^2 \+ 0.7\^2"),
         ({"throw": -0.1, "origin": 0.2, "gate": None}, "model.copula.throw", "got -0.1"),
         ({"throw": 0.1, "origin": "0.2", "gate": None}, "model.copula.origin", "got '0.2'"),
@@ -101,6 +104,9 @@ def test_older_versions_refuse_a_copula_pointing_to_version_3(section, version):
         ({**COPULA, "gate": []}, "model.copula.gate", r"got \[\]"),
         ({**COPULA, "gate": ["pawn", "wizard"]}, "model.copula.gate", "got .'pawn', 'wizard'"),
         ({**COPULA, "gate": ["pawn", "pawn"]}, "model.copula.gate", "got .'pawn', 'pawn'"),
+        ([], "model.copula", "a non-empty list"),
+        ([COPULA, {**COPULA, "gate": "wizard"}], r"model.copula\[1\].gate", "got 'wizard'"),
+        ([COPULA, {**COPULA, "throw": -1}], r"model.copula\[1\].throw", "got -1"),
     ],
 )
 def test_bad_copulas_are_named(section, copula, field, message):

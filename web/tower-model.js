@@ -626,9 +626,9 @@ class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
-    // §8.1: the copula's loadings and gate classes (an array, or null: every throw), or null (independent groups)
-    const gate = model.copula ? model.copula.gate : null;
-    this.copula = model.copula ? [model.copula.throw, model.copula.origin, typeof gate === "string" ? [gate] : gate] : null;
+    // §8.1: the copula's entries [throw, origin, gate classes (null: every throw)], or null (independent groups)
+    const entries = model.copula ? (Array.isArray(model.copula) ? model.copula : [model.copula]) : null;
+    this.copula = entries && entries.map((e) => [e.throw, e.origin, typeof e.gate === "string" ? [e.gate] : e.gate]);
     this.splits = new Map();
     // a v1 file has no edges for w and x, a file without t none for t (no level asks for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
@@ -804,12 +804,12 @@ class Sampler {
     return { out, after };
   }
 
-  /** The copula's loadings [throw, origin] for a throw: [0, 0] when its gate is not met (§8.1). */
+  /** The copula's loadings [throw, origin] for a throw: its first entry whose gate is met, or [0, 0] (§8.1). */
   loadings(residents, fresh) {
-    if (this.copula === null) return [0.0, 0.0];
-    const [a, b, gate] = this.copula;
-    if (gate !== null && !residents.some((r) => gate.includes(r[0])) && !fresh.some((f) => gate.includes(f[0]))) return [0.0, 0.0];
-    return [a, b];
+    for (const [a, b, gate] of this.copula ?? []) {
+      if (gate === null || residents.some((r) => gate.includes(r[0])) || fresh.some((f) => gate.includes(f[0]))) return [a, b];
+    }
+    return [0.0, 0.0];
   }
 
   /**
@@ -1243,18 +1243,29 @@ function validateModel(model, fields, version) {
   return "copula" in model ? copulaProblem(model.copula, [...new Set(Object.values(classes))]) : null;
 }
 
-/** `[field, message]` of the first fault of a copula object (§8.1), or null. */
+/** `[field, message]` of the first fault of a copula: an object or a non-empty list of them (§8.1), or null. */
 function copulaProblem(copula, classes) {
+  if (!Array.isArray(copula)) return copulaEntryProblem(copula, classes, "copula");
+  if (copula.length === 0) return ["copula", "expected an object {throw, origin, gate} or a non-empty list of them"];
+  for (const [i, entry] of copula.entries()) {
+    const problem = copulaEntryProblem(entry, classes, `copula[${i}]`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** `[field, message]` of the first fault of one copula object (field `name`), or null. */
+function copulaEntryProblem(copula, classes, name) {
   const got = (v) => `, got ${JSON.stringify(v)}`;
-  if (copula === null || typeof copula !== "object" || Array.isArray(copula)) return ["copula", `expected an object {throw, origin, gate}${got(copula)}`];
-  for (const f of ["throw", "origin", "gate"]) if (!(f in copula)) return [`copula.${f}`, "missing field"];
+  if (copula === null || typeof copula !== "object" || Array.isArray(copula)) return [name, `expected an object {throw, origin, gate}${got(copula)}`];
+  for (const f of ["throw", "origin", "gate"]) if (!(f in copula)) return [`${name}.${f}`, "missing field"];
   const extra = Object.keys(copula).filter((f) => !["throw", "origin", "gate"].includes(f)).sort();
-  if (extra.length) return [`copula.${extra[0]}`, "unknown field"];
-  for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`copula.${f}`, `expected a number >= 0${got(copula[f])}`];
-  if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return ["copula", `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
+  if (extra.length) return [`${name}.${extra[0]}`, "unknown field"];
+  for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`${name}.${f}`, `expected a number >= 0${got(copula[f])}`];
+  if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return [name, `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
   const names = typeof copula.gate === "string" ? [copula.gate] : copula.gate;
   const known = Array.isArray(names) && names.length > 0 && names.every((n) => typeof n === "string" && classes.includes(n)) && new Set(names).size === names.length;
-  if (copula.gate !== null && !known) return ["copula.gate", `expected null, a class or a list of distinct classes of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
+  if (copula.gate !== null && !known) return [`${name}.gate`, `expected null, a class or a list of distinct classes of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
   return null;
 }
 

@@ -283,18 +283,29 @@ function validateModel(model, fields, version) {
   return "copula" in model ? copulaProblem(model.copula, [...new Set(Object.values(classes))]) : null;
 }
 
-/** `[field, message]` of the first fault of a copula object (§8.1), or null. */
+/** `[field, message]` of the first fault of a copula: an object or a non-empty list of them (§8.1), or null. */
 function copulaProblem(copula, classes) {
+  if (!Array.isArray(copula)) return copulaEntryProblem(copula, classes, "copula");
+  if (copula.length === 0) return ["copula", "expected an object {throw, origin, gate} or a non-empty list of them"];
+  for (const [i, entry] of copula.entries()) {
+    const problem = copulaEntryProblem(entry, classes, `copula[${i}]`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** `[field, message]` of the first fault of one copula object (field `name`), or null. */
+function copulaEntryProblem(copula, classes, name) {
   const got = (v) => `, got ${JSON.stringify(v)}`;
-  if (copula === null || typeof copula !== "object" || Array.isArray(copula)) return ["copula", `expected an object {throw, origin, gate}${got(copula)}`];
-  for (const f of ["throw", "origin", "gate"]) if (!(f in copula)) return [`copula.${f}`, "missing field"];
+  if (copula === null || typeof copula !== "object" || Array.isArray(copula)) return [name, `expected an object {throw, origin, gate}${got(copula)}`];
+  for (const f of ["throw", "origin", "gate"]) if (!(f in copula)) return [`${name}.${f}`, "missing field"];
   const extra = Object.keys(copula).filter((f) => !["throw", "origin", "gate"].includes(f)).sort();
-  if (extra.length) return [`copula.${extra[0]}`, "unknown field"];
-  for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`copula.${f}`, `expected a number >= 0${got(copula[f])}`];
-  if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return ["copula", `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
+  if (extra.length) return [`${name}.${extra[0]}`, "unknown field"];
+  for (const f of ["throw", "origin"]) if (!isNumber(copula[f]) || copula[f] < 0) return [`${name}.${f}`, `expected a number >= 0${got(copula[f])}`];
+  if (copula.throw * copula.throw + copula.origin * copula.origin >= 1) return [name, `expected throw^2 + origin^2 < 1, got ${copula.throw}^2 + ${copula.origin}^2`];
   const names = typeof copula.gate === "string" ? [copula.gate] : copula.gate;
   const known = Array.isArray(names) && names.length > 0 && names.every((n) => typeof n === "string" && classes.includes(n)) && new Set(names).size === names.length;
-  if (copula.gate !== null && !known) return ["copula.gate", `expected null, a class or a list of distinct classes of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
+  if (copula.gate !== null && !known) return [`${name}.gate`, `expected null, a class or a list of distinct classes of ${JSON.stringify(classes.sort())}${got(copula.gate)}`];
   return null;
 }
 

@@ -90,9 +90,9 @@ export class Sampler {
     this.ageCap = model.age_cap;
     this.classes = { ...model.classes };
     this.base = new Map(Object.entries(model.base).map(([g, p]) => [g, [...p]]));
-    // §8.1: the copula's loadings and gate classes (an array, or null: every throw), or null (independent groups)
-    const gate = model.copula ? model.copula.gate : null;
-    this.copula = model.copula ? [model.copula.throw, model.copula.origin, typeof gate === "string" ? [gate] : gate] : null;
+    // §8.1: the copula's entries [throw, origin, gate classes (null: every throw)], or null (independent groups)
+    const entries = model.copula ? (Array.isArray(model.copula) ? model.copula : [model.copula]) : null;
+    this.copula = entries && entries.map((e) => [e.throw, e.origin, typeof e.gate === "string" ? [e.gate] : e.gate]);
     this.splits = new Map();
     // a v1 file has no edges for w and x, a file without t none for t (no level asks for them)
     this.luts = FIELDS.slice(1).map((f) => bucketTable(this.buckets[f] ?? [0]));
@@ -268,12 +268,12 @@ export class Sampler {
     return { out, after };
   }
 
-  /** The copula's loadings [throw, origin] for a throw: [0, 0] when its gate is not met (§8.1). */
+  /** The copula's loadings [throw, origin] for a throw: its first entry whose gate is met, or [0, 0] (§8.1). */
   loadings(residents, fresh) {
-    if (this.copula === null) return [0.0, 0.0];
-    const [a, b, gate] = this.copula;
-    if (gate !== null && !residents.some((r) => gate.includes(r[0])) && !fresh.some((f) => gate.includes(f[0]))) return [0.0, 0.0];
-    return [a, b];
+    for (const [a, b, gate] of this.copula ?? []) {
+      if (gate === null || residents.some((r) => gate.includes(r[0])) || fresh.some((f) => gate.includes(f[0]))) return [a, b];
+    }
+    return [0.0, 0.0];
   }
 
   /**

@@ -23,7 +23,7 @@ from tower.model.pipeline import FIT_DEFAULTS, parse_copula
 FIT_TYPES: dict[str, Any] = {"min_count_makeup": click.IntRange(1), "copula": str}
 #: Parsers of the fit options given as text (to the library's values), and their metavars.
 FIT_PARSERS: dict[str, Callable[[str], Any]] = {"copula": parse_copula}
-FIT_METAVARS: dict[str, str] = {"copula": "THROW,ORIGIN[,GATE]"}
+FIT_METAVARS: dict[str, str] = {"copula": "THROW,ORIGIN[,GATE][;...]"}
 
 #: Help of each fit option, one per :data:`FIT_DEFAULTS` key (``age_cap``: ``--age-cap``).
 FIT_HELP = {
@@ -37,7 +37,8 @@ FIT_HELP = {
     "(those no finer level keeps).",
     "copula": "Draw the groups of one throw jointly through a Gaussian copula with these "
     "loadings, only in throws with a piece of class GATE inside or thrown if given (classes "
-    "joined by +: any of them; writes a tower.model/3 file; default: none, tower.model/2).",
+    "joined by +: any of them; entries joined by ';': the first whose gate a throw meets; "
+    "writes a tower.model/3 file; default: none, tower.model/2).",
     "levels": "Context fields of each back-off level, finest first (w, x: pawns and experts "
     "thrown; t: throws the tower has seen, which makes a tower.model/3 file; model v1 used "
     "m,n,I,o;m,n,J,o;m,n,J;m,n;m).",

@@ -294,16 +294,21 @@ class _PieceLevel:
 
 class _Coupling:
     """The copula of a model section (:class:`BatchTowers` with a ``copula``): its
-    loadings ``a``, ``b`` and gate classes."""
+    entries' loadings ``a``, ``b`` and gate classes."""
 
     def __init__(self, model: dict[str, Any]) -> None:
-        self.a, self.b, self.gate = copula_settings(model["copula"])
+        self.entries = copula_settings(model["copula"])
 
-    def loadings(self, gated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(n,) loadings ``a``, ``b`` and ``c`` of each tower; ``gated``: (n,) whether
-        a piece of the gate's classes is inside or thrown (all true without a gate)."""
-        a = np.where(gated, self.a, 0.0)
-        b = np.where(gated, self.b, 0.0)
+    def loadings(self, gated: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(n,) loadings ``a``, ``b`` and ``c`` of each tower, from its first entry whose
+        gate is met; ``gated``: per entry, (n,) whether a piece of its gate's classes is
+        inside or thrown (all true without a gate)."""
+        a, b = np.zeros(len(gated[0])), np.zeros(len(gated[0]))
+        left = np.ones(len(gated[0]), dtype=bool)
+        for (ea, eb, _), met in zip(self.entries, gated, strict=True):
+            take = left & met
+            a[take], b[take] = ea, eb
+            left &= ~met
         return a, b, np.sqrt(1.0 - a * a - b * b)
 
 
@@ -720,15 +725,23 @@ class BatchTowers:
         ``"Z"``; each origin's ``Z_o`` is added by :meth:`_coupled` when first met."""
         coupling = self._coupling
         assert coupling is not None
-        gated = np.ones(self.n, dtype=bool)
-        if coupling.gate is not None:
-            labels = [i for g in coupling.gate for i in self._class_labels[self._class_index[g]]]
-            gated = counts[labels].any(axis=0)
-            for c, a in self._used:
-                if c in labels:
-                    gated |= before[:, c, a].any(axis=0)
+        gated = [self._met(gate, before, counts) for *_, gate in coupling.entries]
         a, b, c = coupling.loadings(gated)
         return {"a": a, "b": b, "c": c, "Z": self.rng.standard_normal(self.n)}
+
+    def _met(
+        self, gate: tuple[str, ...] | None, before: np.ndarray, counts: np.ndarray
+    ) -> np.ndarray:
+        """(n,) whether a piece of one of ``gate``'s classes is inside or thrown (all
+        true for ``None``)."""
+        if gate is None:
+            return np.ones(self.n, dtype=bool)
+        labels = [i for g in gate for i in self._class_labels[self._class_index[g]]]
+        met = counts[labels].any(axis=0)
+        for c, a in self._used:
+            if c in labels:
+                met |= before[:, c, a].any(axis=0)
+        return met
 
     def _coupled(
         self,

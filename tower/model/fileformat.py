@@ -22,8 +22,9 @@ Versions: ``tower.model/2`` adds the context fields ``w`` and ``x`` (pawns and e
 thrown; ``buckets`` gives their edges, levels may name them). A ``tower.model/1`` file
 (no ``w``/``x``) still loads, keeps its version when saved again, and samples exactly as
 before: its levels cannot name the new fields. ``tower.model/3`` is a v2 section with an
-optional ``copula`` object ``{"throw": a, "origin": b, "gate": g}``, ``g`` a class, a list
-of classes or null (the groups of one throw drawn jointly:
+optional ``copula``, an object ``{"throw": a, "origin": b, "gate": g}`` (``g`` a class, a
+list of classes or null) or a list of them, the first whose gate is met applying (the
+groups of one throw drawn jointly:
 :meth:`tower.model.reference.ReferenceSampler.coupled_throw`);
 v3 also has the context field ``t`` (the throws the tower has seen; levels may name it,
 ``buckets`` gives its edges when some level does). A file is written as v3 only when its
@@ -356,21 +357,35 @@ def validate_model_section(
 
 
 def _copula_problem(copula: Any, classes: set[str]) -> tuple[str, str] | None:
-    """``(field, message)`` of the first fault of a ``copula`` object, or ``None``."""
+    """``(field, message)`` of the first fault of a ``copula`` (an object, or a
+    non-empty list of them), or ``None``."""
+    if not isinstance(copula, list):
+        return _copula_entry_problem(copula, classes, "copula")
+    if not copula:
+        return "copula", "expected an object {throw, origin, gate} or a non-empty list of them"
+    for i, entry in enumerate(copula):
+        problem = _copula_entry_problem(entry, classes, f"copula[{i}]")
+        if problem:
+            return problem
+    return None
+
+
+def _copula_entry_problem(copula: Any, classes: set[str], name: str) -> tuple[str, str] | None:
+    """``(field, message)`` of the first fault of one copula object (field ``name``)."""
     if not isinstance(copula, dict):
-        return "copula", f"expected an object {{throw, origin, gate}}, got {copula!r}"
+        return name, f"expected an object {{throw, origin, gate}}, got {copula!r}"
     for fld in ("throw", "origin", "gate"):
         if fld not in copula:
-            return f"copula.{fld}", "missing field"
+            return f"{name}.{fld}", "missing field"
     extra = sorted(set(copula) - {"throw", "origin", "gate"})
     if extra:
-        return f"copula.{extra[0]}", "unknown field"
+        return f"{name}.{extra[0]}", "unknown field"
     for fld in ("throw", "origin"):
         if not _number(copula[fld]) or copula[fld] < 0:
-            return f"copula.{fld}", f"expected a number >= 0, got {copula[fld]!r}"
+            return f"{name}.{fld}", f"expected a number >= 0, got {copula[fld]!r}"
     a, b = copula["throw"], copula["origin"]
     if a * a + b * b >= 1:
-        return "copula", f"expected throw^2 + origin^2 < 1, got {a!r}^2 + {b!r}^2"
+        return name, f"expected throw^2 + origin^2 < 1, got {a!r}^2 + {b!r}^2"
     gate = copula["gate"]
     names = [gate] if isinstance(gate, str) else gate
     if gate is not None and not (
@@ -378,7 +393,7 @@ def _copula_problem(copula: Any, classes: set[str]) -> tuple[str, str] | None:
         and all(isinstance(n, str) and n in classes for n in names)
         and len(set(names)) == len(names)
     ):  # fmt: skip
-        return "copula.gate", (
+        return f"{name}.gate", (
             f"expected null, a class or a list of distinct classes of {sorted(classes)}, "
             f"got {gate!r}"
         )

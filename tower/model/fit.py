@@ -127,10 +127,11 @@ class FitSettings:
         mostly of the common contexts, is biased for it (Kneser-Ney's argument for
         n-gram back-off). The last level counts all, as a floor.
     copula : tuple, optional
-        ``(throw, origin, gate)``: the loadings of the Gaussian copula that draws the
-        groups of one throw jointly, and the class, or tuple of classes, whose presence
-        turns it on (``None``: every throw), written as the section's ``copula`` (a
-        ``tower.model/3`` file;
+        Entries ``(throw, origin, gate)``: the loadings of the Gaussian copula that draws
+        the groups of one throw jointly, and the class, or tuple of classes, whose
+        presence turns them on (``None``: every throw); a throw takes the first entry
+        whose gate it meets. Written as the section's ``copula`` (one object, or a list
+        for several entries; a ``tower.model/3`` file;
         :meth:`~tower.model.reference.ReferenceSampler.coupled_throw`). It changes no
         table. ``None``: no copula (a ``tower.model/2`` file).
     """
@@ -145,7 +146,7 @@ class FitSettings:
     min_count_makeup: int | None = None
     piece_depth: int = 2
     backoff: str = "all"
-    copula: tuple[float, float, str | tuple[str, ...] | None] | None = None
+    copula: tuple[tuple[float, float, str | tuple[str, ...] | None], ...] | None = None
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -165,19 +166,21 @@ class FitSettings:
         if problem:
             raise ValueError(problem)
         if self.copula is not None:
-            gates = copula_settings(self.copula_section()["copula"])[2]
-            for g in gates or ():
-                if g not in self.classes.values():
-                    known = sorted(set(self.classes.values()))
-                    raise ValueError(f"copula gate {g!r} is no piece class {known}")
+            for *_, gates in copula_settings(self.copula_section()["copula"]):
+                for g in gates or ():
+                    if g not in self.classes.values():
+                        known = sorted(set(self.classes.values()))
+                        raise ValueError(f"copula gate {g!r} is no piece class {known}")
 
     def copula_section(self) -> dict[str, Any]:
         """The section's ``copula`` entry, as ``{"copula": {...}}``, or ``{}`` without one."""
         if self.copula is None:
             return {}
-        a, b, gate = self.copula
-        gate = gate if gate is None or isinstance(gate, str) else list(gate)
-        return {"copula": {"throw": a, "origin": b, "gate": gate}}
+        entries = [
+            {"throw": a, "origin": b, "gate": g if g is None or isinstance(g, str) else list(g)}
+            for a, b, g in self.copula
+        ]
+        return {"copula": entries[0] if len(entries) == 1 else entries}
 
     @property
     def named(self) -> set[str]:

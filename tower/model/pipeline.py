@@ -173,16 +173,37 @@ def piece_classes(spec: Any) -> dict[str, str]:
     return dict(sorted(classes.items()))
 
 
-def parse_copula(text: str) -> tuple[float, float, str | tuple[str, ...] | None]:
-    """``A,B[,GATE]`` (``tower distill --copula``) as ``(throw, origin, gate)``, where
-    GATE is a class or classes joined by ``+``; the values are checked by
-    :class:`FitSettings`.
+Gate = str | tuple[str, ...] | None
+
+
+def parse_copula(text: str) -> tuple[tuple[float, float, Gate], ...]:
+    """``A,B[,GATE][;A,B[,GATE]...]`` (``tower distill --copula``) as entries
+    ``(throw, origin, gate)``, where GATE is a class or classes joined by ``+``; the
+    values are checked by :class:`FitSettings`.
 
     >>> parse_copula("0.2,0.3,pawn"), parse_copula("0,0.5")
-    ((0.2, 0.3, 'pawn'), (0.0, 0.5, None))
-    >>> parse_copula("0.2,0.3,expert+pawn")
-    (0.2, 0.3, ('expert', 'pawn'))
+    (((0.2, 0.3, 'pawn'),), ((0.0, 0.5, None),))
+    >>> parse_copula("0.2,0.3,pawn;0.1,0.3,expert+keshi")
+    ((0.2, 0.3, 'pawn'), (0.1, 0.3, ('expert', 'keshi')))
     """
+    return tuple(_copula_entry(part) for part in text.split(";"))
+
+
+def copula_text(entries: Sequence[tuple[float, float, Gate]]) -> str:
+    """The ``--copula`` text of :func:`parse_copula`'s entries.
+
+    >>> copula_text(parse_copula("0.2,0.3,pawn;0.1,0.3,expert+keshi;0,0.5"))
+    '0.2,0.3,pawn;0.1,0.3,expert+keshi;0,0.5'
+    """
+    words = []
+    for a, b, gate in entries:
+        gate = gate if gate is None or isinstance(gate, str) else "+".join(gate)
+        words.append(f"{a:g},{b:g}" + (f",{gate}" if gate is not None else ""))
+    return ";".join(words)
+
+
+def _copula_entry(text: str) -> tuple[float, float, Gate]:
+    """One ``A,B[,GATE]`` of :func:`parse_copula`."""
     parts = text.split(",")
     try:
         if len(parts) not in (2, 3):
@@ -190,7 +211,7 @@ def parse_copula(text: str) -> tuple[float, float, str | tuple[str, ...] | None]
         a, b = float(parts[0]), float(parts[1])
     except ValueError:
         raise TowerError(
-            f"--copula: expected THROW,ORIGIN[,GATE] (e.g. 0.2,0.3,pawn), got {text!r}"
+            f"--copula: expected THROW,ORIGIN[,GATE][;...] (e.g. 0.2,0.3,pawn), got {text!r}"
         ) from None
     if len(parts) == 2:
         return a, b, None
@@ -230,9 +251,7 @@ def distill_command(
     if fit["backoff"] != FIT_DEFAULTS["backoff"]:  # older models' commands stay as they were
         words.append(f"--backoff {fit['backoff']}")
     if fit["copula"] is not None:  # likewise
-        a, b, gate = fit["copula"]
-        gate = gate if gate is None or isinstance(gate, str) else "+".join(gate)
-        words.append(f"--copula {a:g},{b:g}" + (f",{gate}" if gate is not None else ""))
+        words.append(f"--copula {shlex.quote(copula_text(fit['copula']))}")
     if out is not None:
         words.append(f"--out {shlex.quote(str(out))}")
     return " ".join(words)

@@ -171,8 +171,8 @@ class ReferenceSampler:
         self.age_cap = int(model["age_cap"])
         self.classes: dict[str, str] = dict(model["classes"])
         self.base: dict[str, list[float]] = {g: list(p) for g, p in model["base"].items()}
-        #: the copula's loadings (throw, origin) and gate class, or None (independent groups)
-        self.copula: tuple[float, float, tuple[str, ...] | None] | None = None
+        #: the copula's entries (loadings and gate), or None (independent groups)
+        self.copula: tuple[CopulaEntry, ...] | None = None
         if model.get("copula") is not None:
             self.copula = copula_settings(model["copula"])
         self._splits: dict[tuple[str, tuple[int, ...]], OutSplit] = {}
@@ -417,18 +417,18 @@ class ReferenceSampler:
     def loadings(
         self, residents: Sequence[SampledResident], fresh: Sequence[tuple[str, Any]]
     ) -> tuple[float, float]:
-        """The copula's loadings ``(throw, origin)`` for a throw: ``(0, 0)`` without a
-        copula, or when no piece of its gate's classes is inside or thrown. With ``(0, 0)``
-        the groups are independent given ``o`` and the exact laws
-        (:meth:`out_law`, ...) are the throw's."""
-        if self.copula is None:
-            return 0.0, 0.0
-        a, b, gate = self.copula
-        if gate is not None and not (
-            any(r[0] in gate for r in residents) or any(c in gate for c, _ in fresh)
-        ):
-            return 0.0, 0.0
-        return a, b
+        """The copula's loadings ``(throw, origin)`` for a throw: those of its first entry
+        whose gate is met (no gate, or a piece of one of its classes inside or thrown);
+        ``(0, 0)`` without a copula or when none is. With ``(0, 0)`` the groups are
+        independent given ``o`` and the exact laws (:meth:`out_law`, ...) are the throw's."""
+        for a, b, gate in self.copula or ():
+            if (
+                gate is None
+                or any(r[0] in gate for r in residents)
+                or any(c in gate for c, _ in fresh)
+            ):
+                return a, b
+        return 0.0, 0.0
 
     def coupled_throw(
         self,
@@ -483,15 +483,35 @@ def _running_sum(values: Sequence[float]) -> float:
     return total
 
 
-def copula_settings(section: Any) -> tuple[float, float, tuple[str, ...] | None]:
-    """``(throw, origin, gate)`` of a model's ``copula`` section, or a ``ValueError``; the
-    gate as the tuple of its classes (:func:`gate_classes`).
+#: One entry of a copula: its loadings ``(throw, origin)`` and its gate's classes
+#: (``None``: every throw).
+CopulaEntry = tuple[float, float, tuple[str, ...] | None]
+
+
+def copula_settings(section: Any) -> tuple[CopulaEntry, ...]:
+    """The entries ``(throw, origin, gate)`` of a model's ``copula`` section, or a
+    ``ValueError``: one object, or a non-empty list of them (a throw takes the loadings
+    of the first whose gate it meets); each gate as the tuple of its classes
+    (:func:`gate_classes`).
 
     >>> copula_settings({"throw": 0.2, "origin": 0.3, "gate": "pawn"})
-    (0.2, 0.3, ('pawn',))
-    >>> copula_settings({"throw": 0.2, "origin": 0.3, "gate": ["expert", "pawn"]})
-    (0.2, 0.3, ('expert', 'pawn'))
+    ((0.2, 0.3, ('pawn',)),)
+    >>> copula_settings(
+    ...     [
+    ...         {"throw": 0.2, "origin": 0.3, "gate": ["pawn"]},
+    ...         {"throw": 0.1, "origin": 0.3, "gate": None},
+    ...     ]
+    ... )
+    ((0.2, 0.3, ('pawn',)), (0.1, 0.3, None))
     """
+    entries = section if isinstance(section, list) else [section]
+    if not entries:
+        raise ValueError("copula: expected an object or a non-empty list of them")
+    return tuple(_copula_entry(entry) for entry in entries)
+
+
+def _copula_entry(section: Any) -> CopulaEntry:
+    """One ``{throw, origin, gate}`` of :func:`copula_settings`."""
     if not isinstance(section, dict) or set(section) != {"throw", "origin", "gate"}:
         raise ValueError("copula: expected {throw, origin, gate}")
     a, b, gate = section["throw"], section["origin"], section["gate"]
