@@ -198,3 +198,15 @@ def test_distill_without_copula_writes_the_same_bytes_as_before(tmp_path):
             fh.write(seq.to_line())
     model = distill([str(path)], name="synth", command="tower distill (test)", min_count=3)
     assert hashlib.sha256(model.dumps().encode()).hexdigest() == BEFORE_V3
+
+
+def test_a_copula_model_refuses_a_resident_from_the_future(coupled):
+    """The coupled path checks the state as the fast path does: a ValueError naming the
+    resident, for a throw it couples (a pawn thrown) and for its exact law."""
+    future = TowerState((Resident(Piece.keshi("red"), Place.FLOOR2, 5),), 4)
+    pawn = [Piece(Kind.BRIGAND, NEUTRAL)]
+    assert coupled.couples(TowerState((), 4), pawn)
+    with pytest.raises(ValueError, match="entered after throw 4"):
+        coupled.throw(future, pawn, random.Random(1))
+    with pytest.raises(ValueError, match="entered after throw 4"):
+        coupled.count_distribution(future, pawn)

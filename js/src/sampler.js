@@ -238,10 +238,11 @@ export class Sampler {
    * One throw (§8). `residents` are [cls, place, since, payload], `fresh` [cls, payload];
    * `throws` is this throw's index from the empty tower (the field t). Returns the payloads
    * out and the residents after.
-   * A model with a copula draws its groups jointly (§8.1, `coupledThrow`).
+   * A model with a copula draws the groups of a throw whose loadings are not [0, 0] jointly (§8.1, `coupledThrow`).
    */
   throw(residents, fresh, throws, rng) {
-    if (this.copula !== null) return this.coupledThrow(residents, fresh, throws, rng);
+    const [a, b] = this.loadings(residents, fresh);
+    if (a !== 0 || b !== 0) return this.coupledThrow(residents, fresh, throws, rng);
     let gone = 0;
     const out = [];
     const after = [];

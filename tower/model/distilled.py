@@ -189,11 +189,12 @@ class DistilledModel(TowerModel):
         looked up once), and each outcome carries its assignment plan. Tested to give
         the reference's pieces out and state, draw for draw.
 
-        A model with a ``copula`` (``tower.model/3``) hands every throw to the
-        reference's :meth:`~ReferenceSampler.coupled_throw` itself (:meth:`_coupled`):
-        the same draws by construction, at the reference's speed.
+        A model with a ``copula`` (``tower.model/3``) hands every throw it couples (its
+        loadings are not ``(0, 0)``) to the reference's
+        :meth:`~ReferenceSampler.coupled_throw` itself (:meth:`_coupled`): the same draws
+        by construction, at the reference's speed.
         """
-        if self.sampler.copula is not None:
+        if self.sampler.copula is not None and self.couples(state, pieces):
             return self._coupled(state, pieces, rng)
         sampler, throws = self.sampler, state.throws
         residents = state.residents
@@ -312,9 +313,12 @@ class DistilledModel(TowerModel):
     def _sampled(
         self, state: TowerState, pieces: Sequence[Piece]
     ) -> tuple[list[tuple[str, str, int, Piece]], list[tuple[str, Piece]]]:
-        """The residents and pieces as the reference sampler takes them (by class)."""
+        """The residents and pieces as the reference sampler takes them (by class); a
+        ``ValueError`` for a resident that entered after the tower's last throw."""
         cls_of = self.piece_class
         residents = [(cls_of(r.piece), r.place.value, r.since, r.piece) for r in state.residents]
+        for r in state.residents:
+            _entered_before(r, state.throws)
         return residents, [(cls_of(p), p) for p in pieces]
 
     def _loadings(self, state: TowerState, pieces: Sequence[Piece]) -> tuple[float, float]:
@@ -392,8 +396,7 @@ class DistilledModel(TowerModel):
 
     def _old(self, resident: Resident, throws: int) -> int:
         """The group id of a resident older than ``_gids`` lists (or a ``ValueError``)."""
-        if resident.since > throws:
-            raise ValueError(f"{resident} entered after throw {throws}, the tower's last")
+        _entered_before(resident, throws)
         return self._gids[resident.place][resident.piece.kind][self.sampler.age_cap]
 
     def _planned(self, chain: list) -> tuple:
@@ -571,6 +574,12 @@ def _plan(counts: tuple[int, ...]) -> Plan:
         _PLANS.clear()
     plan = _PLANS[counts] = (counts[0], rest, start, tuple(parts))
     return plan
+
+
+def _entered_before(resident: Resident, throws: int) -> None:
+    """A ``ValueError`` unless ``resident`` entered by the tower's last throw."""
+    if resident.since > throws:
+        raise ValueError(f"{resident} entered after throw {throws}, the tower's last")
 
 
 #: Gauss-Hermite nodes per copula normal in the exact law of a coupled throw, times

@@ -353,9 +353,10 @@ class ReferenceSampler:
         pieces that stay get ``since = throws``). Members of a group are taken in the
         order given, then shuffled by ``rng``, so equal inputs and seeds give equal draws.
         Who goes where within a group is uniform: a partial Fisher-Yates shuffle. A model
-        with a ``copula`` draws its groups jointly (:meth:`coupled_throw`).
+        with a ``copula`` draws the groups of a throw whose loadings are not ``(0, 0)``
+        jointly (:meth:`coupled_throw`).
         """
-        if self.copula is not None:
+        if self.copula is not None and self.loadings(residents, fresh) != (0.0, 0.0):
             return self.coupled_throw(residents, fresh, throws, rng)
         gone = 0
         out: list[Any] = []
