@@ -44,6 +44,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -310,6 +311,32 @@ class _Coupling:
             a[take], b[take] = ea, eb
             left &= ~met
         return a, b, np.sqrt(1.0 - a * a - b * b)
+
+
+@functools.cache
+def _pascal(size: int) -> np.ndarray:
+    """(size, size) binomial coefficients, ``[m, k]`` = C(m, k) (exact in doubles up to
+    m = 1029), read only."""
+    comb = np.zeros((size, size))
+    comb[:, 0] = 1.0
+    for r in range(1, size):
+        comb[r, 1:] = comb[r - 1, 1:] + comb[r - 1, :-1]
+    comb.flags.writeable = False
+    return comb
+
+
+def binomial_pmf(ks: np.ndarray, m: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n, K) probabilities of ``ks`` successes in ``m`` trials of chance ``p``: ``ks``
+    (K,), ``m`` and ``p`` (n,); 0 where ``k > m``.
+
+    >>> binomial_pmf(np.arange(4), np.array([2, 3]), np.array([0.5, 0.0])).tolist()
+    [[0.25, 0.5, 0.25, 0.0], [1.0, 0.0, 0.0, 0.0]]
+    """
+    comb = _pascal(max(int(m.max(initial=0)), len(ks) - 1) + 1)
+    rest = m[:, None] - ks
+    inside = rest >= 0
+    law = comb[m[:, None], ks] * p[:, None] ** ks * (1.0 - p[:, None]) ** np.where(inside, rest, 0)
+    return np.where(inside, law, 0.0)
 
 
 def _ranges(sizes: np.ndarray) -> np.ndarray:
@@ -757,8 +784,7 @@ class BatchTowers:
         origin, ``place``; -1: fresh), the outcome given it a pick in the mixture's parts
         (each level's entry and the base multinomial) by their mass with that number
         out, then in the part's outcomes with it."""
-        from scipy.special import ndtr
-        from scipy.stats import binom
+        from scipy.special import ndtr  # scipy.stats would cost half a second to import
 
         origin = latent.get(place)
         if origin is None:
@@ -794,7 +820,7 @@ class BatchTowers:
             law += weight[:, None] * counts
             parts.append((table, block, weight))
         piece = self._piece_law(g, prefixes, at, raw)
-        base = binom.pmf(ks, m[:, None], piece[:, :1])
+        base = binomial_pmf(ks, m, piece[:, 0])
         law += reach[:, None] * base
         # the number out: the first k whose cumulative law exceeds u
         cum = np.cumsum(law, axis=1)
