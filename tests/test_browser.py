@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from model_files import tampered
 
 from tower.battle.checker import Situation, analyse, given_tower
 from tower.calibration.recording import COLOUR_CODES
@@ -463,7 +464,7 @@ def test_a_bad_model_file_gets_one_sentence(table, tmp_path, model):
     page.click("#model-details summary")
     assert json.loads(model.dumps())["sha256"] in page.inner_text("#model-facts")
     bad = tmp_path / "edited.json"
-    bad.write_text(model.dumps().replace('"alpha":1.0', '"alpha":2.0'))
+    bad.write_text(tampered(model.dumps()))
     page.set_input_files("#model-file", str(bad))
     page.wait_for_selector("#error:not([hidden])")
     error = page.inner_text("#error")

@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 import trimesh
+from model_files import tampered
 
 from tower.cli import main
 from tower.export import GLTF_VOLUME_SCALE, export_meshes
@@ -82,7 +83,7 @@ def test_force_replaces_only_the_exports_files(tmp_path):
 
 def test_a_bad_model_file_writes_nothing(tmp_path, capsys):
     bad = tmp_path / "bad.json"
-    bad.write_text(shipped_path("marrakesh").read_text().replace('"alpha":1.0', '"alpha":3.0'))
+    bad.write_text(tampered(shipped_path("marrakesh").read_text()))
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as exc:
         main(["export", "--model", str(bad), "--out", str(out)])

@@ -358,7 +358,7 @@ def model_variants(text: str) -> dict[str, str]:
         "copula_unknown_gate": coupled(v3, gate="wizard"),
         "copula_two_gates": coupled(v3, gate=["expert", "pawn"]),
         "copula_unknown_of_two_gates": coupled(v3, gate=["pawn", "wizard"]),
-        "copulatwo_entries": two_entries(v3, gate="keshi"),
+        "copula_two_entries": two_entries(v3, gate="keshi"),
         "copula_bad_second_entry": two_entries(v3, origin=-0.1),
         "copula_too_strong": coupled(v3, throw=0.8, origin=0.7),
         "copula_negative": coupled(v3, origin=-0.1),
@@ -381,7 +381,11 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
     from tower.model.fileformat import loads
 
     paths = {}
-    for name, text in model_variants(shipped_path("marrakesh").read_text()).items():
+    # the variants edit the tower.model/2 file shipped before (its text is fixed); the
+    # shipped file is checked as it is
+    variants = model_variants((ROOT / "calibration" / "models" / "marrakesh-v2.json").read_text())
+    variants["shipped"] = shipped_path("marrakesh").read_text()
+    for name, text in variants.items():
         paths[name] = tmp_path / f"{name}.json"
         paths[name].write_text(text, encoding="utf-8")
     script = tmp_path / "check.mjs"
@@ -400,6 +404,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
         assert py == js_verdict, f"{name}: Python {py!r}, JavaScript {js_verdict!r}"
     ok = {name for name, (py, _) in verdicts.items() if py.startswith("ok")}
     assert ok == {
+        "shipped",
         "original",
         "spaces",
         "float_written_longer",
@@ -410,7 +415,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
         "copula_v3",
         "copula_no_gate",
         "copula_two_gates",
-        "copulatwo_entries",
+        "copula_two_entries",
         "t_v3",
         "t_edges_alone_v3",
     }

@@ -5,6 +5,7 @@ import hashlib
 import json
 import random
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from test_model_v3_file import _reference
 from tower.analysis.retention import keshi_plans, model_records
 from tower.analysis.twosample import binned_chi2
 from tower.errors import InputFileError
-from tower.model import DistilledModel, load_model, load_shipped
+from tower.model import DistilledModel, load_model
 from tower.model.batch import BatchTowers
 from tower.model.fileformat import NewerFieldError, dumps, loads
 from tower.model.fit import FitSettings, Observations, fit_tables
@@ -217,13 +218,16 @@ def test_batch_starts_from_the_towers_throws(timed):
         towers.reset(start[:1], -1)
 
 
-#: sha256 of draws of the shipped model (fast path, then the batch path) before ``t``
+#: sha256 of draws of the ``tower.model/2`` file shipped until the v3 one (kept as
+#: calibration/models/marrakesh-v2.json; fast path, then the batch path) before ``t``
 #: existed (main at 5af7977): a model that does not read t draws as before.
 BEFORE_T = "151ac2a54dca23b429326dabb33034c521d710e64d3f033691d45acac016585a"
+V2_FILE = Path(__file__).resolve().parents[1] / "calibration" / "models" / "marrakesh-v2.json"
 
 
 def test_a_model_without_t_draws_as_before():
-    model = load_shipped("marrakesh")
+    model = load_model(V2_FILE)
+    assert model.doc["schema"] == "tower.model/2"
     plan, rng = random.Random(11), random.Random(12)
     digest = hashlib.sha256()
     state = model.new_state()

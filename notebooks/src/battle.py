@@ -161,19 +161,19 @@ for season in SEASONS:
 #
 # - **Position decides the danger.** The player with the round tracker throws only their
 #   own watchmen and the brigands, so one watchman nearly removes their breaches (season
-#   1: 0.76 expected breaches with none, 0.16 with one); more add little (0.13 point or
+#   1: 0.78 expected breaches with none, 0.17 with one); more add little (0.14 point or
 #   less each). Each later player throws everything that fell out before, so more
-#   attackers come: with no watchman the 4th player expects 4.8 breaches in season 1,
-#   4.2 in season 2 and 3.5 in season 3.
+#   attackers come: with no watchman the 4th player expects 4.6 breaches in season 1,
+#   4.0 in season 2 and 3.4 in season 3.
 # - **Each watchman counts for later players.** For the 3rd and 4th players each
-#   watchman hired adds 0.6-0.8 points and removes about as many breaches, the first ones
-#   most; for the 2nd player the third one adds only 0.29-0.46.
+#   watchman hired adds 0.5-0.8 points and removes about as many breaches, the first ones
+#   most; for the 2nd player the third one adds only 0.32-0.46.
 # - **Advice** (valuing a breach at 1.5 points and a resource at 0.4, assumptions
 #   stated above): the first player should hire 1 watchman in every season, the second
 #   2, the third and the fourth 3 in every season. The third watchman is the close call:
-#   for the 3rd player in season 3 it gives +0.62 points and 0.57 fewer breaches for 3
-#   resources (net +0.27); for the 2nd player in season 1 it nets -0.11.
+#   for the 3rd player in season 3 it gives +0.52 points and 0.55 fewer breaches for 3
+#   resources (net +0.15); for the 2nd player in season 1 it nets -0.09.
 # - **When everyone hires more**, later players score more points but also suffer more
 #   breaches, because every watchman that comes out attacks the next player: in season
-#   1 the 4th player goes from 0.00 points / 0.45 breaches (nobody hires) to 2.35 / 3.39
+#   1 the 4th player goes from 0.00 points / 0.54 breaches (nobody hires) to 2.30 / 3.34
 #   (everybody hires 3).

@@ -208,10 +208,9 @@ for c in done2.checks:
 # - The held-out 30 throws raise no flag: the smallest of the four predictive p-values is
 #   0.82.
 # - Recorded from the shipped distilled tower, the two-chance baseline fits
-#   `p_fresh` 0.79 and `p_old` 0.39 (the published rule says 2/3 and 1/3), and its
-#   held-out checks do not reject it on 30 throws (smallest p 0.35): it predicts 6.7
+#   `p_fresh` 0.80 and `p_old` 0.40 (the published rule says 2/3 and 1/3), and its
+#   held-out checks do not reject it on 30 throws (smallest p 0.35): it predicts 6.1
 #   pieces inside where the recording had 7.7, and a share of fresh pieces among those
-#   out of 0.784 against 0.770 observed, both inside its 5-95% band. One recording of 120
-#   throws cannot tell the two towers apart by these four aspects with 16 predictive
+#   out of 0.784 against 0.765 observed, both inside its 5-95% band. One recording of 120 throws cannot tell the two towers apart by these four aspects with 16 predictive
 #   replays, although the fitted chances are not the published ones. The retention
 #   notebook shows where the towers differ, with many more sequences.

@@ -172,17 +172,17 @@ for label, me, md, tv, p in check_rows:
           f"chi-square p {p:.3f}")
 
 # %% [markdown]
-# **In words.** The shipped model is one JSON file of about 2 MB (1908 KiB; schema
-# `tower.model/2`, with its tower, physics parameters, provenance and a checksum). A
+# **In words.** The shipped model is one JSON file of about 2 MB (1819 KiB; schema
+# `tower.model/3`, with its tower, physics parameters, provenance and a checksum). A
 # fresh Python process loads it with the standard library alone, draws throws with
-# `tower/model/reference.py` (409 lines with its docstrings; numpy is never imported)
+# `tower/model/reference.py` (663 lines with its docstrings; numpy is never imported)
 # and keeps the tower's residents as plain tuples between throws; over 1,000 throws of
 # 12 keshis it gave 11.99 pieces out a throw, as many as go in once the tower has filled.
-# A throw takes a few tens of microseconds in pure Python (60 when this notebook was last
+# A throw takes a few tens of microseconds in pure Python (49 when this notebook was last
 # built, on a busy machine; timed above, it varies with the machine). Through the package
 # the state goes to JSON and back exactly, so a saved game keeps the keshis stuck in its
 # tower. The sampler draws what the tables say: its counts out agree with the exact law
-# from the tables (mean 9.600 against 9.623 from an empty tower, 12.471 against 12.480
-# from the tower above; chi-square p 0.25 and 0.70), and so do the numpy fast path's
-# (p 0.11). A port to another language is right when it passes the same check: the exact
+# from the tables (mean 9.637 against 9.653 from an empty tower, 12.478 against 12.490
+# from the tower above; chi-square p 0.60 and 0.29), and so do the numpy fast path's
+# (p 0.28). A port to another language is right when it passes the same check: the exact
 # law is `DistilledModel.count_distribution`.

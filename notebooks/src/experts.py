@@ -153,20 +153,20 @@ print(f"greedy games: expert keshis out per round {statistics.mean(out_all):.2f}
 # their own fitted on physics rounds with experts; 150 sequences of 12 rounds of 12
 # keshis per number of tiles, and 8 seeds of 3-player greedy games.)
 #
-# - **Experts on offer.** With 1 face-up tile, 0.94 expert keshis come out per round and
-#   in 18% of the rounds none does, so nobody can take an expert. From 2 tiles on a round
+# - **Experts on offer.** With 1 face-up tile, 0.93 expert keshis come out per round and
+#   in 19% of the rounds none does, so nobody can take an expert. From 2 tiles on a round
 #   without any expert on offer is rare (4% with 2 tiles, 1-2% with 3-5). The offer
 #   grows slower than the tiles: with 5 face-up tiles only 3.3 expert keshis are thrown
 #   on average, and 3.1 come out, because the stuck ones cannot be thrown.
 # - **A wanted expert stuck.** About 1 thrown expert keshi in 4 or 5 (21-24%) sticks, whatever
-#   the number of tiles; a stuck one stays 1.9-2.0 rounds on average before it falls out,
+#   the number of tiles; a stuck one stays 1.9-2.1 rounds on average before it falls out,
 #   and about 5-7% of the expert keshis are still inside after 12 rounds. In the greedy
-#   games 2.0-2.5 expert keshis came out per round.
+#   games 1.9-2.5 expert keshis came out per round.
 # - **The winner's score.** Greedy agents that count an unused expert as its 5 final
-#   points take 8.2 of the 12 experts in a 3-player game and use 1.5 of them. The winners
-#   scored 4.5 +- 3.1 points less with the module than without on the same seeds, 1.5
-#   standard errors below 0: weak evidence with 8 seeds, and under the previous model files
-#   the same games gave -7.1 +- 3.8 and +2.5 +- 6.0 (the module draws from the setup's
+#   points take 6.6 of the 12 experts in a 3-player game and use 1.4 of them. The winners
+#   scored 3.8 +- 7.5 points less with the module than without on the same seeds, 0.5
+#   standard errors below 0: no evidence either way with 8 seeds, and under the previous
+#   model files the same games gave -4.5 +- 3.1, -7.1 +- 3.8 and +2.5 +- 6.0 (the module draws from the setup's
 #   generator, so the paired games diverge from the start and any change of the tower
 #   changes them all). These agents pay 3 resources per expert
 #   instead of claiming keshis; stronger agents may do better.

@@ -279,15 +279,15 @@ for key in eq:
 #   at once, 13% later and 7% are still inside after six throws: pieces that stick, stay.
 # - **Will my colour come out this throw?** With 12 keshis of different colours, a
 #   colour thrown has a keshi out in the same throw 83% of the time in physics (0.830;
-#   distilled 0.825), against 74% for the baseline.
+#   distilled 0.826), against 74% for the baseline.
 # - **The distilled models** follow physics closely: the shipped `marrakesh` model
-#   (`tower.model/2`, fitted on physics v4 traces other than these) gives nearly the same
-#   share out at once (0.797 against 0.805), colour chance (0.825 against 0.830), push per
-#   piece inside (+0.379 against +0.364), spread (2.05 against 2.01) and 6.27 inside over
-#   throws 7-12 against 5.95; over 36 throws 6.65 at equilibrium against 6.41, 90%
+#   (`tower.model/3`, fitted on physics v4 traces other than these) gives nearly the same
+#   share out at once (0.795 against 0.805), colour chance (0.826 against 0.830), push per
+#   piece inside (+0.392 against +0.364), spread (2.13 against 2.01) and 6.20 inside over
+#   throws 7-12 against 5.95; over 36 throws 6.40 at equilibrium against 6.41, 90%
 #   reached by throw 6 against 8 (it fills a little faster; these 60 and 20 physics
 #   sequences are a small sample, and the held-out check of 1,000 sequences a set in
-#   `calibration/models/README.md` finds no difference at 1 %). The
+#   `calibration/models/README.md` finds no difference at 1 % in 11 of 12 checks). The
 #   `queen-classic` model fitted here in a second from 180 game-length sequences
 #   reproduces its held-out 36-throw runs (16.5 inside against 15.5). The baseline is off
 #   on every one of these statistics.

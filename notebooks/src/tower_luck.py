@@ -216,24 +216,24 @@ print(f"red keshi: {beta[red]:.2f} ± {se[red]:.2f} points per keshi claimed, ra
 # **In words.**
 #
 # - **Keshis per round.** With the distilled tower a 4-player round offers 11.5 keshis to
-#   claim on average (sd 2.0): fewer than the 12 thrown in 53% of rounds, more in 30%.
+#   claim on average (sd 2.1): fewer than the 12 thrown in 53% of rounds, more in 29%.
 #   The baseline tower gives 11.0 with a wider spread (sd 2.6); a tower without retention
 #   always gives exactly the 12 thrown. Keshis were practically never left unclaimed for
-#   the next round in these games (0.00 of rounds). A round has no red keshi to claim 33%
+#   the next round in these games (0.00 of rounds). A round has no red keshi to claim 34%
 #   of the time (31% without retention: random hands hold no red that often).
 # - **Score spread.** Changing only the tower's draws changes the whole game: with the
-#   same setup and agents, one player's score varies by 14.7 points (sd) across tower
-#   draws with random agents, nearly all of the 15.2 spread across all games, and the
-#   winner changes in 49 of the 50 setups (98%). With greedy agents (few games: 6
-#   setups, 3 tower draws each) it is 13.2 against 12.0 overall (so few games that the
+#   same setup and agents, one player's score varies by 14.3 points (sd) across tower
+#   draws with random agents, nearly all of the 15.6 spread across all games, and the
+#   winner changes in 46 of the 50 setups (92%). With greedy agents (few games: 6
+#   setups, 3 tower draws each) it is 16.0 against 15.9 overall (so few games that the
 #   two estimates cross), and the winner changes in all 6 setups. A tower that keeps
 #   nothing has no such luck (0 by the same measure): its spread comes from the setup
-#   alone. The retaining towers also cost points: greedy agents score 47.2 (distilled)
-#   and 44.4 (baseline) against 49.0 without retention; random agents 29.0 and 25.9
+#   alone. The retaining towers also cost points: greedy agents score 46.7 (distilled)
+#   and 44.4 (baseline) against 49.0 without retention; random agents 28.2 and 25.9
 #   against 31.5, because fewer keshis reach the players.
 # - **Red keshis.** In random-agent games with the distilled tower, each red keshi
-#   claimed goes with 1.3 ± 0.3 more points at the end, second of the 12 colours (first
-#   green, 1.65; the order of the top colours moves with the tower model's draws) and well
-#   above the colours' mean of 0.4. This is an association in games
+#   claimed goes with 1.4 ± 0.3 more points at the end, first of the 12 colours (then
+#   green, 1.31; the order of the top colours moves with the tower model's draws) and well
+#   above the colours' mean of 0.27. This is an association in games
 #   of random play, not a causal price, but it says a red keshi out of the tower is among
 #   the best to take.
