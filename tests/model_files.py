@@ -1,6 +1,10 @@
-"""Model-file texts for the tests that feed readers a bad file."""
+"""Model files for the tests: the kept ``tower.model/2`` file, and bad texts for readers."""
 
 import json
+from pathlib import Path
+
+#: The ``tower.model/2`` file shipped before the v3 one: checks measured on it stay fixed.
+V2_MODEL = Path(__file__).resolve().parents[1] / "calibration" / "models" / "marrakesh-v2.json"
 
 
 def tampered(text: str) -> str:

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from model_files import V2_MODEL
 
 from tower.battle.batched import simulate_batched, start_residents
 from tower.battle.checker import Situation, analyse, given_tower, simulate
@@ -112,7 +113,7 @@ def test_default_table_agrees_with_the_one_main_printed():
     one-throw path printed on main (the file) with the model then shipped (kept as
     calibration/models/marrakesh-v2.json): every mean within 3 combined standard errors,
     every P(breaches = k) within 3 binomial ones, plus the 0.01 of rounding."""
-    model = load_model(Path(__file__).parents[1] / "calibration" / "models" / "marrakesh-v2.json")
+    model = load_model(V2_MODEL)
     situation = Situation.default()
     tower = choose_tower("steady", model, 4, 0)
     new = _rows(table(analyse(model, situation, tower, samples=2000, seed=0)))

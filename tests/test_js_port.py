@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from model_files import V2_MODEL
 
 from tower.cli import main
 from tower.model.distilled import shipped_path
@@ -383,7 +384,7 @@ def test_js_and_python_accept_and_refuse_the_same_files(tmp_path):
     paths = {}
     # the variants edit the tower.model/2 file shipped before (its text is fixed); the
     # shipped file is checked as it is
-    variants = model_variants((ROOT / "calibration" / "models" / "marrakesh-v2.json").read_text())
+    variants = model_variants(V2_MODEL.read_text())
     variants["shipped"] = shipped_path("marrakesh").read_text()
     for name, text in variants.items():
         paths[name] = tmp_path / f"{name}.json"

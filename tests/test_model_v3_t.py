@@ -5,10 +5,10 @@ import hashlib
 import json
 import random
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from model_files import V2_MODEL
 from scipy.stats import chisquare
 from test_model_v3_file import _reference
 
@@ -222,11 +222,10 @@ def test_batch_starts_from_the_towers_throws(timed):
 #: calibration/models/marrakesh-v2.json; fast path, then the batch path) before ``t``
 #: existed (main at 5af7977): a model that does not read t draws as before.
 BEFORE_T = "151ac2a54dca23b429326dabb33034c521d710e64d3f033691d45acac016585a"
-V2_FILE = Path(__file__).resolve().parents[1] / "calibration" / "models" / "marrakesh-v2.json"
 
 
 def test_a_model_without_t_draws_as_before():
-    model = load_model(V2_FILE)
+    model = load_model(V2_MODEL)
     assert model.doc["schema"] == "tower.model/2"
     plan, rng = random.Random(11), random.Random(12)
     digest = hashlib.sha256()

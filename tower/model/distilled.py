@@ -194,8 +194,10 @@ class DistilledModel(TowerModel):
         :meth:`~ReferenceSampler.coupled_throw` itself (:meth:`_coupled`): the same draws
         by construction, at the reference's speed.
         """
-        if self.sampler.copula is not None and self.couples(state, pieces):
-            return self._coupled(state, pieces, rng)
+        if self.sampler.copula is not None:
+            sampled = self._sampled(state, pieces)
+            if self.sampler.loadings(*sampled) != (0.0, 0.0):
+                return self._coupled(*sampled, state.throws, rng)
         sampler, throws = self.sampler, state.throws
         residents = state.residents
         found: dict[int, list] = {}
@@ -301,14 +303,18 @@ class DistilledModel(TowerModel):
         return out, new_state
 
     def _coupled(
-        self, state: TowerState, pieces: Sequence[Piece], rng: random.Random
+        self,
+        residents: list[tuple[str, str, int, Piece]],
+        fresh: list[tuple[str, Piece]],
+        throws: int,
+        rng: random.Random,
     ) -> tuple[list[Piece], TowerState]:
-        """:meth:`throw` through :meth:`ReferenceSampler.coupled_throw`: residents in the
-        state's order, pieces in the order given, as the fast path groups them."""
-        residents, fresh = self._sampled(state, pieces)
-        out, after = self.sampler.coupled_throw(residents, fresh, state.throws, rng)
+        """:meth:`throw` through :meth:`ReferenceSampler.coupled_throw`, given the throw
+        as :meth:`_sampled` gives it: residents in the state's order, pieces in the order
+        given, as the fast path groups them."""
+        out, after = self.sampler.coupled_throw(residents, fresh, throws, rng)
         stay = [Resident(piece, Place(place), since) for _, place, since, piece in after]
-        return sorted(out, key=_piece_key), TowerState(tuple(stay), state.throws + 1)
+        return sorted(out, key=_piece_key), TowerState(tuple(stay), throws + 1)
 
     def _sampled(
         self, state: TowerState, pieces: Sequence[Piece]

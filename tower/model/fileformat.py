@@ -48,7 +48,14 @@ from typing import Any
 from tower.errors import InputFileError
 from tower.files.inputs import LIMITS, parse_json, read_text
 from tower.model.fit import buckets_problem
-from tower.model.reference import DESTINATIONS, FIELDS, FIELDS_V1, FIELDS_V2, PLACES
+from tower.model.reference import (
+    DESTINATIONS,
+    FIELDS,
+    FIELDS_V1,
+    FIELDS_V2,
+    PLACES,
+    gate_classes,
+)
 
 SCHEMA_PREFIX = "tower.model/"
 VERSION = 2
@@ -387,12 +394,11 @@ def _copula_entry_problem(copula: Any, classes: set[str], name: str) -> tuple[st
     if a * a + b * b >= 1:
         return name, f"expected throw^2 + origin^2 < 1, got {a!r}^2 + {b!r}^2"
     gate = copula["gate"]
-    names = [gate] if isinstance(gate, str) else gate
-    if gate is not None and not (
-        isinstance(names, list) and names
-        and all(isinstance(n, str) and n in classes for n in names)
-        and len(set(names)) == len(names)
-    ):  # fmt: skip
+    try:
+        names = gate_classes(gate) or ()
+    except ValueError:  # not a class name, a list of distinct ones or null
+        names = None
+    if names is None or not set(names) <= classes:
         return f"{name}.gate", (
             f"expected null, a class or a list of distinct classes of {sorted(classes)}, "
             f"got {gate!r}"
